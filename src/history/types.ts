@@ -1,0 +1,29 @@
+import type { WriteToolName } from '../tools/types.js';
+
+export interface HistoryVersion {
+  version: string;
+  created_at: string;
+  session: string;
+  tool: WriteToolName;
+  /** null: the file did not exist before that write. */
+  size: number | null;
+  sha256: string | null;
+}
+
+/** Previous versions of files, kept in the data dir (SPEC §10). Swappable. */
+export interface HistoryStore {
+  /**
+   * Keeps the version a write is about to replace, before the rename. `previous` is the real
+   * path of the current file (hard-linked where possible, else copied), or null when the file
+   * does not exist yet. Returns the version id, or null when it was not kept (over 64 MiB).
+   */
+  keep(
+    key: string,
+    previous: { real: string; size: number; sha256: string } | null,
+    meta: { session: string; tool: WriteToolName },
+  ): Promise<string | null>;
+  /** Newest first; [] for a file never written. `key` is the real path relative to the root. */
+  list(key: string): Promise<HistoryVersion[]>;
+  /** The bytes of a version (null: "did not exist"); undefined when there is no such version. */
+  load(key: string, version: string): Promise<{ bytes: Buffer | null } | undefined>;
+}

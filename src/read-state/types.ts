@@ -1,0 +1,57 @@
+/** What a session knew of a file when it read it (SPEC §5 "Read state"). */
+export interface FileStamp {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+}
+
+/** Lines of a text file, or cells of a notebook. */
+export type ReadUnit = 'lines' | 'cells';
+
+/** 1-based, inclusive range of lines (or cells). */
+export type SeenRange = readonly [start: number, end: number];
+
+export interface ReadRecord {
+  stamp: FileStamp;
+  /** sha256 hex of the whole file; null when the file was too large to hash. */
+  hash: string | null;
+  unit: ReadUnit;
+  /** Lines (or cells) of this version; null while not known (huge file not yet indexed). */
+  total: number | null;
+  /** Merged, sorted ranges seen of this version. */
+  seen: SeenRange[];
+  /** Key of the last range returned (for dedup, SPEC §5); null after a write. */
+  lastRangeKey: string | null;
+}
+
+export interface ReadObservation {
+  stamp: FileStamp;
+  hash: string | null;
+  unit: ReadUnit;
+  total: number | null;
+  /** The range this read returned; null when it returned no line (offset past the end). */
+  range: SeenRange | null;
+  /** Offset/limit with defaults filled in, e.g. "lines:1:2000". */
+  rangeKey: string;
+}
+
+export interface WriteObservation {
+  stamp: FileStamp;
+  hash: string | null;
+  unit: ReadUnit;
+  total: number | null;
+}
+
+/** Per-session read state. Swappable; the in-memory one is picked at start-up. */
+export interface ReadStateStore {
+  get(session: string, realPath: string): ReadRecord | undefined;
+  /** Adds what a read returned; a different version than the stored one starts over. */
+  recordRead(session: string, realPath: string, read: ReadObservation): void;
+  /** After a write tool's success: the session has seen the new version in full; dedup cleared. */
+  recordWrite(session: string, realPath: string, write: WriteObservation): void;
+  /** Forgets a session's reads; returns how many files it had read. */
+  forgetSession(session: string): number;
+  /** For metrics. */
+  stats(): { sessions: number; entries: number };
+}
