@@ -1,0 +1,172 @@
+import fs, { promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isToolError } from '../errors.js';
+import { atomicDelete, atomicWrite, nodeWriterFs, type WriterFs } from './atomic-writer.js';
+import { cleanupJournal, journalAdd, journalDir } from './journal.js';
+
+let base: string;
+let root: string;
+let dataDir: string;
+
+beforeEach(async () => {
+  base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-aw-')));
+  root = path.join(base, 'ws');
+  dataDir = path.join(base, 'data');
+  await fsp.mkdir(root);
+  await fsp.mkdir(dataDir);
+});
+afterEach(async () => {
+  await fsp.rm(base, { recursive: true, force: true });
+});
+
+function target(rel: string) {
+  const absolute = path.join(root, rel);
+  return { absolute, real: absolute };
+}
+
+async function leftovers(dir = root): Promise<string[]> {
+  return (await fsp.readdir(dir)).filter((n) => n.startsWith('.sidefile-tmp-'));
+}
+
+function errno(code: string): NodeJS.ErrnoException {
+  const err = new Error(`${code}: simulated`) as NodeJS.ErrnoException;
+  err.code = code;
+  return err;
+}
+
+describe('atomicWrite', () => {
+  it('replaces the file, keeps its mode, leaves no temp file and no journal entry', async () => {
+    const t = target('a.sh');
+    await fsp.writeFile(t.real, 'old');
+    await fsp.chmod(t.real, 0o751);
+    const st = await fsp.stat(t.real);
+    await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('new'), previous: st });
+    expect(await fsp.readFile(t.real, 'utf8')).toBe('new');
+    expect((await fsp.stat(t.real)).mode & 0o7777).toBe(0o751);
+    expect(await leftovers()).toEqual([]);
+    expect(await fsp.readdir(journalDir(dataDir))).toEqual([]);
+  });
+
+  it('creates missing parent folders when asked', async () => {
+    const t = target('x/y/z.txt');
+    await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('hi'), previous: null, createParents: true });
+    expect(await fsp.readFile(t.real, 'utf8')).toBe('hi');
+  });
+
+  it('writes through a link inside the root to its target; the link stays a link', async () => {
+    await fsp.writeFile(path.join(root, 'real.txt'), 'old');
+    await fsp.symlink('real.txt', path.join(root, 'link.txt'));
+    const t = { absolute: path.join(root, 'link.txt'), real: path.join(root, 'real.txt') };
+    await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('new'), previous: await fsp.stat(t.real) });
+    expect((await fsp.lstat(t.absolute)).isSymbolicLink()).toBe(true);
+    expect(await fsp.readFile(t.real, 'utf8')).toBe('new');
+  });
+
+  it('refuses a path re-pointed outside the root before the rename; nothing outside is touched', async () => {
+    const outside = path.join(base, 'outside.txt');
+    await fsp.writeFile(outside, 'secret');
+    await fsp.writeFile(path.join(root, 'a.txt'), 'old');
+    const t = target('a.txt');
+    const swapping: WriterFs = {
+      ...nodeWriterFs,
+      open: async (p, flags, mode) => {
+        const handle = await nodeWriterFs.open(p, flags, mode);
+        if (flags === 'wx') {
+          // The attacker swaps the file for a link to outside while the temp file is written.
+          await fsp.rm(t.real);
+          await fsp.symlink(outside, t.real);
+        }
+        return handle;
+      },
+    };
+    const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('pwned'), previous: null, fs: swapping }).catch((e: unknown) => e);
+    expect(isToolError(err) && err.code).toBe('PATH_OUTSIDE_WORKSPACE');
+    expect(await fsp.readFile(outside, 'utf8')).toBe('secret');
+    expect((await fsp.lstat(t.real)).isSymbolicLink()).toBe(true);
+    expect(await leftovers()).toEqual([]);
+  });
+
+  it('runs the last check right before the rename and keeps the original when it refuses', async () => {
+    const t = target('a.txt');
+    await fsp.writeFile(t.real, 'old');
+    const err = await atomicWrite({
+      root, dataDir, target: t, bytes: Buffer.from('new'), previous: null,
+      lastCheck: () => {
+        throw Object.assign(new Error('stale'), { code: 'ESTALE_TEST' });
+      },
+    }).catch((e: unknown) => e);
+    expect(isToolError(err) && err.code).toBe('INTERNAL');
+    expect(await fsp.readFile(t.real, 'utf8')).toBe('old');
+    expect(await leftovers()).toEqual([]);
+  });
+
+  const faults: Array<[string, string, 'open' | 'write' | 'rename']> = [
+    ['ENOSPC', 'STORAGE_FULL', 'write'],
+    ['EDQUOT', 'STORAGE_FULL', 'write'],
+    ['EACCES', 'FS_PERMISSION_DENIED', 'open'],
+    ['EROFS', 'FS_PERMISSION_DENIED', 'rename'],
+    ['EPERM', 'FS_PERMISSION_DENIED', 'rename'],
+    ['EMFILE', 'FS_BUSY', 'open'],
+    ['EBUSY', 'FS_BUSY', 'rename'],
+    ['EIO', 'INTERNAL', 'write'],
+  ];
+  for (const [code, expected, where] of faults) {
+    it(`maps ${code} during ${where} to ${expected}; original intact, temp removed`, async () => {
+      const t = target('a.txt');
+      await fsp.writeFile(t.real, 'old');
+      const faulty: WriterFs = { ...nodeWriterFs };
+      if (where === 'open') faulty.open = async () => { throw errno(code); };
+      if (where === 'rename') faulty.rename = async () => { throw errno(code); };
+      if (where === 'write') {
+        faulty.open = async (p, flags, mode) => {
+          const handle = await nodeWriterFs.open(p, flags, mode);
+          if (flags !== 'wx') return handle;
+          return new Proxy(handle, {
+            get(h, prop) {
+              if (prop === 'writeFile') return async () => { throw errno(code); };
+              const v = Reflect.get(h, prop) as unknown;
+              return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(h) : v;
+            },
+          }) as FileHandle;
+        };
+      }
+      const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('new'), previous: null, fs: faulty }).catch((e: unknown) => e);
+      expect(isToolError(err) && err.code).toBe(expected);
+      if (expected === 'FS_BUSY') expect(isToolError(err) && err.headers['Retry-After']).toBe('1');
+      expect(await fsp.readFile(t.real, 'utf8')).toBe('old');
+      expect(await leftovers()).toEqual([]);
+      expect(await fsp.readdir(journalDir(dataDir))).toEqual([]);
+    });
+  }
+});
+
+describe('atomicDelete', () => {
+  it('removes the file', async () => {
+    const t = target('gone.txt');
+    await fsp.writeFile(t.real, 'x');
+    await atomicDelete({ root, target: t });
+    expect(fs.existsSync(t.real)).toBe(false);
+  });
+});
+
+describe('cleanupJournal', () => {
+  it('removes the temp files the journal lists, and only those', async () => {
+    const temp = path.join(root, '.sidefile-tmp-abc');
+    const other = path.join(root, 'keep.txt');
+    await fsp.writeFile(temp, 'partial');
+    await fsp.writeFile(other, 'keep');
+    await journalAdd(dataDir, 'abc', temp);
+    await journalAdd(dataDir, 'evil', other);
+    expect(await cleanupJournal(dataDir)).toBe(1);
+    expect(await leftovers()).toEqual([]);
+    expect(await fsp.readFile(other, 'utf8')).toBe('keep');
+    expect(await fsp.readdir(journalDir(dataDir))).toEqual([]);
+  });
+
+  it('does nothing without a journal', async () => {
+    expect(await cleanupJournal(path.join(base, 'none'))).toBe(0);
+  });
+});

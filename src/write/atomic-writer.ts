@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import fs, { promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolError } from '../errors.js';
+import { mapFsError } from './fs-errors.js';
+import { journalAdd, journalRemove } from './journal.js';
+import { isInside, realPathNow, type ResolveFs } from './resolve-sync.js';
+
+/** Every file-system call the writer makes: tests swap in one that fails on cue. */
+export interface WriterFs extends ResolveFs {
+  open(p: string, flags: string, mode?: number): Promise<FileHandle>;
+  rename(from: string, to: string): Promise<void>;
+  unlink(p: string): Promise<void>;
+  mkdir(p: string, opts: { recursive: true }): Promise<unknown>;
+}
+
+export const nodeWriterFs: WriterFs = {
+  open: (p, flags, mode) => fsp.open(p, flags, mode),
+  rename: (from, to) => fsp.rename(from, to),
+  unlink: (p) => fsp.unlink(p),
+  mkdir: (p, opts) => fsp.mkdir(p, opts),
+  realpathSync: (p) => fs.realpathSync(p),
+  lstatSync: (p) => fs.lstatSync(p),
+  readlinkSync: (p) => fs.readlinkSync(p),
+};
+
+export interface WriteTarget {
+  /** Lexical absolute path the request named (may run through links inside the root). */
+  absolute: string;
+  /** Its real path when resolved; the file that gets replaced. */
+  real: string;
+}
+
+export interface AtomicWriteOptions {
+  /** Real path of the workspace root. */
+  root: string;
+  /** Holds the temp-file journal. */
+  dataDir: string;
+  target: WriteTarget;
+  bytes: Buffer;
+  /** The replaced file's stats (mode and owner are kept); null for a new file. */
+  previous: { mode: number; uid: number; gid: number } | null;
+  /** Create missing parent folders (Write of a new file). */
+  createParents?: boolean;
+  /** Last staleness check: sync, run right before the rename; throws a ToolError to refuse. */
+  lastCheck?: () => void;
+  fs?: WriterFs;
+}
+
+/**
+ * Replaces `target.real` with `bytes` so that a crash at any instant leaves the old or the new
+ * file: temp file in the same folder (journaled), write, fsync, re-resolve + last check, rename,
+ * fsync the folder. On any failure the temp file is removed and the original is untouched.
+ */
+export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
+  const fsx = opts.fs ?? nodeWriterFs;
+  const dir = path.dirname(opts.target.real);
+  const id = randomBytes(9).toString('hex');
+  const temp = path.join(dir, `.sidefile-tmp-${id}`);
+  let created = false;
+  try {
+    if (opts.createParents) await fsx.mkdir(dir, { recursive: true });
+    await journalAdd(opts.dataDir, id, temp);
+    const handle = await fsx.open(temp, 'wx', opts.previous ? opts.previous.mode & 0o7777 : 0o666);
+    created = true;
+    await writeAndSync(handle, opts);
+    // Security: the path may have been re-pointed while we wrote; check it with no await
+    // between this check and the rename.
+    assertStillTarget(opts, fsx);
+    opts.lastCheck?.();
+    await fsx.rename(temp, opts.target.real);
+    created = false;
+    await syncDir(fsx, dir);
+  } catch (err) {
+    if (created) await fsx.unlink(temp).catch(() => {});
+    throw mapFsError(err);
+  } finally {
+    await journalRemove(opts.dataDir, id);
+  }
+}
+
+export interface AtomicDeleteOptions {
+  root: string;
+  target: WriteTarget;
+  lastCheck?: () => void;
+  fs?: WriterFs;
+}
+
+/** Removes `target.real` (restore of "did not exist"), with the same last checks as a write. */
+export async function atomicDelete(opts: AtomicDeleteOptions): Promise<void> {
+  const fsx = opts.fs ?? nodeWriterFs;
+  try {
+    assertStillTarget(opts, fsx);
+    opts.lastCheck?.();
+    await fsx.unlink(opts.target.real);
+    await syncDir(fsx, path.dirname(opts.target.real));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw mapFsError(err);
+  }
+}
+
+async function writeAndSync(handle: FileHandle, opts: AtomicWriteOptions): Promise<void> {
+  try {
+    await handle.writeFile(opts.bytes);
+    const prev = opts.previous;
+    // The umask may have dropped bits of the kept mode; set it exactly.
+    if (prev) await handle.chmod(prev.mode & 0o7777);
+    if (prev && (prev.uid !== process.getuid?.() || prev.gid !== process.getgid?.())) {
+      // Only root may give a file away; elsewhere the new file is ours, as any editor's is.
+      await handle.chown(prev.uid, prev.gid).catch(() => {});
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function assertStillTarget(opts: { root: string; target: WriteTarget }, fsx: ResolveFs): void {
+  const now = realPathNow(opts.target.absolute, fsx);
+  if (!isInside(opts.root, now)) {
+    throw new ToolError('PATH_OUTSIDE_WORKSPACE', 'The path now leads outside the workspace through a symbolic link; nothing was written.');
+  }
+  if (now !== opts.target.real) {
+    throw new ToolError(
+      'FILE_MODIFIED_SINCE_READ',
+      'The path was re-pointed (a link changed) while writing; nothing was written. Read the file again, then retry.',
+    );
+  }
+}
+
+/**
+ * Makes the rename durable. Never throws: the rename already happened, so reporting a failure
+ * here would tell the client "nothing changed" when it did; some file systems cannot fsync a
+ * folder at all.
+ */
+async function syncDir(fsx: WriterFs, dir: string): Promise<void> {
+  try {
+    const handle = await fsx.open(dir, 'r');
+    await handle.sync().catch(() => {});
+    await handle.close();
+  } catch {
+    // See above.
+  }
+}

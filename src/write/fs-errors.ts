@@ -1,0 +1,35 @@
+import { ToolError, isToolError } from '../errors.js';
+
+/**
+ * Maps a file-system failure to SPEC §4's codes. Messages name no path: the caller's message
+ * context is enough for the model, and an errno message could carry a path outside the root.
+ */
+export function mapFsError(err: unknown): ToolError {
+  if (isToolError(err)) return err;
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  switch (code) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return new ToolError('STORAGE_FULL', 'The disk is full; nothing was changed. Free some space and retry.', { errno: code });
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return new ToolError(
+        'FS_PERMISSION_DENIED',
+        'The file system refused the write (permission denied or read-only); nothing was changed.',
+        { errno: code },
+      );
+    case 'EMFILE':
+    case 'ENFILE':
+    case 'EBUSY':
+    case 'EAGAIN':
+      return new ToolError(
+        'FS_BUSY',
+        'The file system is busy; nothing was changed. Retry in a moment.',
+        { errno: code },
+        { 'Retry-After': '1' },
+      );
+    default:
+      return new ToolError('INTERNAL', 'Internal error.');
+  }
+}
