@@ -26,4 +26,14 @@ export interface HistoryStore {
   list(key: string): Promise<HistoryVersion[]>;
   /** The bytes of a version (null: "did not exist"); undefined when there is no such version. */
   load(key: string, version: string): Promise<{ bytes: Buffer | null } | undefined>;
+  /** For metrics; optional so a stand-in store need not count. */
+  stats?(): HistoryStats;
+}
+
+export interface HistoryStats {
+  /** Files with at least one index entry. */
+  files: number;
+  versions: number;
+  /** Bytes of all kept contents (hard-linked ones counted in full). */
+  bytes: number;
 }

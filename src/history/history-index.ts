@@ -1,0 +1,86 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { HistoryVersion } from './types.js';
+import { VERSION_ID_PATTERN } from './version-id.js';
+
+/** One file's history as stored in `<history dir>/<key hash>/index.json`, oldest first. */
+export interface HistoryIndex {
+  key: string;
+  versions: HistoryVersion[];
+}
+
+export const INDEX_FILE = 'index.json';
+
+/** Folder of one key: a hash, so no workspace name ever becomes a data-dir path. */
+export function keyDir(historyDir: string, key: string): string {
+  return path.join(historyDir, createHash('sha256').update(key).digest('hex').slice(0, 32));
+}
+
+export function blobPath(dir: string, version: string): string {
+  return path.join(dir, `${version}.blob`);
+}
+
+/** Writes the index atomically (temp file, fsync, rename, fsync the folder). */
+export async function writeIndex(dir: string, index: HistoryIndex): Promise<void> {
+  await fs.mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `.index-${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await fs.open(tmp, 'w', 0o600);
+  try {
+    await handle.writeFile(JSON.stringify(index));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(tmp, path.join(dir, INDEX_FILE));
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+  await syncDir(dir);
+}
+
+/** Reads one key folder; a missing or unreadable index counts as no history. */
+export async function readIndex(dir: string): Promise<HistoryIndex | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.join(dir, INDEX_FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const parsed = JSON.parse(text) as Partial<HistoryIndex>;
+    if (typeof parsed.key !== 'string' || !Array.isArray(parsed.versions)) return undefined;
+    return { key: parsed.key, versions: parsed.versions.filter(isVersion) };
+  } catch {
+    return undefined;
+  }
+}
+
+function isVersion(v: unknown): v is HistoryVersion {
+  const r = v as Partial<HistoryVersion> | null;
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.version === 'string' &&
+    VERSION_ID_PATTERN.test(r.version) &&
+    typeof r.created_at === 'string' &&
+    typeof r.session === 'string' &&
+    typeof r.tool === 'string' &&
+    (r.size === null || typeof r.size === 'number') &&
+    (r.sha256 === null || typeof r.sha256 === 'string')
+  );
+}
+
+async function syncDir(dir: string): Promise<void> {
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Some file systems refuse fsync on a folder; the rename is still atomic.
+  } finally {
+    await handle?.close();
+  }
+}
