@@ -1,5 +1,5 @@
 import type { Stats } from 'node:fs';
-import type { Logger } from 'pino';
+import type { BaseLogger } from 'pino';
 import type { z } from 'zod';
 import type { ReadStateStore } from '../read-state/types.js';
 import type { LockManager } from '../write/types.js';
@@ -41,11 +41,14 @@ export interface WriteEvent {
 
 export type WriteToolName = 'Edit' | 'Write' | 'NotebookEdit' | 'Restore';
 
+/** The logging a tool needs (the request's pino child, so the request id comes along). */
+export type Log = Pick<BaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
+
 /** The plain object every tool's `run` gets: no Fastify, no whole config. */
 export interface ToolContext {
   root: string;
   session: string;
-  log: Logger;
+  log: Log;
   settings: ToolSettings;
   readState: ReadStateStore;
   locks: LockManager;

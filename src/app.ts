@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { validatorCompiler } from 'fastify-type-provider-zod';
+import type { AppServices } from './app-services.js';
+import type { AppConfig } from './config/config.js';
+import { installAuth } from './http/auth.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { installOpenApi } from './http/openapi.js';
+import { ID_PATTERN } from './http/session.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { registerSessionRoutes } from './routes/sessions.js';
+import { registerToolList, registerToolRoute } from './routes/tools.js';
+import { createServices } from './services.js';
+import { TOOLS } from './tools/registry.js';
+import type { ToolDefinition } from './tools/types.js';
+import { VERSION } from './version.js';
+
+export interface BuildOptions {
+  /** Fastify/pino logger options; tests pass `false`. */
+  logger?: FastifyServerOptions['logger'];
+  /** Tools to serve instead of the registry (tests). */
+  tools?: readonly ToolDefinition[];
+  /** Adjust services before routes are registered (tests inject faults here). */
+  configure?: (services: AppServices) => void;
+}
+
+/** Builds the app without listening (server.ts listens; tests inject). */
+export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimit,
+    disableRequestLogging: true,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && ID_PATTERN.test(incoming) ? incoming : randomUUID();
+    },
+    // Ajv is not used: zod validates bodies; JSON.stringify serializes (response schemas document).
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  installAuth(app, config.token);
+  installErrorHandling(app);
+
+  const services = await createServices(config, app.log);
+  options.configure?.(services);
+  app.decorate('services', services);
+  await installOpenApi(app, VERSION);
+  registerHealthRoutes(app, services, VERSION);
+  registerSessionRoutes(app, services);
+  const tools = options.tools ?? TOOLS;
+  for (const tool of tools) registerToolRoute(app, services, tool);
+  registerToolList(app, tools);
+  app.addHook('onClose', async () => {
+    for (const hook of services.closeHooks) await hook();
+  });
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: AppServices;
+  }
+}

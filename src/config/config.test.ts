@@ -1,0 +1,96 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, defaultDataDir, parseConfig } from './config.js';
+
+const noFile = (): string => {
+  throw Object.assign(new Error('nope'), { code: 'ENOENT' });
+};
+const parse = (argv: string[], env: NodeJS.ProcessEnv = {}, readFile = noFile) => parseConfig(argv, env, readFile, '/srv');
+
+function failure(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config', () => {
+  it('has the SPEC §1 defaults', () => {
+    const c = parse([]);
+    expect(c).toMatchObject({
+      root: '/srv/workspace', host: '127.0.0.1', port: 8080, token: null, readOnly: false,
+      denyRead: [], denyWrite: [], dataDir: null, encodings: [], bodyLimit: 32 * 1024 * 1024,
+      lockTimeoutMs: 10_000, sessionTtlMs: 86_400_000, historyVersions: 50, logLevel: 'info',
+    });
+  });
+
+  it('takes every setting from env vars', () => {
+    const c = parse([], {
+      SIDEFILE_ROOT: 'ws', SIDEFILE_HOST: '0.0.0.0', SIDEFILE_PORT: '0', SIDEFILE_TOKEN: 't',
+      SIDEFILE_READ_ONLY: '1', SIDEFILE_DENY_READ: 'secrets/**,{a,b}/*.env', SIDEFILE_DENY_WRITE: 'vendor/**',
+      SIDEFILE_DATA_DIR: '/var/lib/sidefile', SIDEFILE_ENCODINGS: 'legacy/**=gbk,*.sjis=shift_jis',
+      SIDEFILE_BODY_LIMIT: '1MiB', SIDEFILE_LOCK_TIMEOUT_MS: '500', SIDEFILE_SESSION_TTL: '30m',
+      SIDEFILE_HISTORY_VERSIONS: '7', SIDEFILE_LOG_LEVEL: 'debug',
+    });
+    expect(c).toEqual({
+      root: '/srv/ws', host: '0.0.0.0', port: 0, token: 't', readOnly: true,
+      denyRead: ['secrets/**', '{a,b}/*.env'], denyWrite: ['vendor/**'], dataDir: '/var/lib/sidefile',
+      encodings: [['legacy/**', 'gbk'], ['*.sjis', 'shift_jis']], bodyLimit: 1024 * 1024,
+      lockTimeoutMs: 500, sessionTtlMs: 1_800_000, historyVersions: 7, logLevel: 'debug',
+    });
+  });
+
+  it('lets flags win over env vars', () => {
+    const c = parse(['--port', '9000', '--root', '/data/ws', '--read-only'], { SIDEFILE_PORT: '1', SIDEFILE_ROOT: 'x' });
+    expect(c.port).toBe(9000);
+    expect(c.root).toBe('/data/ws');
+    expect(c.readOnly).toBe(true);
+  });
+
+  it('reads the token from a file, trailing whitespace stripped', () => {
+    const c = parse(['--token-file', 'tok'], {}, (file) => (file === path.resolve('/srv', 'tok') ? 's3cret \n' : noFile()));
+    expect(c.token).toBe('s3cret');
+  });
+
+  it.each([
+    [['--port', 'abc'], /--port/],
+    [['--port', '70000'], /--port/],
+    [['--port', '-1'], /--port/],
+    [['--log-level', 'loud'], /--log-level/],
+    [['--bogus'], /bogus/],
+    [['--body-limit', 'lots'], /--body-limit/],
+    [['--session-ttl', 'forever'], /--session-ttl/],
+    [['--lock-timeout-ms', '0'], /--lock-timeout-ms/],
+    [['--history-versions', '1.5'], /--history-versions/],
+    [['--encodings', 'a=klingon'], /--encodings/],
+    [['--encodings', 'nogl'], /--encodings/],
+    [['--read-only=maybe'], /read-only/],
+    [['--token', 'a', '--token-file', 'f'], /token/],
+    [['--token-file', 'missing'], /--token-file/],
+    [['--data-dir', '/srv/workspace/.state'], /--data-dir/],
+    [['--data-dir', '/srv/workspace'], /--data-dir/],
+    [['--host', '0.0.0.0'], /--host/],
+    [['--host', '10.1.2.3'], /without a token/],
+  ])('refuses %j with a one-line message naming the setting', (argv, pattern) => {
+    const message = failure(() => parse(argv as string[]));
+    expect(message).toMatch(pattern);
+    expect(message).not.toContain('\n');
+  });
+
+  it('allows loopback hosts without a token and any host with one', () => {
+    expect(parse(['--host', 'localhost']).host).toBe('localhost');
+    expect(parse(['--host', '::1']).host).toBe('::1');
+    expect(parse(['--host', '127.0.0.2']).host).toBe('127.0.0.2');
+    expect(parse(['--host', '0.0.0.0', '--token', 'x']).host).toBe('0.0.0.0');
+  });
+
+  it('derives the default data dir from the real root', () => {
+    const dir = defaultDataDir('/srv/ws', { XDG_STATE_HOME: '/state' });
+    expect(dir).toMatch(/^\/state\/sidefile\/[0-9a-f]{12}$/);
+    expect(defaultDataDir('/srv/ws', { XDG_STATE_HOME: '/state' })).toBe(dir);
+    expect(defaultDataDir('/srv/other', { XDG_STATE_HOME: '/state' })).not.toBe(dir);
+  });
+});

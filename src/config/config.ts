@@ -1,0 +1,172 @@
+import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import iconv from 'iconv-lite';
+import { z } from 'zod';
+import { parseGlobList } from '../paths/globs.js';
+import { parseBytes, parseDuration } from './units.js';
+
+export interface AppConfig {
+  /** Absolute path of the workspace root as configured (realpath taken at start-up). */
+  root: string;
+  host: string;
+  port: number;
+  token: string | null;
+  readOnly: boolean;
+  denyRead: string[];
+  denyWrite: string[];
+  /** null: derived from the real root at start-up (SPEC §1 default). */
+  dataDir: string | null;
+  encodings: Array<[glob: string, encoding: string]>;
+  bodyLimit: number;
+  lockTimeoutMs: number;
+  sessionTtlMs: number;
+  historyVersions: number;
+  logLevel: string;
+}
+
+/** A setting that does not parse: start-up stops with status 2 and this one-line message. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** SPEC §1: flag name → env var. Flags win over env. */
+const SETTINGS = {
+  root: 'SIDEFILE_ROOT',
+  host: 'SIDEFILE_HOST',
+  port: 'SIDEFILE_PORT',
+  token: 'SIDEFILE_TOKEN',
+  'token-file': 'SIDEFILE_TOKEN_FILE',
+  'read-only': 'SIDEFILE_READ_ONLY',
+  'deny-read': 'SIDEFILE_DENY_READ',
+  'deny-write': 'SIDEFILE_DENY_WRITE',
+  'data-dir': 'SIDEFILE_DATA_DIR',
+  encodings: 'SIDEFILE_ENCODINGS',
+  'body-limit': 'SIDEFILE_BODY_LIMIT',
+  'lock-timeout-ms': 'SIDEFILE_LOCK_TIMEOUT_MS',
+  'session-ttl': 'SIDEFILE_SESSION_TTL',
+  'history-versions': 'SIDEFILE_HISTORY_VERSIONS',
+  'log-level': 'SIDEFILE_LOG_LEVEL',
+} as const;
+
+type SettingName = keyof typeof SETTINGS;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function readRawSettings(argv: string[], env: NodeJS.ProcessEnv): Partial<Record<SettingName, string>> {
+  const options = Object.fromEntries(
+    Object.keys(SETTINGS).map((name) => [
+      name,
+      { type: name === 'read-only' ? ('boolean' as const) : ('string' as const) },
+    ]),
+  );
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }));
+  } catch (err) {
+    throw new ConfigError((err as Error).message.split('\n')[0]);
+  }
+  const raw: Partial<Record<SettingName, string>> = {};
+  for (const [name, envVar] of Object.entries(SETTINGS) as Array<[SettingName, string]>) {
+    const flag = values[name];
+    if (flag !== undefined) raw[name] = flag === true ? '1' : String(flag);
+    else if (env[envVar] !== undefined && env[envVar] !== '') raw[name] = env[envVar];
+  }
+  return raw;
+}
+
+function fail(setting: string, why: string): never {
+  throw new ConfigError(`invalid --${setting} (${SETTINGS[setting as SettingName]}): ${why}`);
+}
+
+function parseInteger(name: SettingName, text: string, min: number, max: number): number {
+  const schema = z.coerce.number().int().min(min).max(max);
+  const parsed = schema.safeParse(/^\s*-?\d+\s*$/.test(text) ? text : NaN);
+  if (!parsed.success) fail(name, `expected a whole number from ${min} to ${max}, got "${text}"`);
+  return parsed.data;
+}
+
+function parseBoolean(name: SettingName, text: string): boolean {
+  if (/^(1|true|yes|on)$/i.test(text)) return true;
+  if (/^(0|false|no|off)$/i.test(text)) return false;
+  return fail(name, `expected 1 or 0, got "${text}"`);
+}
+
+function parseEncodings(text: string): Array<[string, string]> {
+  return parseGlobList(text).map((pair) => {
+    const eq = pair.lastIndexOf('=');
+    const glob = pair.slice(0, eq).trim();
+    const encoding = pair.slice(eq + 1).trim().toLowerCase();
+    if (eq <= 0 || !glob) fail('encodings', `expected glob=encoding, got "${pair}"`);
+    if (!iconv.encodingExists(encoding)) fail('encodings', `unknown encoding "${encoding}"`);
+    return [glob, encoding];
+  });
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** SPEC §1 default data dir, from the real root. */
+export function defaultDataDir(realRoot: string, env: NodeJS.ProcessEnv): string {
+  const state = env.XDG_STATE_HOME || path.join(homedir(), '.local', 'state');
+  const id = createHash('sha256').update(realRoot).digest('hex').slice(0, 12);
+  return path.join(state, 'sidefile', id);
+}
+
+/**
+ * Builds the config from flags and env vars (flags win). Throws ConfigError naming the
+ * setting for anything that does not parse. `readFile` reads --token-file.
+ */
+export function parseConfig(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  readFile: (file: string) => string,
+  cwd = process.cwd(),
+): AppConfig {
+  const raw = readRawSettings(argv, env);
+  const root = path.resolve(cwd, raw.root ?? './workspace');
+  const host = raw.host ?? '127.0.0.1';
+  if (raw.token !== undefined && raw['token-file'] !== undefined) {
+    fail('token-file', 'give either a token or a token file, not both');
+  }
+  let token = raw.token ?? null;
+  if (raw['token-file'] !== undefined) {
+    try {
+      token = readFile(path.resolve(cwd, raw['token-file'])).replace(/\s+$/, '');
+    } catch (err) {
+      fail('token-file', `cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    if (!token) fail('token-file', 'the file is empty');
+  }
+  if (!isLoopback(host) && !token) {
+    fail('host', `refusing to listen on ${host} without a token: set SIDEFILE_TOKEN_FILE or SIDEFILE_TOKEN`);
+  }
+  const logLevel = (raw['log-level'] ?? 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) fail('log-level', `expected one of ${LOG_LEVELS.join(', ')}`);
+  const bodyLimit = raw['body-limit'] === undefined ? 32 * 1024 ** 2 : parseBytes(raw['body-limit']);
+  if (bodyLimit === null) fail('body-limit', `expected a size like 32MiB, got "${raw['body-limit']}"`);
+  const sessionTtlMs = raw['session-ttl'] === undefined ? 24 * 3600e3 : parseDuration(raw['session-ttl']);
+  if (sessionTtlMs === null) fail('session-ttl', `expected a duration like 24h, got "${raw['session-ttl']}"`);
+  const dataDir = raw['data-dir'] === undefined ? null : path.resolve(cwd, raw['data-dir']);
+  if (dataDir !== null && (dataDir === root || dataDir.startsWith(root + path.sep))) {
+    fail('data-dir', 'the data dir must not lie inside the workspace root');
+  }
+  return {
+    root,
+    host,
+    port: raw.port === undefined ? 8080 : parseInteger('port', raw.port, 0, 65535),
+    token,
+    readOnly: raw['read-only'] === undefined ? false : parseBoolean('read-only', raw['read-only']),
+    denyRead: raw['deny-read'] === undefined ? [] : parseGlobList(raw['deny-read']),
+    denyWrite: raw['deny-write'] === undefined ? [] : parseGlobList(raw['deny-write']),
+    dataDir,
+    encodings: raw.encodings === undefined ? [] : parseEncodings(raw.encodings),
+    bodyLimit,
+    lockTimeoutMs: raw['lock-timeout-ms'] === undefined ? 10_000 : parseInteger('lock-timeout-ms', raw['lock-timeout-ms'], 1, 3_600_000),
+    sessionTtlMs,
+    historyVersions: raw['history-versions'] === undefined ? 50 : parseInteger('history-versions', raw['history-versions'], 0, 100_000),
+    logLevel,
+  };
+}

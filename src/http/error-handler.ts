@@ -1,0 +1,70 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { ToolError, isToolError } from '../errors.js';
+import { mapFsError } from '../write/fs-errors.js';
+
+interface ZodLikeIssue {
+  path?: PropertyKey[];
+  message?: string;
+  instancePath?: string;
+}
+
+/** Names the fields a validation failure is about, e.g. `body.offset`. */
+function validationDetails(err: FastifyError): { fields: Array<{ field: string; message: string }> } {
+  const issues = (err.validation ?? []) as unknown as ZodLikeIssue[];
+  const context = err.validationContext ?? 'body';
+  const fields = issues.map((issue) => {
+    const raw = issue as { params?: { issue?: { path?: PropertyKey[]; keys?: string[] } } };
+    const inner = raw.params?.issue;
+    const segments = (inner?.path ?? issue.path ?? []).map(String);
+    const keys = inner?.keys ?? [];
+    const field = [context, ...segments, ...(keys.length ? [keys.join(',')] : [])].join('.');
+    return { field, message: issue.message ?? 'invalid' };
+  });
+  return { fields };
+}
+
+/** Turns anything thrown into SPEC §4's error shape. 5xx never carry the original message. */
+export function toToolError(err: unknown): ToolError {
+  if (isToolError(err)) return err;
+  const fe = err as FastifyError;
+  if (hasZodFastifySchemaValidationErrors(fe) || fe.validation) {
+    const details = validationDetails(fe);
+    const names = details.fields.map((f) => `${f.field}: ${f.message}`).join('; ');
+    return new ToolError('INVALID_INPUT', `Invalid request: ${names}.`, details);
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ToolError('PAYLOAD_TOO_LARGE', 'The request body is over the size limit; send less content per call.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ToolError('INVALID_INPUT', 'The request body must be a JSON object (Content-Type: application/json).', {
+        fields: [{ field: 'body', message: 'not JSON' }],
+      });
+  }
+  if (fe instanceof SyntaxError && fe.statusCode === 400) {
+    return new ToolError('INVALID_INPUT', 'The request body is not valid JSON.', { fields: [{ field: 'body', message: 'not JSON' }] });
+  }
+  const errno = (err as NodeJS.ErrnoException).code;
+  if (errno === 'ENOENT') return new ToolError('FILE_NOT_FOUND', 'File does not exist.');
+  if (errno === 'EISDIR') return new ToolError('NOT_A_FILE', 'The path is a directory, not a file.');
+  return mapFsError(err);
+}
+
+export function sendError(reply: FastifyReply, error: ToolError): FastifyReply {
+  reply.headers(error.headers);
+  return reply.code(error.status).send({ error: { code: error.code, message: error.message, details: error.details } });
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const error = toToolError(err);
+    if (error.status >= 500 && error.code === 'INTERNAL') request.log.error({ err }, 'unexpected error');
+    return sendError(reply, error);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new ToolError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}. See /docs for the API.`)),
+  );
+}

@@ -1,0 +1,43 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+
+const DESCRIPTION = `Read, Edit, Write and NotebookEdit for remote coding agents, over a sandboxed workspace.
+
+A file is written only by a session (\`X-Session-Id\`) that read it and whose read is still
+current; every write is serialized per file, atomic, and reported as a diff. Notebooks are
+edited as cells. Every failure has the shape \`{ "error": { "code", "message", "details" } }\`.`;
+
+/** OpenAPI 3.1 from the same zod schemas that validate requests; Swagger UI at /docs. */
+export async function installOpenApi(app: FastifyInstance, version: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'sidefile',
+        version,
+        description: DESCRIPTION,
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      // A fixed entry: nothing computed at start-up (SPEC §10).
+      servers: [{ url: 'http://127.0.0.1:8080', description: 'The default local listener' }],
+      tags: [
+        { name: 'tools', description: 'The four file tools' },
+        { name: 'history', description: 'Previous versions and restore' },
+        { name: 'sessions', description: 'Read-before-write state' },
+        { name: 'events', description: 'Live change events' },
+        { name: 'health', description: 'Liveness, readiness and metrics' },
+      ],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'The token given with --token or --token-file.' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

@@ -1,0 +1,37 @@
+import { ToolError } from '../errors.js';
+import type { Access, ResolvedPath } from '../tools/types.js';
+import { ALWAYS_DENY_WRITE, compileGlobs } from '../paths/globs.js';
+import { relativeReal, resolvePath } from '../paths/resolve-path.js';
+
+export interface AccessPolicy {
+  denyRead: string[];
+  denyWrite: string[];
+  readOnly: boolean;
+}
+
+/**
+ * The route's path checks in SPEC §4 order: lexical and resolved path (§3) → deny globs →
+ * read-only mode → not a regular file. Deny globs are matched against both the requested and
+ * the resolved relative path, so a link cannot reach a denied file under another name.
+ * A write also honours the read deny list: a write answer carries the old content (diffs).
+ */
+export function makeResolver(root: string, policy: AccessPolicy): (input: string, access: Access) => Promise<ResolvedPath> {
+  const readDenied = compileGlobs(policy.denyRead);
+  const writeDenied = compileGlobs([...ALWAYS_DENY_WRITE, ...policy.denyWrite]);
+  return async (input, access) => {
+    const target = await resolvePath(root, input);
+    const names = [target.relative, relativeReal(root, target.real)];
+    const denied = names.some((n) => readDenied(n) || (access === 'write' && writeDenied(n)));
+    // Security: a denied path is refused before anything about the file is revealed.
+    if (denied) {
+      throw new ToolError('PATH_DENIED', `Access to ${target.relative} is denied by the server's ${access} policy.`);
+    }
+    if (access === 'write' && policy.readOnly) {
+      throw new ToolError('READ_ONLY', 'The server is in read-only mode: no file can be changed.');
+    }
+    if (target.stat && !target.stat.isFile()) {
+      throw new ToolError('NOT_A_FILE', `${target.relative || '.'} is not a regular file (a directory, FIFO, socket or device).`);
+    }
+    return target;
+  };
+}

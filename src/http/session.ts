@@ -1,0 +1,17 @@
+import type { FastifyRequest } from 'fastify';
+import { ToolError } from '../errors.js';
+
+export const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+export const DEFAULT_SESSION = 'default';
+
+/** SPEC §2: the X-Session-Id header, or `default`. */
+export function sessionOf(request: FastifyRequest): string {
+  const raw = request.headers['x-session-id'];
+  if (raw === undefined) return DEFAULT_SESSION;
+  if (typeof raw !== 'string' || !ID_PATTERN.test(raw)) {
+    throw new ToolError('INVALID_INPUT', 'X-Session-Id must be 1-128 characters of A-Z a-z 0-9 . _ : -', {
+      fields: [{ field: 'headers.x-session-id', message: 'invalid session id' }],
+    });
+  }
+  return raw;
+}

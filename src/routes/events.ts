@@ -1,0 +1,81 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppServices } from '../app-services.js';
+import { EventHub, type EventHubOptions } from '../events/event-hub.js';
+import { errorResponses } from '../http/error-schema.js';
+
+const streamDescription = [
+  'A server-sent event stream (text/event-stream) that stays open.',
+  'After each successful write (Edit, Write, NotebookEdit, Restore) one event named `file_changed`',
+  'arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`:',
+  '`type` is create, update or delete; `version` is the history version that write kept (what a',
+  'restore would bring back), or null when none was kept.',
+  'Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an',
+  '`dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes.',
+].join(' ');
+
+/**
+ * `GET /v1/events`: change events over SSE. Returns the hub so the caller can close every
+ * stream on shutdown; a preClose hook does that too, so `app.close()` never waits on a stream.
+ */
+export function registerEventRoutes(
+  app: FastifyInstance,
+  services: AppServices,
+  options: EventHubOptions = {},
+): EventHub {
+  const hub = new EventHub(options);
+  services.writeListeners.push((event) => hub.publish(event));
+  // preClose runs before the server stops accepting and waits for connections to end.
+  app.addHook('preClose', (done) => {
+    hub.closeAll();
+    done();
+  });
+
+  app.withTypeProvider<ZodTypeProvider>().route({
+    method: 'GET',
+    url: '/v1/events',
+    schema: {
+      summary: 'Stream file change events (server-sent events)',
+      description: streamDescription,
+      operationId: 'streamEvents',
+      tags: ['events'],
+      security: [{ bearerAuth: [] }],
+      response: {
+        200: {
+          description: streamDescription,
+          content: {
+            'text/event-stream': {
+              schema: z.string().describe('Server-sent events: `event: file_changed` frames with JSON `data:` lines, and heartbeat comments.'),
+            },
+          },
+        },
+        ...errorResponses([]),
+      },
+    },
+    handler: (request, reply) => {
+      // The stream outlives the handler: Fastify must not send or serialize a reply.
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        ...headersOf(reply.getHeaders()),
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        'x-accel-buffering': 'no',
+      });
+      res.flushHeaders();
+      if (!hub.add(res)) res.end();
+      request.log.debug({ clients: hub.stats().clients }, 'events stream opened');
+    },
+  });
+  return hub;
+}
+
+function headersOf(headers: Record<string, unknown>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string' || Array.isArray(value)) out[name] = value as string | string[];
+    else if (typeof value === 'number') out[name] = String(value);
+  }
+  return out;
+}

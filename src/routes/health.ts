@@ -1,0 +1,54 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppServices } from '../app-services.js';
+import { errorResponses } from '../http/error-schema.js';
+
+/** GET /healthz and GET /readyz (SPEC §10): public, reveal nothing of the workspace. */
+export function registerHealthRoutes(app: FastifyInstance, services: AppServices, version: string): void {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.route({
+    method: 'GET',
+    url: '/healthz',
+    schema: {
+      summary: 'Liveness: the process answers',
+      operationId: 'getHealth',
+      tags: ['health'],
+      security: [],
+      response: {
+        200: z
+          .object({ status: z.literal('ok'), version: z.string().describe('The package version.') })
+          .describe('The process is alive.'),
+        ...errorResponses([]),
+      },
+    },
+    handler: async () => ({ status: 'ok' as const, version }),
+  });
+  r.route({
+    method: 'GET',
+    url: '/readyz',
+    schema: {
+      summary: 'Readiness: the workspace root is reachable and writable',
+      description: 'Checked with access(2), no probe file. In read-only mode the root need only be readable.',
+      operationId: 'getReady',
+      tags: ['health'],
+      security: [],
+      response: {
+        200: z.object({ status: z.literal('ready') }).describe('Ready to serve.'),
+        503: z.object({ status: z.literal('unavailable') }).describe('The root is not reachable (or not writable).'),
+        ...errorResponses([]),
+      },
+    },
+    handler: async (_request, reply) => {
+      const mode = services.settings.readOnly ? constants.R_OK : constants.R_OK | constants.W_OK;
+      try {
+        await access(services.root, mode | constants.X_OK);
+        return { status: 'ready' as const };
+      } catch {
+        return reply.code(503).send({ status: 'unavailable' as const });
+      }
+    },
+  });
+}

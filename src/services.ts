@@ -1,0 +1,52 @@
+import { mkdir, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import type { AppServices } from './app-services.js';
+import type { Log } from './tools/types.js';
+import { ConfigError, defaultDataDir, type AppConfig } from './config/config.js';
+import { FsHistoryStore } from './history/fs-history-store.js';
+import { makeResolver } from './http/path-policy.js';
+import { MemoryReadStateStore } from './read-state/memory-store.js';
+import { cleanupJournal } from './write/journal.js';
+import { MemoryLockManager } from './write/lock-manager.js';
+
+/** Read-state entries kept across all sessions before the least recently used is evicted. */
+const MAX_READ_STATE_ENTRIES = 100_000;
+
+async function realDataDir(config: AppConfig, realRoot: string): Promise<string> {
+  const dataDir = config.dataDir ?? defaultDataDir(realRoot, process.env);
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const real = await realpath(dataDir);
+  // Security: history and journal must never be reachable through the workspace.
+  if (real === realRoot || real.startsWith(realRoot + path.sep)) {
+    throw new ConfigError('invalid --data-dir (SIDEFILE_DATA_DIR): the data dir must not lie inside the workspace root');
+  }
+  return real;
+}
+
+/** Builds the long-lived parts once at start-up: the in-memory stores are picked here. */
+export async function createServices(config: AppConfig, log: Log): Promise<AppServices> {
+  await mkdir(config.root, { recursive: true });
+  const root = await realpath(config.root);
+  const dataDir = await realDataDir(config, root);
+  const removed = await cleanupJournal(dataDir);
+  if (removed > 0) log.info({ removed }, 'removed temp files left by an interrupted write');
+  const settings = {
+    readOnly: config.readOnly,
+    lockTimeoutMs: config.lockTimeoutMs,
+    encodings: config.encodings,
+    dataDir,
+    historyVersions: config.historyVersions,
+  };
+  return {
+    root,
+    settings,
+    readState: new MemoryReadStateStore({ ttlMs: config.sessionTtlMs, maxEntries: MAX_READ_STATE_ENTRIES }),
+    locks: new MemoryLockManager(),
+    history: new FsHistoryStore({ dataDir, maxVersions: config.historyVersions }),
+    writeListeners: [],
+    toolCallListeners: [],
+    closeHooks: [],
+    resolve: makeResolver(root, config),
+    log,
+  };
+}

@@ -1,0 +1,60 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import supertest from 'supertest';
+import { buildApp, type BuildOptions } from '../src/app.js';
+import type { AppConfig } from '../src/config/config.js';
+
+export const CORPUS = path.resolve(process.cwd(), '../shared/corpus');
+
+export interface TestApp {
+  app: FastifyInstance;
+  /** Real path of the temp workspace root. */
+  root: string;
+  dataDir: string;
+  /** supertest bound to the app's server. */
+  request: supertest.Agent;
+  close(): Promise<void>;
+}
+
+export function testConfig(root: string, dataDir: string, overrides: Partial<AppConfig> = {}): AppConfig {
+  return {
+    root,
+    host: '127.0.0.1',
+    port: 0,
+    token: null,
+    readOnly: false,
+    denyRead: [],
+    denyWrite: [],
+    dataDir,
+    encodings: [],
+    bodyLimit: 32 * 1024 * 1024,
+    lockTimeoutMs: 10_000,
+    sessionTtlMs: 24 * 3600e3,
+    historyVersions: 50,
+    logLevel: 'silent',
+    ...overrides,
+  };
+}
+
+/** A fresh app on a fresh temp workspace and data dir; `close()` removes both. */
+export async function makeTestApp(
+  opts: { config?: Partial<AppConfig>; build?: BuildOptions } = {},
+): Promise<TestApp> {
+  const base = await mkdtemp(path.join(os.tmpdir(), 'sidefile-test-'));
+  const root = path.join(base, 'ws');
+  const dataDir = path.join(base, 'data');
+  const app = await buildApp(testConfig(root, dataDir, opts.config), { logger: false, ...opts.build });
+  await app.ready();
+  return {
+    app,
+    root: app.services.root,
+    dataDir: app.services.settings.dataDir,
+    request: supertest.agent(app.server),
+    close: async () => {
+      await app.close();
+      await rm(base, { recursive: true, force: true });
+    },
+  };
+}
