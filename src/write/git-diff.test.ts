@@ -1,0 +1,82 @@
+import { execFileSync } from 'node:child_process';
+import fs, { promises as fsp } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { gitDiffOf } from './git-diff.js';
+
+let base: string;
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: base, GIT_CONFIG_NOSYSTEM: '1' },
+    stdio: 'ignore',
+  });
+}
+
+const decode = (b: Buffer) => b.toString('utf8');
+
+beforeEach(async () => {
+  base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-git-')));
+});
+afterEach(async () => {
+  await fsp.rm(base, { recursive: true, force: true });
+});
+
+describe('gitDiffOf', () => {
+  it('is absent outside a git work tree', async () => {
+    const file = path.join(base, 'a.txt');
+    await fsp.writeFile(file, 'x\n');
+    expect(await gitDiffOf({ real: file, after: 'y\n', decode })).toBeUndefined();
+  });
+
+  it('diffs a tracked file against HEAD', async () => {
+    const file = path.join(base, 'src', 'a.txt');
+    await fsp.mkdir(path.dirname(file));
+    await fsp.writeFile(file, 'one\ntwo\nthree\n');
+    git(base, 'init', '-q');
+    git(base, 'add', '.');
+    git(base, 'commit', '-qm', 'init');
+    const diff = await gitDiffOf({ real: file, after: 'one\n2\nthree\n', decode });
+    expect(diff).toEqual({
+      patch: 'diff --git a/src/a.txt b/src/a.txt\n--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n',
+      additions: 1,
+      deletions: 1,
+    });
+  });
+
+  it('diffs an untracked file against empty', async () => {
+    git(base, 'init', '-q');
+    const file = path.join(base, 'new.txt');
+    const diff = await gitDiffOf({ real: file, after: 'a\nb\n', decode });
+    expect(diff?.additions).toBe(2);
+    expect(diff?.deletions).toBe(0);
+    expect(diff?.patch).toContain('--- /dev/null\n+++ b/new.txt\n');
+  });
+
+  it('never runs what a planted .git/config names (diff.external, textconv, fsmonitor, hooks)', async () => {
+    const file = path.join(base, 'a.txt');
+    await fsp.writeFile(file, 'old\n');
+    git(base, 'init', '-q');
+    git(base, 'add', '.');
+    git(base, 'commit', '-qm', 'init');
+    const marker = path.join(base, 'PWNED');
+    const script = path.join(base, 'evil.sh');
+    await fsp.writeFile(script, `#!/bin/sh\ntouch '${marker}'\ncat "$@" 2>/dev/null\n`, { mode: 0o755 });
+    await fsp.appendFile(
+      path.join(base, '.git', 'config'),
+      `[diff]\n\texternal = ${script}\n[diff "evil"]\n\ttextconv = ${script}\n` +
+        `[core]\n\tfsmonitor = ${script}\n\tpager = ${script}\n\thooksPath = ${base}\n` +
+        `[filter "evil"]\n\tsmudge = ${script}\n\tclean = ${script}\n`,
+    );
+    await fsp.writeFile(path.join(base, '.gitattributes'), '* diff=evil filter=evil\n');
+    for (const hook of ['post-checkout', 'post-index-change', 'pre-commit', 'reference-transaction']) {
+      await fsp.writeFile(path.join(base, '.git', 'hooks', hook), `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
+    }
+    const diff = await gitDiffOf({ real: file, after: 'new\n', decode });
+    expect(diff?.additions).toBe(1);
+    expect(diff?.deletions).toBe(1);
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+});
