@@ -1,0 +1,91 @@
+import type { Stats } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { ToolError } from '../errors.js';
+import { checkLexical, isInside, showName, toRelative } from './lexical.js';
+import { WalkError, walkReal, type WalkFs } from './real-walk.js';
+
+export { checkLexical, isInside } from './lexical.js';
+
+export interface ResolvedTarget {
+  /** The requested path, normalized, relative to the root with `/` separators (`.` = the root). */
+  relative: string;
+  /** Absolute lexical path inside the root (links not followed). */
+  absolute: string;
+  /** Real path (every link followed; for a missing file: real parent + names). Lock and read-state key. */
+  real: string;
+  /** stat of `real` (links followed); null when it does not exist. */
+  stat: Stats | null;
+}
+
+/**
+ * SPEC §3 in full: the lexical checks, then the real path, which must be the root or lie
+ * under `root + sep`. `root` must already be a real path (the config resolves it once).
+ *
+ * Errors, all in terms of the requested relative path (never the root, never a link target):
+ * - PATH_OUTSIDE_WORKSPACE: lexical escape, or the real path is outside — through a link in
+ *   a parent folder, a dangling link, or a chain; also EACCES met while walking OUTSIDE the
+ *   root (we do not probe the outside further).
+ * - FILE_NOT_FOUND: the path cannot be reached although it stays inside — a name on the way
+ *   is a file (ENOTDIR), a link loop (ELOOP: nothing is outside, nothing can be opened), or a
+ *   link target stepping `..` out of a missing folder.
+ * - FS_PERMISSION_DENIED: EACCES/EPERM on a folder inside the root.
+ * - INVALID_INPUT: a name longer than the file system allows (ENAMETOOLONG).
+ */
+export async function resolvePath(root: string, input: string, fsx: WalkFs = fs): Promise<ResolvedTarget> {
+  const absolute = checkLexical(root, input);
+  const relative = toRelative(root, absolute);
+  const names = absolute === root ? [] : path.relative(root, absolute).split(path.sep);
+  const shown = showName(relative);
+  let walked;
+  try {
+    walked = await walkReal(root, names, fsx);
+  } catch (err) {
+    throw walkFailure(err, root, shown);
+  }
+  if (walked.failure === 'ELOOP') {
+    throw new ToolError('FILE_NOT_FOUND', `${shown} cannot be opened: too many levels of symbolic links.`);
+  }
+  // Security: the real path decides, compared name by name against root + sep.
+  if (!isInside(root, walked.real)) {
+    throw new ToolError(
+      'PATH_OUTSIDE_WORKSPACE',
+      `${shown} resolves outside the workspace through a symbolic link. Use a path inside the workspace.`,
+    );
+  }
+  if (walked.failure === 'ENOTDIR') {
+    throw new ToolError('FILE_NOT_FOUND', `${shown} does not exist: a name on its path is a file, not a folder.`);
+  }
+  if (walked.failure === 'ENOENT_DOTDOT') {
+    throw new ToolError('FILE_NOT_FOUND', `${shown} does not exist: it is a link through a missing folder.`);
+  }
+  return { relative, absolute, real: walked.real, stat: walked.stat };
+}
+
+/** Root-relative `/`-separated form of a real path, for deny globs ("matched against the resolved path"). */
+export function relativeReal(root: string, real: string): string {
+  // Security: a caller must never match globs against a path outside; refuse rather than return `../x`.
+  if (!isInside(root, real)) {
+    throw new ToolError('PATH_OUTSIDE_WORKSPACE', 'The path resolves outside the workspace. Use a path inside the workspace.');
+  }
+  return toRelative(root, real);
+}
+
+function walkFailure(err: unknown, root: string, relative: string): unknown {
+  if (!(err instanceof WalkError)) return err;
+  const code = err.errno.code;
+  if (code === 'EACCES' || code === 'EPERM') {
+    // Security: a refusal met outside the root says only "outside", nothing about what is there.
+    if (!isInside(root, err.at)) {
+      return new ToolError('PATH_OUTSIDE_WORKSPACE', `${relative} resolves outside the workspace through a symbolic link. Use a path inside the workspace.`);
+    }
+    return new ToolError('FS_PERMISSION_DENIED', `Permission denied while looking up ${relative}; the server cannot reach it.`, { errno: code });
+  }
+  if (code === 'ENAMETOOLONG') {
+    return new ToolError('INVALID_INPUT', `${relative} is too long a path for the file system.`);
+  }
+  // Anything else (EIO, EMFILE...) is mapped by the caller; strip the errno message, which carries a path.
+  const bare = new Error(`path resolution failed: ${code ?? 'unknown'}`) as NodeJS.ErrnoException;
+  if (code !== undefined) bare.code = code;
+  return bare;
+}
