@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { OPENAPI_FILE, renderOpenApi } from '../scripts/openapi-doc.js';
+
+type Operation = { summary?: string; operationId?: string; security?: unknown[]; responses: Record<string, unknown> };
+
+describe('OpenAPI document', () => {
+  it('is committed and not stale (run `npm run openapi` after a schema change)', async () => {
+    const committed = readFileSync(OPENAPI_FILE, 'utf8');
+    expect(committed).toBe(await renderOpenApi());
+  });
+
+  it('gives every operation a summary, a unique operationId and its security', async () => {
+    const doc = JSON.parse(await renderOpenApi());
+    const ids = new Set<string>();
+    for (const [url, item] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        expect(op.summary, `${method} ${url}`).toBeTruthy();
+        expect(op.operationId, `${method} ${url}`).toBeTruthy();
+        expect(ids.has(op.operationId!)).toBe(false);
+        ids.add(op.operationId!);
+        const isPublic = ['/healthz', '/readyz'].includes(url);
+        expect(op.security, `${method} ${url}`).toEqual(isPublic ? [] : [{ bearerAuth: [] }]);
+        expect(Object.keys(op.responses)).toContain('200');
+      }
+    }
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.servers).toEqual([{ url: 'http://127.0.0.1:8080', description: 'The default local listener' }]);
+  });
+});
