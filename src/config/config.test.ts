@@ -5,7 +5,7 @@ import { ConfigError, defaultDataDir, parseConfig } from './config.js';
 const noFile = (): string => {
   throw Object.assign(new Error('nope'), { code: 'ENOENT' });
 };
-const parse = (argv: string[], env: NodeJS.ProcessEnv = {}, readFile = noFile) => parseConfig(argv, env, readFile, '/srv');
+const parse = (argv: string[], env: NodeJS.ProcessEnv = {}, readFile: (file: string) => string = noFile) => parseConfig(argv, env, readFile, '/srv');
 
 function failure(fn: () => unknown): string {
   try {
