@@ -7,7 +7,9 @@ import { installAuth } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { installOpenApi } from './http/openapi.js';
 import { ID_PATTERN } from './http/session.js';
+import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
+import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerSessionRoutes } from './routes/sessions.js';
 import { registerToolList, registerToolRoute } from './routes/tools.js';
 import { createServices } from './services.js';
@@ -51,6 +53,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await installOpenApi(app, VERSION);
   registerHealthRoutes(app, services, VERSION);
   registerSessionRoutes(app, services);
+  // Operations (SPEC §10): metrics first, so it wraps the lock manager before any route runs.
+  const metrics = registerMetricsRoutes(app, services);
+  const events = registerEventRoutes(app, services);
+  metrics.setEventSource(() => events.stats());
   const tools = options.tools ?? TOOLS;
   for (const tool of tools) registerToolRoute(app, services, tool);
   registerToolList(app, tools);
