@@ -1,0 +1,218 @@
+import fs, { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { ToolError } from '../errors.js';
+import type { FileStamp, ReadUnit } from '../read-state/types.js';
+import { hasSeenInFull, isUnchangedSince, sha256Hex, stampOf } from '../read-state/unchanged.js';
+import type { ResolvedPath, ToolContext, WriteToolName } from '../tools/types.js';
+import { atomicDelete, atomicWrite, type WriterFs } from './atomic-writer.js';
+import { mapFsError } from './fs-errors.js';
+import { gitDiffOf, type GitDiff } from './git-diff.js';
+import { makePatch, type PatchHunk } from './patch.js';
+import { assertNoAddedSecret } from './secret-guard.js';
+import { countTextLines } from './text-lines.js';
+
+/**
+ * The one write path of every write tool (Edit, Write, NotebookEdit, restore), SPEC §8:
+ *
+ *   lock(real path) → load current bytes + stat → FILE_TOO_LARGE → plan.precheck →
+ *   read-state check (plan.requireRead) → plan.compute(current) → secret guard →
+ *   history.keep → atomic write (last staleness check right before the rename) →
+ *   readState.recordWrite → unlock → structured patch, git diff → ctx.afterWrite.
+ *
+ * A tool supplies only what is its own: checks that come before the read state, and the new
+ * bytes computed from the bytes loaded under the lock. The target was resolved by the route.
+ */
+
+export const MAX_WRITE_BYTES = 64 * 1024 * 1024;
+
+/** The file as loaded under the lock; `bytes`/`stat` null when it does not exist. */
+export interface CurrentFile {
+  bytes: Buffer | null;
+  stat: fs.Stats | null;
+}
+
+export interface ComputedWrite<T> {
+  /** New content; null deletes the file (restore of "did not exist"). */
+  bytes: Buffer | null;
+  /** Decoded text before and after, for the patch, the git diff and the secret guard. */
+  before: string;
+  after: string;
+  /** Lines (or cells) of the new version for the read state; default: lines of `after`. */
+  total?: number;
+  /** Decodes a HEAD blob the way this file is decoded (git diff). Default: UTF-8. */
+  decode?: (bytes: Buffer) => string;
+  /** Whatever the tool wants back (replacements, cell id, …). */
+  extra: T;
+}
+
+export interface WritePlan<T> {
+  tool: WriteToolName;
+  /** 'none': no read needed; 'any': some range read (Edit, NotebookEdit); 'full': seen in full (Write). */
+  requireRead: 'none' | 'any' | 'full';
+  unit: ReadUnit;
+  /** Create missing parent folders (Write). */
+  createParents?: boolean;
+  /** Tool checks that answer before the read-state ones (Edit's FILE_NOT_FOUND, FILE_EXISTS). */
+  precheck?(current: CurrentFile): void;
+  compute(current: CurrentFile): ComputedWrite<T> | Promise<ComputedWrite<T>>;
+  /** Test seam for the atomic writer's file-system calls. */
+  fs?: WriterFs;
+}
+
+export interface WriteOutcome<T> {
+  type: 'create' | 'update' | 'delete';
+  structuredPatch: PatchHunk[];
+  additions: number;
+  deletions: number;
+  gitDiff?: GitDiff;
+  /** History version this write kept; null when none was kept. */
+  version: string | null;
+  /** Bytes written (0 for a delete). */
+  bytes: number;
+  extra: T;
+}
+
+export async function runWrite<T>(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<T>): Promise<WriteOutcome<T>> {
+  const release = await ctx.locks.acquire(target.real, ctx.settings.lockTimeoutMs);
+  let done: Omit<WriteOutcome<T>, 'structuredPatch' | 'additions' | 'deletions'> & { computed: ComputedWrite<T> };
+  try {
+    done = await writeLocked(ctx, target, plan);
+  } finally {
+    release();
+  }
+  // Diffs need no lock: they describe the bytes this write produced.
+  const { computed, ...rest } = done;
+  const patch = makePatch(target.relative, computed.before, computed.after);
+  const gitDiff = await gitDiffOf({
+    real: target.real,
+    after: computed.bytes === null ? null : computed.after,
+    decode: computed.decode ?? ((b) => b.toString('utf8')),
+  });
+  ctx.afterWrite({
+    tool: plan.tool,
+    session: ctx.session,
+    path: target,
+    type: rest.type,
+    additions: patch.additions,
+    deletions: patch.deletions,
+    version: rest.version,
+  });
+  return { ...rest, structuredPatch: patch.hunks, additions: patch.additions, deletions: patch.deletions, ...(gitDiff ? { gitDiff } : {}) };
+}
+
+async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<T>) {
+  const current = await loadCurrent(target.real);
+  plan.precheck?.(current);
+  if (current.bytes && current.stat) checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat);
+  const computed = await plan.compute(current);
+  const realRel = path.relative(ctx.root, target.real).split(path.sep).join('/');
+  assertNoAddedSecret([target.relative, realRel], computed.before, computed.after);
+  const version = await keepHistory(ctx, plan.tool, realRel, target.real, current);
+  const lastCheck = () => assertStillCurrent(target.real, current);
+  if (computed.bytes === null) {
+    await atomicDelete({ root: ctx.root, target, lastCheck, fs: plan.fs });
+  } else {
+    await atomicWrite({
+      root: ctx.root,
+      dataDir: ctx.settings.dataDir,
+      target,
+      bytes: computed.bytes,
+      previous: current.stat,
+      createParents: plan.createParents,
+      lastCheck,
+      fs: plan.fs,
+    });
+    await recordWrite(ctx, target.real, plan.unit, computed);
+  }
+  const type: 'create' | 'update' | 'delete' = computed.bytes === null ? 'delete' : current.bytes ? 'update' : 'create';
+  return { type, version, bytes: computed.bytes?.length ?? 0, extra: computed.extra, computed };
+}
+
+/** Current bytes and stats from one open file, so both describe the same file. */
+async function loadCurrent(real: string): Promise<CurrentFile> {
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(real, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { bytes: null, stat: null };
+    throw mapFsError(err);
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new ToolError('NOT_A_FILE', 'The path is not a regular file (a directory, FIFO, socket or device).');
+    if (stat.size > MAX_WRITE_BYTES) {
+      throw new ToolError(
+        'FILE_TOO_LARGE',
+        'The file is over 64 MiB; write tools do not edit or rewrite files this large. Change it with other means.',
+        { size: stat.size, limit: MAX_WRITE_BYTES },
+      );
+    }
+    return { bytes: await handle.readFile(), stat };
+  } catch (err) {
+    throw mapFsError(err);
+  } finally {
+    await handle.close();
+  }
+}
+
+function checkReadState(ctx: ToolContext, target: ResolvedPath, need: WritePlan<unknown>['requireRead'], bytes: Buffer, stat: fs.Stats): void {
+  if (need === 'none') return;
+  const rec = ctx.readState.get(ctx.session, target.real);
+  if (!rec) {
+    throw new ToolError('FILE_NOT_READ', `File ${target.relative} has not been read yet in this session. Read it first before writing to it.`);
+  }
+  if (!isUnchangedSince(rec, stampOf(stat), bytes)) {
+    throw new ToolError(
+      'FILE_MODIFIED_SINCE_READ',
+      `File ${target.relative} has been modified since it was read (by the user or another tool). Read it again before writing to it.`,
+    );
+  }
+  if (need === 'full' && !hasSeenInFull(rec)) {
+    throw new ToolError(
+      'FILE_NOT_READ',
+      `File ${target.relative} has been read only in part. Read all of it (without offset/limit, or pages that cover every line) before overwriting it with Write, or use Edit to change part of it.`,
+    );
+  }
+}
+
+async function keepHistory(ctx: ToolContext, tool: WriteToolName, key: string, real: string, current: CurrentFile): Promise<string | null> {
+  const previous = current.bytes && current.stat ? { real, size: current.stat.size, sha256: sha256Hex(current.bytes) } : null;
+  try {
+    return await ctx.history.keep(key, previous, { session: ctx.session, tool });
+  } catch (err) {
+    throw mapFsError(err);
+  }
+}
+
+/**
+ * SPEC §8's last staleness check, sync, right before the rename. ctime is left out: keeping
+ * the history version hard-links the inode, which moves its ctime. A moved size, mtime or inode
+ * with the same bytes (a touch) is still the same file.
+ */
+function assertStillCurrent(real: string, current: CurrentFile): void {
+  let now: fs.Stats | null = null;
+  try {
+    now = fs.statSync(real);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const before = current.stat;
+  if (now === null && before === null) return;
+  if (now && before && now.size === before.size && now.mtimeMs === before.mtimeMs && now.ino === before.ino) return;
+  if (now && current.bytes && now.size === current.bytes.length && fs.readFileSync(real).equals(current.bytes)) return;
+  throw new ToolError(
+    'FILE_MODIFIED_SINCE_READ',
+    'The file was changed on disk while this write was being prepared; nothing was written. Read it again, then retry.',
+  );
+}
+
+async function recordWrite(ctx: ToolContext, real: string, unit: ReadUnit, computed: ComputedWrite<unknown>): Promise<void> {
+  let stamp: FileStamp;
+  try {
+    stamp = stampOf(await fsp.stat(real));
+  } catch {
+    return; // Gone already: the next write will simply need a read.
+  }
+  const total = computed.total ?? countTextLines(computed.after);
+  ctx.readState.recordWrite(ctx.session, real, { stamp, hash: sha256Hex(computed.bytes!), unit, total });
+}
