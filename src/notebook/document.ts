@@ -1,0 +1,93 @@
+import { ToolError } from '../errors.js';
+import { scanJson, type ScannedValue } from './json-scan.js';
+import { detectEol, detectLayout, jupyterLayout, type JsonLayout } from './layout.js';
+import { isObject, notebookLanguage, type JsonObject } from './model.js';
+import { reformatJson } from './reformat.js';
+
+/** A notebook opened for a cell edit: its values, and where its cells sit in its text. */
+export interface NotebookDocument {
+  /** The JSON text the edit splices into (re-indented when the layout was not recognized). */
+  text: string;
+  /** A leading BOM character, put back in front of the result. */
+  bom: string;
+  /** True when the file's layout was not recognized and it was re-indented (SPEC §9). */
+  reformatted: boolean;
+  layout: JsonLayout;
+  root: JsonObject;
+  cells: unknown[];
+  /** The `cells` array's span, with each cell's span and members. */
+  cellsNode: ScannedValue;
+  nbformat: number;
+  nbformatMinor: number;
+  language: string;
+}
+
+const REPAIR =
+  'Read it to see what is wrong, then repair it with Write (the whole notebook as JSON: an object with a "cells" array and "nbformat": 4).';
+
+function invalid(why: string): ToolError {
+  return new ToolError('INVALID_NOTEBOOK', `The file is not an nbformat 4 notebook: ${why}. ${REPAIR}`);
+}
+
+/** Parses and locates; throws INVALID_NOTEBOOK for anything NotebookEdit cannot edit. */
+export function openNotebook(input: string): NotebookDocument {
+  const bom = input.charCodeAt(0) === 0xfeff ? '\ufeff' : '';
+  let text = input.slice(bom.length);
+  const root = parseRoot(text);
+  const nbformat = root['nbformat'];
+  const cells = root['cells'];
+  if (nbformat !== 4) {
+    if (typeof nbformat === 'number' && nbformat < 4) {
+      throw new ToolError(
+        'INVALID_NOTEBOOK',
+        `NotebookEdit edits nbformat 4 notebooks; this one is nbformat ${nbformat}. ` +
+          'Convert it (jupyter nbconvert --to notebook --nbformat 4) or rewrite it with Write as nbformat 4.',
+      );
+    }
+    throw invalid(typeof nbformat === 'number' ? `nbformat is ${nbformat}` : 'it has no "nbformat": 4');
+  }
+  if (!Array.isArray(cells)) throw invalid('it has no "cells" array');
+  let located = locate(text);
+  let layout = detectLayout(text, located.root, located.cells);
+  let reformatted = false;
+  if (layout === null) {
+    const eol = detectEol(text);
+    text = reformatJson(text, ' ', eol);
+    located = locate(text);
+    layout = detectLayout(text, located.root, located.cells) ?? jupyterLayout(eol);
+    reformatted = true;
+  }
+  const minor = root['nbformat_minor'];
+  return {
+    text,
+    bom,
+    reformatted,
+    layout,
+    root,
+    cells,
+    cellsNode: located.cells,
+    nbformat,
+    nbformatMinor: typeof minor === 'number' && Number.isInteger(minor) ? minor : 0,
+    language: notebookLanguage(root),
+  };
+}
+
+function parseRoot(text: string): JsonObject {
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch (err) {
+    throw invalid(`it is not valid JSON (${(err as Error).message})`);
+  }
+  if (!isObject(root)) throw invalid('its JSON is not an object');
+  return root;
+}
+
+function locate(text: string): { root: ScannedValue; cells: ScannedValue } {
+  // Depth 3: root members → the cells array → each cell's members (their values skipped).
+  const root = scanJson(text, 3);
+  // JSON.parse keeps the last of duplicate keys; so do we.
+  const member = root.members?.filter((m) => m.key === 'cells').at(-1);
+  if (member === undefined || member.value.kind !== 'array') throw invalid('it has no "cells" array');
+  return { root, cells: member.value };
+}

@@ -1,0 +1,175 @@
+import { ToolError } from '../errors.js';
+import { findCell, freshCellId, notebookHasIds, randomCellId } from './cell-ids.js';
+import { CellBuilder, lineIndentAt } from './cell-text.js';
+import { openNotebook, type NotebookDocument } from './document.js';
+import { cellIdAt, cellType, isObject } from './model.js';
+import { splitSourceLines } from './stringify.js';
+
+export type EditMode = 'replace' | 'insert' | 'delete';
+export type NewCellType = 'code' | 'markdown';
+
+export interface NotebookEditRequest {
+  cellId?: string;
+  newSource: string;
+  cellType?: NewCellType;
+  editMode: EditMode;
+}
+
+export interface NotebookEditOutcome {
+  /** The whole new file text (BOM kept); encode it with the file's encoding. */
+  text: string;
+  /** The edited, inserted or deleted cell's id (or cell-N). */
+  cellId: string;
+  cellType: string;
+  language: string;
+  /** What was done: a replace at the end of the notebook is reported as the insert it became. */
+  editMode: EditMode;
+  /** True when the file was in no recognizable layout and was re-indented with 1 space. */
+  reformatted: boolean;
+}
+
+/** Key order nbformat gives a new cell, used when the file does not sort its keys. */
+const NEW_CELL_ORDER = ['id', 'cell_type', 'metadata', 'execution_count', 'source', 'outputs'];
+
+function invalidInput(field: string, message: string): ToolError {
+  return new ToolError('INVALID_INPUT', message, { fields: [{ field: `body.${field}`, message: 'required' }] });
+}
+
+/**
+ * Applies one NotebookEdit (SPEC §9) to a notebook's text. Only the edited cell's bytes change:
+ * the new cell text is spliced over the old cell's span, and nothing else is re-serialized.
+ */
+export function editNotebook(
+  input: string,
+  request: NotebookEditRequest,
+  makeId: () => string = randomCellId,
+): NotebookEditOutcome {
+  const { editMode, cellId } = request;
+  if (cellId === undefined && editMode !== 'insert') {
+    throw invalidInput('cell_id', `cell_id is required for edit_mode "${editMode}"; without cell_id only an insert (at the top) is allowed.`);
+  }
+  if (editMode === 'insert' && request.cellType === undefined) {
+    throw invalidInput('cell_type', 'cell_type ("code" or "markdown") is required to insert a cell.');
+  }
+  const doc = openNotebook(input);
+  if (editMode === 'delete') return deleteCell(doc, findCell(doc.cells, cellId as string));
+  if (editMode === 'insert') {
+    const at = cellId === undefined ? 0 : findCell(doc.cells, cellId) + 1;
+    return insertCell(doc, at, request.cellType as NewCellType, request.newSource, makeId);
+  }
+  const index = findCell(doc.cells, cellId as string, true);
+  if (index === doc.cells.length) return insertCell(doc, index, request.cellType ?? 'code', request.newSource, makeId);
+  return replaceCell(doc, index, request.newSource, request.cellType);
+}
+
+function finish(doc: NotebookDocument, text: string, cellId: string, type: string, mode: EditMode): NotebookEditOutcome {
+  return { text: doc.bom + text, cellId, cellType: type, language: doc.language, editMode: mode, reformatted: doc.reformatted };
+}
+
+function cellSpan(doc: NotebookDocument, index: number) {
+  const span = doc.cellsNode.items?.[index];
+  if (span === undefined) throw new Error('cell span missing');
+  return span;
+}
+
+function cellIndent(doc: NotebookDocument, index: number): string {
+  const span = doc.cellsNode.items?.[index];
+  const found = span === undefined ? null : lineIndentAt(doc.text, span.start);
+  return found ?? doc.layout.unit.repeat(2);
+}
+
+/** A list-of-lines source stays a list, a string stays a string. */
+function sourceValue(source: string, asList: boolean): string | string[] {
+  return asList ? splitSourceLines(source) : source;
+}
+
+function replaceCell(doc: NotebookDocument, index: number, source: string, newType?: NewCellType): NotebookEditOutcome {
+  const span = cellSpan(doc, index);
+  const original = doc.cells[index];
+  const oldType = cellType(original);
+  const type = newType ?? oldType;
+  const cell = CellBuilder.fromText(doc.text, span, doc.layout, cellIndent(doc, index));
+  const listSource = isObject(original) ? original['source'] === undefined || Array.isArray(original['source']) : true;
+  cell.set('source', sourceValue(source, listSource));
+  if (type !== oldType) cell.set('cell_type', type);
+  if (type === 'code') {
+    // A code cell whose source changed has not run: its outputs no longer belong to it.
+    cell.set('execution_count', null);
+    cell.set('outputs', []);
+    cell.delete('attachments'); // not allowed on code cells by the schema
+  } else {
+    cell.delete('execution_count');
+    cell.delete('outputs');
+  }
+  const text = doc.text.slice(0, span.start) + cell.toText() + doc.text.slice(span.end);
+  return finish(doc, text, cellIdAt(original, index), type, 'replace');
+}
+
+function insertCell(
+  doc: NotebookDocument,
+  at: number,
+  type: NewCellType,
+  source: string,
+  makeId: () => string,
+): NotebookEditOutcome {
+  const template = doc.cells[at - 1] ?? doc.cells[at];
+  const templateIndex = doc.cells[at - 1] !== undefined ? at - 1 : at;
+  const indent = cellIndent(doc, templateIndex);
+  const id = notebookHasIds(doc.nbformat, doc.nbformatMinor) ? freshCellId(doc.cells, makeId) : undefined;
+  const listSource = !isObject(template) || typeof template['source'] !== 'string';
+  const values: Record<string, unknown> = { cell_type: type, metadata: {}, source: sourceValue(source, listSource) };
+  if (id !== undefined) values['id'] = id;
+  if (type === 'code') Object.assign(values, { execution_count: null, outputs: [] });
+  const cell = new CellBuilder(doc.layout, indent);
+  for (const key of newCellKeys(Object.keys(values), template)) cell.set(key, values[key]);
+  const text = spliceNewCell(doc, at, cell.toText(), indent);
+  return finish(doc, text, id ?? `cell-${at}`, type, 'insert');
+}
+
+/** Keys in the neighbouring cell's order where it has them, then nbformat's order. */
+function newCellKeys(keys: string[], template: unknown): string[] {
+  const order = isObject(template) ? Object.keys(template) : [];
+  const rank = (key: string): number => {
+    const seen = order.indexOf(key);
+    return seen >= 0 ? seen : order.length + NEW_CELL_ORDER.indexOf(key);
+  };
+  return [...keys].sort((a, b) => rank(a) - rank(b));
+}
+
+/** Inserts a cell's text so it becomes cell `at`, with the separators its neighbours have. */
+function spliceNewCell(doc: NotebookDocument, at: number, cellText: string, indent: string): string {
+  const { text, layout, cellsNode } = doc;
+  const items = cellsNode.items ?? [];
+  const before = items[at - 1];
+  if (before !== undefined) {
+    return text.slice(0, before.end) + `,${layout.eol}${indent}${cellText}` + text.slice(before.end);
+  }
+  const first = items[0];
+  if (first !== undefined) {
+    return text.slice(0, first.start) + `${cellText},${layout.eol}${indent}` + text.slice(first.start);
+  }
+  // Empty "cells": [] becomes a one-cell list, laid out as json.dumps would.
+  const closeIndent = lineIndentAt(text, cellsMemberStart(doc)) ?? layout.unit;
+  const inner = `${layout.eol}${indent}${cellText}${layout.eol}${closeIndent}`;
+  return text.slice(0, cellsNode.start + 1) + inner + text.slice(cellsNode.end - 1);
+}
+
+/** Where the `"cells"` key starts: the line whose indentation the closing bracket takes. */
+function cellsMemberStart(doc: NotebookDocument): number {
+  const quote = doc.text.lastIndexOf('"cells"', doc.cellsNode.start);
+  return quote >= 0 ? quote : doc.cellsNode.start;
+}
+
+function deleteCell(doc: NotebookDocument, index: number): NotebookEditOutcome {
+  const items = doc.cellsNode.items ?? [];
+  const span = cellSpan(doc, index);
+  const next = items[index + 1];
+  const previous = items[index - 1];
+  const { text } = doc;
+  let result: string;
+  if (next !== undefined) result = text.slice(0, span.start) + text.slice(next.start);
+  else if (previous !== undefined) result = text.slice(0, previous.end) + text.slice(span.end);
+  else result = text.slice(0, doc.cellsNode.start + 1) + text.slice(doc.cellsNode.end - 1);
+  const original = doc.cells[index];
+  return finish(doc, result, cellIdAt(original, index), cellType(original), 'delete');
+}

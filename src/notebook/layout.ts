@@ -1,0 +1,76 @@
+import type { ScannedValue } from './json-scan.js';
+
+/** How a notebook file is laid out, learned from its own text so new text matches it. */
+export interface JsonLayout {
+  /** Line break between tokens: LF, CRLF (a CRLF notebook stays CRLF) or CR. */
+  eol: string;
+  /** One level of indentation: " " for Jupyter, also "  ", "    " or a tab. */
+  unit: string;
+  /** Between a key and its value: ": " for Jupyter and JSON.stringify. */
+  keySep: string;
+  /** Non-ASCII written as \uXXXX (Python's ensure_ascii=True), detected from the file. */
+  asciiOnly: boolean;
+  /** Keys sorted (Jupyter's sort_keys=True): new and converted cells sort theirs too. */
+  sortedKeys: boolean;
+}
+
+/** The layout Jupyter writes; used for a notebook in no recognizable layout (SPEC §9). */
+export function jupyterLayout(eol: string): JsonLayout {
+  return { eol, unit: ' ', keySep: ': ', asciiOnly: false, sortedKeys: false };
+}
+
+export function detectEol(text: string): string {
+  if (text.includes('\r\n')) return '\r\n';
+  if (text.includes('\r')) return '\r';
+  return '\n';
+}
+
+/**
+ * Recognizes an indented layout: the root's members one level in, the cells two levels in,
+ * a cell's members three levels in, all with the same unit. Anything else (minified JSON,
+ * uneven indentation) is null and the notebook is rewritten with 1-space indent.
+ */
+export function detectLayout(text: string, root: ScannedValue, cells: ScannedValue): JsonLayout | null {
+  const eol = detectEol(text);
+  const first = root.members?.[0];
+  if (first === undefined) return null;
+  const unit = indentAfter(text, root.start + 1, first.keyStart, eol);
+  if (unit === null || unit === '') return null;
+  const keySep = text.slice(first.keyEnd, first.value.start);
+  if (!/^[ \t]*:[ \t]*$/.test(keySep)) return null;
+  const cell = cells.items?.[0];
+  if (cell !== undefined) {
+    if (indentAfter(text, cells.start + 1, cell.start, eol) !== unit.repeat(2)) return null;
+    const member = cell.members?.[0];
+    if (member !== undefined && indentAfter(text, cell.start + 1, member.keyStart, eol) !== unit.repeat(3)) {
+      return null;
+    }
+  }
+  return { eol, unit, keySep, asciiOnly: detectAsciiOnly(text), sortedKeys: keysSorted(root, cells) };
+}
+
+/** The indentation in text[from, to) when it is exactly one line break then spaces/tabs. */
+function indentAfter(text: string, from: number, to: number, eol: string): string | null {
+  const gap = text.slice(from, to);
+  if (!gap.startsWith(eol)) return null;
+  const indent = gap.slice(eol.length);
+  return /^[ \t]*$/.test(indent) ? indent : null;
+}
+
+function detectAsciiOnly(text: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  if (/[^\u0000-\u007f]/.test(text)) return false;
+  return /\\u(?!00[0-7])[0-9a-fA-F]{4}/.test(text);
+}
+
+function keysSorted(root: ScannedValue, cells: ScannedValue): boolean {
+  if (!isSorted(root.members?.map((m) => m.key) ?? [])) return false;
+  return (cells.items ?? []).every((cell) => isSorted(cell.members?.map((m) => m.key) ?? []));
+}
+
+function isSorted(keys: string[]): boolean {
+  for (let i = 1; i < keys.length; i++) {
+    if ((keys[i - 1] as string) > (keys[i] as string)) return false;
+  }
+  return true;
+}
