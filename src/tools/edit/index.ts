@@ -1,0 +1,21 @@
+import type { ToolDefinition } from '../types.js';
+import { runEdit } from './run.js';
+import { editInput, editResult, type EditInput, type EditResult } from './schema.js';
+
+export const editTool: ToolDefinition<EditInput, EditResult> = {
+  name: 'Edit',
+  slug: 'edit',
+  description: [
+    'Replaces exact text in a file: old_string becomes new_string.',
+    '- Read the file first in this session (any range); if it changed on disk since, read it again.',
+    '- old_string must match the file exactly (as Read shows it, without the line-number prefix) and occur once; add surrounding lines to make it unique, or set replace_all to change every occurrence.',
+    '- Only the matched text changes: encoding, BOM and line endings of the rest stay byte for byte.',
+    '- An empty old_string creates a new file (parents included) or fills an empty one.',
+    '- Not for .ipynb notebooks: use NotebookEdit for a cell, Write for the whole notebook.',
+  ].join('\n'),
+  input: editInput,
+  result: editResult,
+  pathField: 'file_path',
+  access: 'write',
+  run: runEdit,
+};

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { gitDiffSchema, structuredPatchSchema } from '../../write/result-schemas.js';
+
+export const editInput = z.strictObject({
+  file_path: z.string().min(1).describe('The file to edit: relative to the workspace root, or absolute inside it.'),
+  old_string: z
+    .string()
+    .describe(
+      'The exact text to replace, as Read shows it (without the line-number prefix). Empty creates a new file (or fills an empty one).',
+    ),
+  new_string: z.string().describe('The text to put in its place (literal; must differ from old_string).'),
+  replace_all: z
+    .boolean()
+    .default(false)
+    .describe('Replace every occurrence of old_string; otherwise old_string must occur exactly once.'),
+});
+
+export type EditInput = z.infer<typeof editInput>;
+
+export const editResult = z
+  .object({
+    file_path: z.string().describe('The edited file, relative to the workspace root.'),
+    replacements: z.number().int().describe('How many occurrences were replaced.'),
+    structured_patch: structuredPatchSchema,
+    git_diff: gitDiffSchema.optional(),
+  })
+  .describe('What Edit changed.');
+
+export type EditResult = z.infer<typeof editResult>;

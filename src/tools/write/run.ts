@@ -1,0 +1,73 @@
+import { ToolError } from '../../errors.js';
+import { decodeText, encodeText } from '../../text/codec.js';
+import { encodingOverrideFor } from '../../write/encoding-override.js';
+import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
+import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
+import type { WriteInput, WriteResult } from './schema.js';
+
+interface WriteExtra {
+  original: string | null;
+}
+
+/** SPEC §7: create with parents, or overwrite a file the session has seen in full. */
+export async function runWriteTool(input: WriteInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<WriteResult>> {
+  const cells = target.relative.toLowerCase().endsWith('.ipynb') ? notebookCells(input.content) : null;
+  const override = encodingOverrideFor(target.relative, ctx.settings.encodings);
+  const out = await runWrite<WriteExtra>(ctx, target, {
+    tool: 'Write',
+    requireRead: 'full',
+    unit: cells === null ? 'lines' : 'cells',
+    createParents: true,
+    compute: (current) => compute(input.content, current, override, cells),
+  });
+  const created = out.type === 'create';
+  return {
+    result: {
+      type: created ? 'create' : 'update',
+      file_path: target.relative,
+      structured_patch: out.structuredPatch,
+      original_file: out.extra.original,
+      ...(out.gitDiff ? { git_diff: out.gitDiff } : {}),
+    },
+    text: created
+      ? `File created successfully at: ${target.relative}`
+      : `The file ${target.relative} has been updated successfully.`,
+    metrics: { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions },
+  };
+}
+
+function compute(content: string, current: CurrentFile, override: string | undefined, cells: number | null): ComputedWrite<WriteExtra> {
+  const total = cells ?? undefined;
+  if (current.bytes === null) {
+    const bytes = encodeText(content, { encoding: 'utf-8', bom: false });
+    return { bytes, before: '', after: content, total, extra: { original: null } };
+  }
+  // The file keeps its encoding and BOM; characters it cannot hold → UNSUPPORTED_ENCODING.
+  const decoded = decodeText(current.bytes, override);
+  const bytes = encodeText(content, decoded);
+  const decode = (b: Buffer) => decodeText(b, decoded.encoding).text;
+  return { bytes, before: decoded.text, after: content, total, decode, extra: { original: decoded.text } };
+}
+
+/** Cells of notebook JSON (an object with a `cells` array and `nbformat`), else INVALID_NOTEBOOK. */
+function notebookCells(content: string): number {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content);
+  } catch {
+    // Not echoing the parser's message: it quotes the content.
+    throw invalidNotebook('it is not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalidNotebook('it is not a JSON object');
+  const nb = parsed as { cells?: unknown; nbformat?: unknown };
+  if (!Array.isArray(nb.cells)) throw invalidNotebook('it has no "cells" array');
+  if (nb.nbformat === undefined) throw invalidNotebook('it has no "nbformat"');
+  return nb.cells.length;
+}
+
+function invalidNotebook(why: string): ToolError {
+  return new ToolError(
+    'INVALID_NOTEBOOK',
+    `The content is not notebook JSON: ${why}. Nothing was written. Send a JSON object with "cells" (an array), "metadata", "nbformat" and "nbformat_minor".`,
+  );
+}
