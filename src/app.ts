@@ -9,6 +9,7 @@ import { installOpenApi } from './http/openapi.js';
 import { ID_PATTERN } from './http/session.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
+import { registerHistoryRoutes } from './routes/history.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerSessionRoutes } from './routes/sessions.js';
 import { registerToolList, registerToolRoute } from './routes/tools.js';
@@ -57,6 +58,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const metrics = registerMetricsRoutes(app, services);
   const events = registerEventRoutes(app, services);
   metrics.setEventSource(() => events.stats());
+  registerHistoryRoutes(app, services);
   const tools = options.tools ?? TOOLS;
   for (const tool of tools) registerToolRoute(app, services, tool);
   registerToolList(app, tools);

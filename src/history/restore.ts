@@ -1,0 +1,89 @@
+import path from 'node:path';
+import { ToolError } from '../errors.js';
+import { parseNotebook } from '../notebook/model.js';
+import { decodeText } from '../text/codec.js';
+import { encodingOverrideFor } from '../text/overrides.js';
+import { sniff } from '../text/sniff.js';
+import type { ResolvedPath, ToolContext, ToolOutput } from '../tools/types.js';
+import type { PatchHunk } from '../write/patch.js';
+import { runWrite, type ComputedWrite } from '../write/pipeline.js';
+
+export interface RestoreResult {
+  file_path: string;
+  version: string;
+  type: 'create' | 'update' | 'delete';
+  structured_patch: PatchHunk[];
+}
+
+/** History key of a resolved path: its real path relative to the root, `/` separators. */
+export function historyKey(root: string, target: ResolvedPath): string {
+  return path.relative(root, target.real).split(path.sep).join('/');
+}
+
+/**
+ * Brings back a kept version as a normal write (SPEC §10): locked, atomic, kept in history
+ * itself, recorded in the caller's read state — and needing no prior read, since the caller
+ * names the exact content it wants. "Did not exist" deletes the file.
+ */
+export async function restoreVersion(
+  ctx: ToolContext,
+  target: ResolvedPath,
+  version: string,
+): Promise<ToolOutput<RestoreResult>> {
+  const loaded = await ctx.history.load(historyKey(ctx.root, target), version);
+  if (!loaded) {
+    throw new ToolError(
+      'VERSION_NOT_FOUND',
+      `${target.relative} has no history version "${version}". List its versions with GET /v1/history?file_path=${target.relative}.`,
+      { version },
+    );
+  }
+  const restored = loaded.bytes;
+  const notebookCells = restored && target.relative.endsWith('.ipynb') ? cellCount(restored) : undefined;
+  const outcome = await runWrite(ctx, target, {
+    tool: 'Restore',
+    requireRead: 'none',
+    unit: notebookCells === undefined ? 'lines' : 'cells',
+    compute: (current): ComputedWrite<null> => ({
+      bytes: restored,
+      before: current.bytes ? asText(ctx, target, current.bytes) : '',
+      after: restored ? asText(ctx, target, restored) : '',
+      ...(notebookCells === undefined ? {} : { total: notebookCells }),
+      extra: null,
+    }),
+  });
+  const result: RestoreResult = {
+    file_path: target.relative,
+    version,
+    type: outcome.type,
+    structured_patch: outcome.structuredPatch,
+  };
+  return {
+    result,
+    text: describe(result, outcome.additions, outcome.deletions),
+    metrics: { bytes: outcome.bytes, linesAdded: outcome.additions, linesRemoved: outcome.deletions },
+  };
+}
+
+function describe(r: RestoreResult, additions: number, deletions: number): string {
+  if (r.type === 'delete') {
+    return `Restored ${r.file_path} to version ${r.version}, in which it did not exist: the file was deleted.`;
+  }
+  const verb = r.type === 'create' ? 'Recreated' : 'Restored';
+  return `${verb} ${r.file_path} from version ${r.version} (+${additions} -${deletions} lines). Its content is now current for this session.`;
+}
+
+/** Text for the patch: decoded as the file's encoding; binary content as a one-line stand-in. */
+function asText(ctx: ToolContext, target: ResolvedPath, bytes: Buffer): string {
+  if (sniff(bytes.subarray(0, 8192)).kind !== 'text') return `[binary content, ${bytes.length} bytes]\n`;
+  try {
+    return decodeText(bytes, encodingOverrideFor(ctx.settings.encodings, target.relative)).text;
+  } catch {
+    return bytes.toString('utf8');
+  }
+}
+
+function cellCount(bytes: Buffer): number | undefined {
+  const parsed = parseNotebook(bytes.toString('utf8'));
+  return parsed.ok ? parsed.notebook.cells.length : undefined;
+}

@@ -1,0 +1,185 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppServices, ToolCallEvent } from '../app-services.js';
+import type { ErrorCode } from '../errors.js';
+import { historyKey, restoreVersion } from '../history/restore.js';
+import { errorResponses } from '../http/error-schema.js';
+import { toToolError } from '../http/error-handler.js';
+import { sessionOf } from '../http/session.js';
+import type { ToolContext, ToolMetrics } from '../tools/types.js';
+import { structuredPatchSchema } from '../write/result-schemas.js';
+import { SECURED, sessionHeaders } from './tools.js';
+
+const filePath = z
+  .string()
+  .min(1)
+  .describe('The file: absolute (inside the workspace root) or relative to the root.');
+
+const versionSchema = z
+  .object({
+    version: z.string().describe('Version id; sorts in the order versions were kept. Pass it to restore.'),
+    created_at: z.string().describe('When the version was kept (ISO-8601, UTC).'),
+    session: z.string().describe('Session whose write replaced this content.'),
+    tool: z.enum(['Edit', 'Write', 'NotebookEdit', 'Restore']).describe('Tool whose write replaced this content.'),
+    size: z.number().int().nullable().describe('Bytes of this content; null: the file did not exist.'),
+    sha256: z.string().nullable().describe('Lowercase hex SHA-256 of this content; null: the file did not exist.'),
+  })
+  .describe('One kept version: the content a write replaced.');
+
+const historyResponse = z
+  .object({
+    file_path: z.string().describe('The file, relative to the root.'),
+    versions: z.array(versionSchema).describe('Newest first; empty for a file never written.'),
+  })
+  .describe('The file’s history.');
+
+const restoreBody = z
+  .strictObject({
+    file_path: filePath,
+    version: z.string().min(1).describe('A version id from GET /v1/history.'),
+  })
+  .describe('Which version of which file to bring back.');
+
+const restoreResponse = z
+  .object({
+    result: z
+      .object({
+        file_path: z.string().describe('The file, relative to the root.'),
+        version: z.string().describe('The version that was restored.'),
+        type: z
+          .enum(['create', 'update', 'delete'])
+          .describe('create: the file did not exist; update: it was overwritten; delete: the version is "did not exist".'),
+        structured_patch: structuredPatchSchema,
+      })
+      .describe('What the restore changed.'),
+    text: z.string().describe('What an agent shows its model.'),
+  })
+  .describe('The version is the current content again.');
+
+const RESTORE_CODES: readonly ErrorCode[] = [
+  'INVALID_INPUT', 'UNAUTHORIZED', 'PATH_OUTSIDE_WORKSPACE', 'PATH_DENIED', 'READ_ONLY', 'NOT_A_FILE',
+  'VERSION_NOT_FOUND', 'FILE_TOO_LARGE', 'FILE_MODIFIED_SINCE_READ', 'SECRET_DETECTED', 'UNSUPPORTED_ENCODING',
+  'PAYLOAD_TOO_LARGE', 'LOCK_TIMEOUT', 'STORAGE_FULL', 'FS_PERMISSION_DENIED', 'FS_BUSY', 'INTERNAL',
+];
+
+/** `GET /v1/history` and `POST /v1/history/restore` (SPEC §10). */
+export function registerHistoryRoutes(app: FastifyInstance, services: AppServices): void {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.route({
+    method: 'GET',
+    url: '/v1/history',
+    schema: {
+      summary: 'List the kept versions of a file',
+      description:
+        'Each successful write first keeps the content it replaces (or "did not exist"). Newest first; ' +
+        'at most --history-versions per file; contents over 64 MiB are not kept.',
+      operationId: 'listHistory',
+      tags: ['history'],
+      security: SECURED,
+      querystring: z.strictObject({ file_path: filePath }),
+      response: {
+        200: historyResponse,
+        ...errorResponses(['PATH_OUTSIDE_WORKSPACE', 'PATH_DENIED', 'NOT_A_FILE', 'FS_PERMISSION_DENIED', 'FS_BUSY']),
+      },
+    },
+    handler: async (request) => {
+      const target = await services.resolve(request.query.file_path, 'read');
+      const versions = await services.history.list(historyKey(services.root, target));
+      return { file_path: target.relative, versions };
+    },
+  });
+
+  r.route({
+    method: 'POST',
+    url: '/v1/history/restore',
+    schema: {
+      summary: 'Restore a kept version of a file',
+      description:
+        'Brings back a version as a normal write: locked, atomic, itself kept in history, and reported ' +
+        'as a file_changed event. Needs no prior Read; afterwards the session has seen the restored ' +
+        'content in full. Restoring a version in which the file did not exist deletes the file.',
+      operationId: 'restoreVersion',
+      tags: ['history'],
+      security: SECURED,
+      headers: sessionHeaders,
+      body: restoreBody,
+      response: { 200: restoreResponse, ...errorResponses(RESTORE_CODES) },
+    },
+    handler: async (request) => {
+      const started = performance.now();
+      const session = sessionOf(request);
+      let relative: string | null = null;
+      let metrics: ToolMetrics = {};
+      try {
+        const target = await services.resolve(request.body.file_path, 'write');
+        relative = target.relative;
+        const out = await restoreVersion(contextFor(services, request, session), target, request.body.version);
+        metrics = out.metrics ?? {};
+        telemetry(services, request, callEvent(session, relative, null, 200, started, metrics));
+        return { result: out.result, text: out.text };
+      } catch (err) {
+        const error = toToolError(err);
+        telemetry(services, request, callEvent(session, relative, error.code, error.status, started, metrics));
+        throw error;
+      }
+    },
+  });
+}
+
+/** The same plain context the generic tool route gives a tool. */
+function contextFor(services: AppServices, request: FastifyRequest, session: string): ToolContext {
+  return {
+    root: services.root,
+    session,
+    log: request.log,
+    settings: services.settings,
+    readState: services.readState,
+    locks: services.locks,
+    history: services.history,
+    afterWrite: (event) => {
+      for (const listener of services.writeListeners) {
+        try {
+          listener(event);
+        } catch (err) {
+          request.log.error({ err }, 'after-write listener failed');
+        }
+      }
+    },
+    resolve: services.resolve,
+  };
+}
+
+function callEvent(
+  session: string,
+  path: string | null,
+  code: string | null,
+  status: number,
+  started: number,
+  metrics: ToolMetrics,
+): ToolCallEvent {
+  return {
+    tool: 'Restore',
+    session,
+    path,
+    outcome: code === null ? 'ok' : 'error',
+    code,
+    status,
+    durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+    bytes: metrics.bytes ?? null,
+    linesAdded: metrics.linesAdded ?? null,
+    linesRemoved: metrics.linesRemoved ?? null,
+  };
+}
+
+/** SPEC §8 telemetry line (never content), then the tool-call listeners (metrics). */
+function telemetry(services: AppServices, request: FastifyRequest, event: ToolCallEvent): void {
+  request.log.info({ event: 'tool_call', ...event }, `${event.tool} ${event.outcome}`);
+  for (const listener of services.toolCallListeners) {
+    try {
+      listener(event);
+    } catch (err) {
+      request.log.error({ err }, 'tool-call listener failed');
+    }
+  }
+}
