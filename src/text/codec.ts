@@ -1,0 +1,165 @@
+import { isUtf8 } from 'node:buffer';
+import iconv from 'iconv-lite';
+import { ToolError } from '../errors.js';
+import { detectLegacyEncoding } from './detect-legacy.js';
+import { detectLineEndings, type LineEndings } from './line-endings.js';
+
+export { detectLineEndings, dominantLineBreak, type LineEndings } from './line-endings.js';
+
+/**
+ * The one text codec every tool uses (SPEC §5 encodings, §8 round-trip guard): bytes → text with
+ * the encoding, BOM and line endings they came in, and text → the same kind of bytes.
+ */
+
+export interface TextEncoding {
+  /** Lowercase WHATWG/iconv name: 'utf-8', 'utf-16le', 'gbk', 'shift_jis', 'windows-1252', … */
+  encoding: string;
+  bom: boolean;
+}
+
+export interface DecodedText extends TextEncoding {
+  text: string;
+  lineEndings: LineEndings;
+}
+
+/** Longest first: the UTF-32LE BOM starts with the UTF-16LE one. */
+const BOMS: ReadonlyArray<readonly [encoding: string, bytes: Buffer]> = [
+  ['utf-32le', Buffer.from([0xff, 0xfe, 0x00, 0x00])],
+  ['utf-32be', Buffer.from([0x00, 0x00, 0xfe, 0xff])],
+  ['utf-8', Buffer.from([0xef, 0xbb, 0xbf])],
+  ['utf-16le', Buffer.from([0xff, 0xfe])],
+  ['utf-16be', Buffer.from([0xfe, 0xff])],
+];
+
+/** The BOM bytes of a Unicode encoding; undefined for encodings without one. */
+export function bomBytes(encoding: string): Buffer | undefined {
+  return BOMS.find(([enc]) => enc === encoding)?.[1];
+}
+
+/** The Unicode encoding whose BOM starts these bytes, if any. */
+export function bomEncoding(bytes: Buffer): string | undefined {
+  return BOMS.find(([, bom]) => bytes.length >= bom.length && bytes.subarray(0, bom.length).equals(bom))?.[0];
+}
+
+const ALIASES: Record<string, string> = {
+  utf8: 'utf-8',
+  'utf-16': 'utf-16le',
+  utf16le: 'utf-16le',
+  utf16be: 'utf-16be',
+  utf32le: 'utf-32le',
+  utf32be: 'utf-32be',
+  sjis: 'shift_jis',
+  'shift-jis': 'shift_jis',
+  shiftjis: 'shift_jis',
+  eucjp: 'euc-jp',
+  euckr: 'euc-kr',
+  latin1: 'iso-8859-1',
+  ascii: 'utf-8',
+  'us-ascii': 'utf-8',
+};
+
+/** `CP1252` → `windows-1252`, `UTF8` → `utf-8`: the names SPEC §5 reports. */
+export function canonicalEncoding(name: string): string {
+  const n = name.trim().toLowerCase();
+  const cp = /^(?:cp|windows)-?(125\d)$/.exec(n);
+  if (cp) return `windows-${cp[1]}`;
+  return ALIASES[n] ?? n;
+}
+
+function decodeAs(bytes: Buffer, encoding: string): string {
+  if (encoding === 'utf-8') return bytes.toString('utf8');
+  return iconv.decode(bytes, encoding, { stripBOM: false });
+}
+
+function done(text: string, encoding: string, bom: boolean): DecodedText {
+  return { text, encoding, bom, lineEndings: detectLineEndings(text) };
+}
+
+/**
+ * BOM first (a BOM is unambiguous, so it wins even over an override); then the override
+ * (SIDEFILE_ENCODINGS) if given; then strict UTF-8; else the detected legacy encoding.
+ */
+export function decodeText(bytes: Buffer, override?: string): DecodedText {
+  const bomEnc = bomEncoding(bytes);
+  if (bomEnc !== undefined) {
+    return done(decodeAs(bytes.subarray(bomBytes(bomEnc)!.length), bomEnc), bomEnc, true);
+  }
+  if (override !== undefined) {
+    const encoding = canonicalEncoding(override);
+    if (encoding !== 'utf-8' && !iconv.encodingExists(encoding)) {
+      throw new ToolError(
+        'UNSUPPORTED_ENCODING',
+        `The encoding "${override}" configured for this file is not supported by the server; ask the operator to fix --encodings.`,
+      );
+    }
+    return done(decodeAs(bytes, encoding), encoding, false);
+  }
+  if (isUtf8(bytes)) return done(bytes.toString('utf8'), 'utf-8', false);
+  const legacy = detectLegacyEncoding(bytes);
+  return done(legacy.text, legacy.encoding, false);
+}
+
+/** First character of `text` the encoding cannot hold, for the error message. */
+function firstUnencodable(text: string, encoding: string): string | undefined {
+  for (const ch of text) {
+    if (encoding.startsWith('utf-')) {
+      const c = ch.codePointAt(0)!;
+      if (c >= 0xd800 && c <= 0xdfff) return ch;
+      continue;
+    }
+    if (iconv.decode(iconv.encode(ch, encoding), encoding) !== ch) return ch;
+  }
+  return undefined;
+}
+
+function describeChar(ch: string): string {
+  const hex = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+  const printable = /\p{L}|\p{N}|\p{P}|\p{S}/u.test(ch);
+  return printable ? `"${ch}" (U+${hex})` : `U+${hex}`;
+}
+
+/** Lone surrogates cannot be written in any Unicode encoding. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function unencodableError(text: string, encoding: string): ToolError {
+  const ch = firstUnencodable(text, encoding);
+  const what = ch === undefined ? 'characters' : `the character ${describeChar(ch)}`;
+  return new ToolError(
+    'UNSUPPORTED_ENCODING',
+    `The file is encoded as ${encoding}, which cannot hold ${what}. Nothing was written. ` +
+      `Use only characters ${encoding} can represent (for example an escape sequence or an ASCII spelling).`,
+    { encoding },
+  );
+}
+
+/** Text → bytes in the file's own encoding, BOM re-added. Throws UNSUPPORTED_ENCODING when lossy. */
+export function encodeText(text: string, enc: TextEncoding): Buffer {
+  const encoding = canonicalEncoding(enc.encoding);
+  let body: Buffer;
+  if (encoding === 'utf-8') {
+    if (LONE_SURROGATE.test(text)) throw unencodableError(text, encoding);
+    body = Buffer.from(text, 'utf8');
+  } else {
+    if (!iconv.encodingExists(encoding)) {
+      throw new ToolError('UNSUPPORTED_ENCODING', `The encoding ${encoding} is not supported by the server.`, {
+        encoding,
+      });
+    }
+    body = iconv.encode(text, encoding, { addBOM: false });
+    const lossless = encoding.startsWith('utf-')
+      ? !LONE_SURROGATE.test(text)
+      : iconv.decode(body, encoding, { stripBOM: false }) === text;
+    if (!lossless) throw unencodableError(text, encoding);
+  }
+  const bom = enc.bom ? bomBytes(encoding) : undefined;
+  return bom ? Buffer.concat([bom, body]) : body;
+}
+
+/** SPEC §8 round-trip guard: encoding the decoded text gives back exactly these bytes. */
+export function roundTrips(bytes: Buffer, decoded: DecodedText): boolean {
+  try {
+    return encodeText(decoded.text, decoded).equals(bytes);
+  } catch {
+    return false;
+  }
+}

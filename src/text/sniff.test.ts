@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { sniff } from './sniff.js';
+import { encodingOverrideFor } from './overrides.js';
+
+const b = (...bytes: number[]) => Buffer.from(bytes);
+
+describe('sniff', () => {
+  it('knows PNG, JPEG, GIF and WebP by magic bytes', () => {
+    expect(sniff(b(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0))).toEqual({ kind: 'image', mediaType: 'image/png' });
+    expect(sniff(b(0xff, 0xd8, 0xff, 0xe0, 0))).toEqual({ kind: 'image', mediaType: 'image/jpeg' });
+    expect(sniff(Buffer.from('GIF89a\x01\x00', 'latin1'))).toEqual({ kind: 'image', mediaType: 'image/gif' });
+    expect(sniff(Buffer.from('RIFF\x10\x00\x00\x00WEBPVP8 ', 'latin1'))).toEqual({ kind: 'image', mediaType: 'image/webp' });
+  });
+  it('calls NUL bytes without a UTF-16/32 BOM binary', () => {
+    expect(sniff(Buffer.from('abc\0def'))).toEqual({ kind: 'binary' });
+    expect(sniff(b(0x61, 0x00, 0x62, 0x00))).toEqual({ kind: 'binary' });
+  });
+  it('calls BOM-marked UTF-16 and UTF-32 text', () => {
+    expect(sniff(b(0xff, 0xfe, 0x61, 0x00))).toEqual({ kind: 'text' });
+    expect(sniff(b(0xfe, 0xff, 0x00, 0x61))).toEqual({ kind: 'text' });
+    expect(sniff(b(0xff, 0xfe, 0x00, 0x00, 0x61, 0, 0, 0))).toEqual({ kind: 'text' });
+    expect(sniff(b(0x00, 0x00, 0xfe, 0xff, 0, 0, 0, 0x61))).toEqual({ kind: 'text' });
+  });
+  it('calls known binary types binary even without NUL bytes', () => {
+    expect(sniff(Buffer.from('%PDF-1.7\n%âãÏÓ\n'))).toEqual({ kind: 'binary' });
+    expect(sniff(b(0x1f, 0x8b, 0x08, 0x08))).toEqual({ kind: 'binary' });
+    expect(sniff(b(0x7f, 0x45, 0x4c, 0x46, 0x02))).toEqual({ kind: 'binary' });
+  });
+  it('calls control-character soup binary and ordinary text text', () => {
+    expect(sniff(b(1, 2, 3, 4, 5, 6, 0x41))).toEqual({ kind: 'binary' });
+    expect(sniff(Buffer.from('plain text\twith tabs\r\nand \x1b[0m colours\n'))).toEqual({ kind: 'text' });
+    expect(sniff(Buffer.alloc(0))).toEqual({ kind: 'text' });
+  });
+});
+
+describe('encodingOverrideFor', () => {
+  const pairs: Array<[string, string]> = [
+    ['legacy/**', 'gbk'],
+    ['*.sjis', 'shift_jis'],
+  ];
+  it('returns the encoding of the first glob matching the relative path', () => {
+    expect(encodingOverrideFor(pairs, 'legacy/a/b.txt')).toBe('gbk');
+    expect(encodingOverrideFor(pairs, 'x.sjis')).toBe('shift_jis');
+  });
+  it('is anchored at the root and returns undefined when nothing matches', () => {
+    expect(encodingOverrideFor(pairs, 'src/x.sjis')).toBeUndefined();
+    expect(encodingOverrideFor(pairs, 'other.txt')).toBeUndefined();
+    expect(encodingOverrideFor([], 'legacy/x')).toBeUndefined();
+  });
+  it('matches dot files', () => {
+    expect(encodingOverrideFor(pairs, 'legacy/.env')).toBe('gbk');
+  });
+});

@@ -1,0 +1,63 @@
+import { bomEncoding } from './codec.js';
+
+/**
+ * What kind of file a head of bytes belongs to (SPEC §5 binary vs image). Images are known by
+ * their magic bytes, never by the file name's extension.
+ */
+export type SniffResult = { kind: 'text' } | { kind: 'binary' } | { kind: 'image'; mediaType: string };
+
+/** How many leading bytes callers should pass; more is fine. */
+export const SNIFF_BYTES = 8192;
+
+function startsWith(head: Buffer, magic: number[] | string, at = 0): boolean {
+  const bytes = typeof magic === 'string' ? Buffer.from(magic, 'latin1') : Buffer.from(magic);
+  return head.length >= at + bytes.length && head.subarray(at, at + bytes.length).equals(bytes);
+}
+
+function imageType(head: Buffer): string | undefined {
+  if (startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
+  if (startsWith(head, [0xff, 0xd8, 0xff])) return 'image/jpeg';
+  if (startsWith(head, 'GIF87a') || startsWith(head, 'GIF89a')) return 'image/gif';
+  if (startsWith(head, 'RIFF') && startsWith(head, 'WEBP', 8)) return 'image/webp';
+  return undefined;
+}
+
+/** Formats whose magic is printable ASCII, so the NUL test alone might miss them. */
+const BINARY_MAGIC: Array<number[] | string> = [
+  '%PDF-',
+  [0x50, 0x4b, 0x03, 0x04], // zip, jar, docx, xlsx
+  [0x1f, 0x8b], // gzip
+  [0x7f, 0x45, 0x4c, 0x46], // ELF
+  [0xca, 0xfe, 0xba, 0xbe], // Java class, Mach-O fat
+  [0xcf, 0xfa, 0xed, 0xfe], // Mach-O
+  [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], // xz
+  [0x28, 0xb5, 0x2f, 0xfd], // zstd
+  [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], // 7z
+  'Rar!\x1a\x07',
+  'SQLite format 3',
+  [0x00, 0x61, 0x73, 0x6d], // wasm
+  'II*\x00', // tiff
+  'MM\x00*',
+  [0x00, 0x00, 0x01, 0x00], // ico
+];
+
+/** C0 controls other than tab, LF, VT, FF, CR and ESC: text has almost none of them. */
+function controlRatio(head: Buffer): number {
+  let controls = 0;
+  for (const b of head) {
+    if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0b && b !== 0x0c && b !== 0x0d && b !== 0x1b) controls++;
+  }
+  return head.length === 0 ? 0 : controls / head.length;
+}
+
+export function sniff(head: Buffer): SniffResult {
+  const mediaType = imageType(head);
+  if (mediaType !== undefined) return { kind: 'image', mediaType };
+  // A UTF-16/32 BOM marks text even though such text is full of NUL bytes.
+  const bom = bomEncoding(head);
+  if (bom !== undefined && bom !== 'utf-8') return { kind: 'text' };
+  if (BINARY_MAGIC.some((magic) => startsWith(head, magic))) return { kind: 'binary' };
+  if (head.includes(0)) return { kind: 'binary' };
+  if (controlRatio(head) > 0.1) return { kind: 'binary' };
+  return { kind: 'text' };
+}
