@@ -4,14 +4,16 @@
  * it was, untouched cells and top-level metadata deep-equal, text outside the edited cell
  * byte-identical; and parse → serialize without an edit is byte-identical.
  */
-import Ajv from 'ajv-draft-04';
 import { readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openNotebook } from '../src/notebook/document.js';
 import { editNotebook, type NotebookEditRequest } from '../src/notebook/edit.js';
 import { CELL_ID_PATTERN } from '../src/notebook/cell-ids.js';
 
+// ajv-draft-04 is CommonJS whose module.exports is the class; NodeNext types see a namespace.
+const Ajv = createRequire(import.meta.url)('ajv-draft-04') as typeof import('ajv-draft-04').default;
 const corpus = path.resolve(process.cwd(), '../shared/corpus');
 const schemas = path.join(corpus, 'nbformat/schemas');
 const ajv = new Ajv({ strict: false });
