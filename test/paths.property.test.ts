@@ -67,7 +67,7 @@ async function buildLayout(base: string, entries: Entry[]): Promise<string> {
     await quietly(() => fs.mkdir(path.dirname(at), { recursive: true }));
     if (e.kind === 'dir') await quietly(() => fs.mkdir(at));
     else if (e.kind === 'file') await quietly(() => fs.writeFile(at, 'inside'));
-    else {
+    else if (e.kind === 'link') {
       const t = e.target;
       const target = 'fixed' in t ? t.fixed : t.abs ? path.join(base, ...t.segments) : t.segments.join('/');
       await quietly(() => fs.symlink(target, at));
