@@ -1,0 +1,143 @@
+import type {
+  ReadObservation,
+  ReadRecord,
+  ReadStateStore,
+  WriteObservation,
+} from './types.js';
+import { mergeRanges, sameStamp } from './unchanged.js';
+
+export interface MemoryReadStateOptions {
+  /** A session idle this long is forgotten (SPEC §2, default 24 h). */
+  ttlMs: number;
+  /** Total records over all sessions; the least recently used goes first. */
+  maxEntries: number;
+  now?: () => number;
+}
+
+interface Session {
+  lastActive: number;
+  /** real path → record; a Map keeps insertion order, refreshed on use, for LRU eviction. */
+  files: Map<string, ReadRecord>;
+}
+
+/**
+ * In-memory read state (SPEC §2, §5): per session, real path → what was read of which version.
+ * Bounded: idle sessions expire and the total number of records is capped (LRU over all
+ * sessions); an evicted or expired read simply counts as not read.
+ */
+export class MemoryReadStateStore implements ReadStateStore {
+  private readonly sessions = new Map<string, Session>();
+  /** Global recency order of "session\0path" keys: first = least recently used. */
+  private readonly lru = new Map<string, true>();
+  private readonly now: () => number;
+  private lastSweep = 0;
+
+  constructor(private readonly options: MemoryReadStateOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  get(session: string, realPath: string): ReadRecord | undefined {
+    const s = this.live(session);
+    const rec = s?.files.get(realPath);
+    if (!s || !rec) return undefined;
+    s.lastActive = this.now();
+    this.touch(session, realPath);
+    return rec;
+  }
+
+  recordRead(session: string, realPath: string, read: ReadObservation): void {
+    const prev = this.live(session)?.files.get(realPath);
+    const sameVersion =
+      prev !== undefined &&
+      prev.unit === read.unit &&
+      (sameStamp(prev.stamp, read.stamp) || (prev.hash !== null && prev.hash === read.hash));
+    const seen = sameVersion ? [...prev.seen] : [];
+    if (read.range !== null) seen.push(read.range);
+    this.put(session, realPath, {
+      stamp: read.stamp,
+      hash: read.hash ?? (sameVersion ? prev.hash : null),
+      unit: read.unit,
+      total: read.total ?? (sameVersion ? prev.total : null),
+      seen: mergeRanges(seen),
+      lastRangeKey: read.rangeKey,
+    });
+  }
+
+  recordWrite(session: string, realPath: string, write: WriteObservation): void {
+    this.put(session, realPath, {
+      stamp: write.stamp,
+      hash: write.hash,
+      unit: write.unit,
+      total: write.total,
+      seen: write.total !== null && write.total > 0 ? [[1, write.total]] : [],
+      lastRangeKey: null,
+    });
+  }
+
+  forgetSession(session: string): number {
+    const s = this.sessions.get(session);
+    if (!s) return 0;
+    const expired = this.now() - s.lastActive > this.options.ttlMs;
+    this.drop(session, s);
+    return expired ? 0 : s.files.size;
+  }
+
+  stats(): { sessions: number; entries: number } {
+    this.sweep(true);
+    return { sessions: this.sessions.size, entries: this.lru.size };
+  }
+
+  /** The session if it has not expired; an expired one is dropped on sight. */
+  private live(session: string): Session | undefined {
+    const s = this.sessions.get(session);
+    if (s && this.now() - s.lastActive > this.options.ttlMs) {
+      this.drop(session, s);
+      return undefined;
+    }
+    return s;
+  }
+
+  private put(session: string, realPath: string, rec: ReadRecord): void {
+    this.sweep(false);
+    let s = this.live(session);
+    if (!s) {
+      s = { lastActive: this.now(), files: new Map() };
+      this.sessions.set(session, s);
+    }
+    s.lastActive = this.now();
+    s.files.set(realPath, rec);
+    this.touch(session, realPath);
+    this.evict();
+  }
+
+  private touch(session: string, realPath: string): void {
+    const key = `${session}\0${realPath}`;
+    this.lru.delete(key);
+    this.lru.set(key, true);
+  }
+
+  private evict(): void {
+    while (this.lru.size > this.options.maxEntries) {
+      const oldest = this.lru.keys().next().value as string;
+      this.lru.delete(oldest);
+      const cut = oldest.indexOf('\0');
+      const session = oldest.slice(0, cut);
+      const s = this.sessions.get(session);
+      s?.files.delete(oldest.slice(cut + 1));
+      if (s && s.files.size === 0) this.sessions.delete(session);
+    }
+  }
+
+  private drop(session: string, s: Session): void {
+    for (const realPath of s.files.keys()) this.lru.delete(`${session}\0${realPath}`);
+    this.sessions.delete(session);
+  }
+
+  /** Drops expired sessions; at most once a minute unless forced, so writes stay O(1). */
+  private sweep(force: boolean): void {
+    const now = this.now();
+    if (!force && now - this.lastSweep < Math.min(this.options.ttlMs, 60_000)) return;
+    this.lastSweep = now;
+    for (const [id, s] of this.sessions) if (now - s.lastActive > this.options.ttlMs) this.drop(id, s);
+  }
+}

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import type { FileStamp, ReadRecord, SeenRange } from './types.js';
+
+/** The four stat fields SPEC §5 compares. */
+export function stampOf(st: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): FileStamp {
+  return { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
+}
+
+export function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+}
+
+export function sha256Hex(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * SPEC §5 "unchanged since the read", the one function every write tool calls: same size,
+ * mtime, ctime and inode; or, when any moved, the same content hash (a `touch`, or a checkout
+ * restoring the same bytes, is not a change). Without a recorded hash (file too large to hash)
+ * or without the current bytes, any move of the four counts as a change.
+ */
+export function isUnchangedSince(rec: ReadRecord, current: FileStamp, currentBytes?: Buffer): boolean {
+  if (sameStamp(rec.stamp, current)) return true;
+  if (rec.hash === null || currentBytes === undefined) return false;
+  // The hash was taken of rec.stamp.size bytes: another length is another content, no hashing needed.
+  if (currentBytes.length !== rec.stamp.size) return false;
+  return sha256Hex(currentBytes) === rec.hash;
+}
+
+/** Sorted, merged ranges; adjacent ranges join ([1,5] + [6,9] → [1,9]). */
+export function mergeRanges(ranges: readonly SeenRange[]): SeenRange[] {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const out: Array<[number, number]> = [];
+  for (const [start, end] of sorted) {
+    const last = out[out.length - 1];
+    if (last && start <= last[1] + 1) last[1] = Math.max(last[1], end);
+    else out.push([start, end]);
+  }
+  return out;
+}
+
+/**
+ * SPEC §5 "seen in full": the reads of this version together covered every line (or cell).
+ * An empty file (total 0) is seen in full once read; an unknown total (huge file not yet
+ * indexed) never is.
+ */
+export function hasSeenInFull(rec: ReadRecord): boolean {
+  if (rec.total === null) return false;
+  if (rec.total === 0) return true;
+  const merged = mergeRanges(rec.seen);
+  const first = merged[0];
+  return merged.length === 1 && first !== undefined && first[0] <= 1 && first[1] >= rec.total;
+}
