@@ -108,6 +108,15 @@ describe('resolvePath: accepted', () => {
     }
   });
 
+  it('accepts a root given with a trailing slash', async () => {
+    const t = await resolvePath(`${root}/`, 'dir/sub/deep.txt');
+    expect(t.real).toBe(path.join(root, 'dir/sub/deep.txt'));
+    expect(t.relative).toBe('dir/sub/deep.txt');
+    expect((await resolvePath(`${root}/`, '')).relative).toBe('.');
+    await link(path.join(base, 'ws-evil/x.txt'), 'evil');
+    expect((await resolvePath(`${root}/`, 'evil').catch((e) => e)).code).toBe('PATH_OUTSIDE_WORKSPACE');
+  });
+
   it('reports a directory as a directory (stat follows links)', async () => {
     await link('dir', 'dirlink');
     const t = await resolvePath(root, 'dirlink');

@@ -143,6 +143,14 @@ describe('checkLexical: refusals (PATH_OUTSIDE_WORKSPACE, before any file system
     expect(expectOutside('/srv/ws/../../etc/shadow').message).not.toContain('shadow');
   });
 
+  it('answers INVALID_INPUT for a path over 4096 bytes (PATH_MAX), before anything else', () => {
+    const err = rejection('a/'.repeat(2049));
+    expect(err.code).toBe('INVALID_INPUT');
+    expect(err.message).toBe('The path is longer than 4096 bytes; no file can have such a path.');
+    expect(checkLexical(ROOT, 'é'.repeat(2048))).toBe(`/srv/ws/${'é'.repeat(2048)}`);
+    expect(rejection('é'.repeat(2049)).code).toBe('INVALID_INPUT');
+  });
+
   it('masks control characters and cuts very long inputs in messages', () => {
     expect(describeInput('../a\nb')).toBe('"../a?b"');
     const long = `../${'x'.repeat(500)}`;

@@ -16,9 +16,13 @@ import { ToolError } from '../errors.js';
  *   path starting with two separators of either kind (`\\host\share`, `//host/share`, `/\x`)
  *   is a UNC form and refused.
  * - A trailing `/` is dropped (`dir/` is `dir`).
+ * - Input over PATH_MAX (4096 bytes) is INVALID_INPUT, not a path check: it is a malformed body.
  */
 
 const OUTSIDE_HINT = 'Use a path inside the workspace, relative to its root.';
+
+/** Linux's PATH_MAX. Longer input is refused up front: it could never name a file, and a huge one only costs CPU. */
+export const MAX_PATH_BYTES = 4096;
 
 /** True when `p` (absolute, normalized) is the root or lies inside it. Sibling prefixes (`/srv/ws-evil`) are not inside `/srv/ws`. */
 export function isInside(root: string, p: string): boolean {
@@ -59,6 +63,9 @@ function outside(input: string, why: string): ToolError {
  */
 export function checkLexical(root: string, input: string): string {
   const base = path.resolve(root);
+  if (Buffer.byteLength(input, 'utf8') > MAX_PATH_BYTES) {
+    throw new ToolError('INVALID_INPUT', `The path is longer than ${MAX_PATH_BYTES} bytes; no file can have such a path.`);
+  }
   // Security: a NUL byte would truncate the path in C and is never part of a real name.
   if (input.includes('\0')) {
     throw new ToolError('PATH_OUTSIDE_WORKSPACE', `The path contains a NUL byte. ${OUTSIDE_HINT}`);

@@ -32,7 +32,8 @@ export interface ResolvedTarget {
  * - FS_PERMISSION_DENIED: EACCES/EPERM on a folder inside the root.
  * - INVALID_INPUT: a name longer than the file system allows (ENAMETOOLONG).
  */
-export async function resolvePath(root: string, input: string, fsx: WalkFs = fs): Promise<ResolvedTarget> {
+export async function resolvePath(rootIn: string, input: string, fsx: WalkFs = fs): Promise<ResolvedTarget> {
+  const root = path.resolve(rootIn);
   const absolute = checkLexical(root, input);
   const relative = toRelative(root, absolute);
   const names = absolute === root ? [] : path.relative(root, absolute).split(path.sep);
@@ -63,7 +64,8 @@ export async function resolvePath(root: string, input: string, fsx: WalkFs = fs)
 }
 
 /** Root-relative `/`-separated form of a real path, for deny globs ("matched against the resolved path"). */
-export function relativeReal(root: string, real: string): string {
+export function relativeReal(rootIn: string, real: string): string {
+  const root = path.resolve(rootIn);
   // Security: a caller must never match globs against a path outside; refuse rather than return `../x`.
   if (!isInside(root, real)) {
     throw new ToolError('PATH_OUTSIDE_WORKSPACE', 'The path resolves outside the workspace. Use a path inside the workspace.');
