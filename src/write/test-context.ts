@@ -1,0 +1,60 @@
+import { promises as fsp } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { FsHistoryStore } from '../history/fs-history-store.js';
+import { makeResolver } from '../http/path-policy.js';
+import { MemoryReadStateStore } from '../read-state/memory-store.js';
+import { sha256Hex, stampOf } from '../read-state/unchanged.js';
+import type { ToolContext, WriteEvent } from '../tools/types.js';
+import { MemoryLockManager } from './lock-manager.js';
+import { countTextLines } from './text-lines.js';
+
+/** Test-only: a ToolContext on a fresh temp workspace, without HTTP. */
+export interface WriteTestbed {
+  root: string;
+  dataDir: string;
+  base: string;
+  events: WriteEvent[];
+  ctx(session?: string): ToolContext;
+  /** Records a Read of the whole file (or its first line only) in `session`, as Read would. */
+  markRead(relative: string, session?: string, part?: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function makeWriteTestbed(opts: { encodings?: Array<[string, string]> } = {}): Promise<WriteTestbed> {
+  const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-write-')));
+  const root = path.join(base, 'ws');
+  const dataDir = path.join(base, 'data');
+  await fsp.mkdir(root);
+  await fsp.mkdir(dataDir);
+  const readState = new MemoryReadStateStore({ ttlMs: 3600e3, maxEntries: 10_000 });
+  const locks = new MemoryLockManager();
+  const history = new FsHistoryStore({ dataDir, maxVersions: 50 });
+  const resolve = makeResolver(root, { denyRead: [], denyWrite: [], readOnly: false });
+  const events: WriteEvent[] = [];
+  const settings = { readOnly: false, lockTimeoutMs: 10_000, encodings: opts.encodings ?? [], dataDir, historyVersions: 50 };
+  const ctx = (session = 'default'): ToolContext => ({
+    root, session, log: pino({ level: 'silent' }), settings, readState, locks, history,
+    afterWrite: (e) => events.push(e),
+    resolve,
+  });
+  return {
+    root, dataDir, base, events, ctx,
+    async markRead(relative, session = 'default', part = false) {
+      const target = await resolve(relative, 'read');
+      const bytes = await fsp.readFile(target.real);
+      const total = countTextLines(bytes.toString('utf8'));
+      const end = part ? Math.min(1, total) : total;
+      readState.recordRead(session, target.real, {
+        stamp: stampOf(await fsp.stat(target.real)),
+        hash: sha256Hex(bytes),
+        unit: 'lines',
+        total,
+        range: end === 0 ? null : [1, end],
+        rangeKey: `lines:1:${part ? 1 : 2000}`,
+      });
+    },
+    close: () => fsp.rm(base, { recursive: true, force: true }),
+  };
+}
