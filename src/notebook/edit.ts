@@ -26,6 +26,8 @@ export interface NotebookEditOutcome {
   editMode: EditMode;
   /** True when the file was in no recognizable layout and was re-indented with 1 space. */
   reformatted: boolean;
+  /** Number of cells after the edit. */
+  totalCells: number;
 }
 
 /** Key order nbformat gives a new cell, used when the file does not sort its keys. */
@@ -63,7 +65,16 @@ export function editNotebook(
 }
 
 function finish(doc: NotebookDocument, text: string, cellId: string, type: string, mode: EditMode): NotebookEditOutcome {
-  return { text: doc.bom + text, cellId, cellType: type, language: doc.language, editMode: mode, reformatted: doc.reformatted };
+  const totalCells = doc.cells.length + (mode === 'insert' ? 1 : mode === 'delete' ? -1 : 0);
+  return {
+    text: doc.bom + text,
+    cellId,
+    cellType: type,
+    language: doc.language,
+    editMode: mode,
+    reformatted: doc.reformatted,
+    totalCells,
+  };
 }
 
 function cellSpan(doc: NotebookDocument, index: number) {
