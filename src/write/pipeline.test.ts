@@ -1,0 +1,131 @@
+import { promises as fsp, writeFileSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isToolError } from '../errors.js';
+import { nodeWriterFs, type WriterFs } from './atomic-writer.js';
+import { journalDir } from './journal.js';
+import { runWrite, type WritePlan } from './pipeline.js';
+import { makeWriteTestbed, type WriteTestbed } from './test-context.js';
+
+let bed: WriteTestbed;
+beforeEach(async () => {
+  bed = await makeWriteTestbed();
+});
+afterEach(async () => {
+  await bed.close();
+});
+
+function plan(content: string | null, extra: Partial<WritePlan<null>> = {}): WritePlan<null> {
+  return {
+    tool: 'Write',
+    requireRead: 'any',
+    unit: 'lines',
+    compute: (cur) => ({
+      bytes: content === null ? null : Buffer.from(content),
+      before: cur.bytes?.toString() ?? '',
+      after: content ?? '',
+      extra: null,
+    }),
+    ...extra,
+  };
+}
+
+async function write(rel: string, p: WritePlan<null>) {
+  const ctx = bed.ctx();
+  return runWrite(ctx, await ctx.resolve(rel, 'write'), p);
+}
+
+function errno(code: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: simulated`), { code });
+}
+
+function failingWrite(code: string): WriterFs {
+  return {
+    ...nodeWriterFs,
+    open: async (p, flags, mode) => {
+      const handle = await nodeWriterFs.open(p, flags, mode);
+      if (flags !== 'wx') return handle;
+      return new Proxy(handle, {
+        get(h, prop) {
+          if (prop === 'writeFile') return async () => { throw errno(code); };
+          const v = Reflect.get(h, prop) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(h) : v;
+        },
+      }) as FileHandle;
+    },
+  };
+}
+
+const file = (rel: string) => path.join(bed.root, rel);
+const temps = async () => (await fsp.readdir(bed.root)).filter((n) => n.startsWith('.sidefile-tmp-'));
+
+describe('the write pipeline (SPEC §8)', () => {
+  for (const [code, expected] of [['ENOSPC', 'STORAGE_FULL'], ['EACCES', 'FS_PERMISSION_DENIED'], ['EROFS', 'FS_PERMISSION_DENIED'], ['EMFILE', 'FS_BUSY']]) {
+    it(`answers ${expected} for ${code}: original intact, temp removed, lock released, no event`, async () => {
+      await fsp.writeFile(file('a.txt'), 'old');
+      await bed.markRead('a.txt');
+      const err = await write('a.txt', plan('new', { fs: failingWrite(code!) })).catch((e: unknown) => e);
+      expect(isToolError(err) && err.code).toBe(expected);
+      expect(await fsp.readFile(file('a.txt'), 'utf8')).toBe('old');
+      expect(await temps()).toEqual([]);
+      expect(await fsp.readdir(journalDir(bed.dataDir))).toEqual([]);
+      expect(bed.ctx().locks.stats()).toEqual({ held: 0, waiting: 0 });
+      expect(bed.events).toEqual([]);
+      await write('a.txt', plan('new'));
+      expect(await fsp.readFile(file('a.txt'), 'utf8')).toBe('new');
+    });
+  }
+
+  it('refuses a link swapped in outside the root while writing; nothing outside is touched', async () => {
+    const outside = path.join(bed.base, 'outside.txt');
+    await fsp.writeFile(outside, 'secret');
+    await fsp.writeFile(file('a.txt'), 'old');
+    await bed.markRead('a.txt');
+    const swapping: WriterFs = {
+      ...nodeWriterFs,
+      open: async (p, flags, mode) => {
+        if (flags === 'wx') {
+          await fsp.rm(file('a.txt'));
+          await fsp.symlink(outside, file('a.txt'));
+        }
+        return nodeWriterFs.open(p, flags, mode);
+      },
+    };
+    const err = await write('a.txt', plan('pwned', { fs: swapping })).catch((e: unknown) => e);
+    expect(isToolError(err) && err.code).toBe('PATH_OUTSIDE_WORKSPACE');
+    expect(await fsp.readFile(outside, 'utf8')).toBe('secret');
+    expect(await temps()).toEqual([]);
+  });
+
+  it('refuses when the file changes after it was loaded (the last check before the rename)', async () => {
+    await fsp.writeFile(file('a.txt'), 'old');
+    await bed.markRead('a.txt');
+    const err = await write('a.txt', plan('new', {
+      compute: () => {
+        // Another program writes while this write is being prepared.
+        writeFileSync(file('a.txt'), 'theirs!');
+        return { bytes: Buffer.from('mine'), before: 'old', after: 'mine', extra: null };
+      },
+    })).catch((e: unknown) => e);
+    expect(isToolError(err) && err.code).toBe('FILE_MODIFIED_SINCE_READ');
+    expect(await fsp.readFile(file('a.txt'), 'utf8')).toBe('theirs!');
+  });
+
+  it('deletes a file (restore of "did not exist") and reports it', async () => {
+    await fsp.writeFile(file('a.txt'), 'x\n');
+    const out = await write('a.txt', plan(null, { requireRead: 'none', tool: 'Restore' }));
+    expect(out.type).toBe('delete');
+    await expect(fsp.stat(file('a.txt'))).rejects.toThrow();
+    expect(bed.events).toMatchObject([{ tool: 'Restore', type: 'delete', deletions: 1 }]);
+  });
+
+  it('asks for a full read when requireRead is full', async () => {
+    await fsp.writeFile(file('a.txt'), 'a\nb\n');
+    await bed.markRead('a.txt', 'default', true);
+    const err = await write('a.txt', plan('x', { requireRead: 'full' })).catch((e: unknown) => e);
+    expect(isToolError(err) && err.code).toBe('FILE_NOT_READ');
+    await bed.markRead('a.txt');
+    expect((await write('a.txt', plan('x', { requireRead: 'full' }))).type).toBe('update');
+  });
+});
