@@ -31,11 +31,11 @@ export const notebookEditInput = z
       ctx.addIssue({
         code: 'custom',
         path: ['cell_id'],
-        message: `required for edit_mode "${input.edit_mode}" (only insert may leave it out)`,
+        message: `cell_id is required for edit_mode "${input.edit_mode}" (only an insert, at the top, may leave it out)`,
       });
     }
     if (input.edit_mode === 'insert' && input.cell_type === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['cell_type'], message: 'required for edit_mode "insert"' });
+      ctx.addIssue({ code: 'custom', path: ['cell_type'], message: 'cell_type ("code" or "markdown") is required for edit_mode "insert"' });
     }
   });
 
