@@ -1,0 +1,80 @@
+import { execFileSync } from 'node:child_process';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sha256Hex, stampOf } from '../src/read-state/unchanged.js';
+import { countTextLines } from '../src/write/text-lines.js';
+import { makeTestApp, type TestApp } from './helpers.js';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await makeTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
+
+async function markRead(rel: string, session = 'default'): Promise<void> {
+  const real = await fsp.realpath(path.join(t.root, rel));
+  const bytes = await fsp.readFile(real);
+  const total = countTextLines(bytes.toString('utf8'));
+  t.app.services.readState.recordRead(session, real, {
+    stamp: stampOf(await fsp.stat(real)), hash: sha256Hex(bytes), unit: 'lines', total,
+    range: total === 0 ? null : [1, total], rangeKey: 'lines:1:2000',
+  });
+}
+
+function git(...args: string[]): void {
+  execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], {
+    cwd: t.root,
+    env: { PATH: process.env.PATH, HOME: t.root, GIT_CONFIG_NOSYSTEM: '1' },
+    stdio: 'ignore',
+  });
+}
+
+describe('POST /v1/tools/write', () => {
+  it('creates a file and answers the SPEC §7 result', async () => {
+    const res = await t.request.post('/v1/tools/write').send({ file_path: 'd/new.txt', content: 'a\n' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      result: {
+        type: 'create',
+        file_path: 'd/new.txt',
+        structured_patch: [{ oldStart: 1, oldLines: 0, newStart: 1, newLines: 1, lines: ['+a'] }],
+        original_file: null,
+      },
+      text: 'File created successfully at: d/new.txt',
+    });
+  });
+
+  it('answers 422 INVALID_NOTEBOOK for .ipynb content that is not notebook JSON, nothing written', async () => {
+    const res = await t.request.post('/v1/tools/write').send({ file_path: 'n.ipynb', content: '[1,2]' });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('INVALID_NOTEBOOK');
+    await expect(fsp.stat(path.join(t.root, 'n.ipynb'))).rejects.toThrow();
+  });
+
+  it('adds git_diff against HEAD when the root is a git work tree', async () => {
+    await fsp.writeFile(path.join(t.root, 'a.txt'), 'one\n');
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'init');
+    await markRead('a.txt');
+    const res = await t.request.post('/v1/tools/write').send({ file_path: 'a.txt', content: 'two\n' });
+    expect(res.status).toBe(200);
+    expect(res.body.result.git_diff).toEqual({
+      patch: 'diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n',
+      additions: 1,
+      deletions: 1,
+    });
+  });
+
+  it('answers 422 SECRET_DETECTED for a key written to a memory file, without echoing it', async () => {
+    const key = 'AKIA' + 'Z7'.repeat(8);
+    const res = await t.request.post('/v1/tools/write').send({ file_path: 'memory/notes.md', content: `aws ${key}\n` });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('SECRET_DETECTED');
+    expect(JSON.stringify(res.body)).not.toContain(key);
+    await expect(fsp.stat(path.join(t.root, 'memory/notes.md'))).rejects.toThrow();
+  });
+});
