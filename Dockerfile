@@ -21,7 +21,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 FROM node:22-slim
 # git: write tools report a diff against HEAD when the workspace is a git work tree.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends git ca-certificates \
+ && apt-get install -y --no-install-recommends git \
  && rm -rf /var/lib/apt/lists/*
 
 ENV NODE_ENV=production \

@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+
+/**
+ * Static checks of the deployment files (the image itself is built and run by
+ * ../shared/tools/container-check, which needs podman and is not part of `npm test`).
+ */
+const read = (file: string) => readFileSync(path.resolve(process.cwd(), file), 'utf8');
+
+describe('Dockerfile', () => {
+  const text = read('Dockerfile');
+  const lines = text.replace(/\\\n/g, ' ').split('\n').map((l) => l.trim());
+  const final = lines.slice(lines.map((l) => l.startsWith('FROM ')).lastIndexOf(true));
+
+  it('is multi-stage on a Node LTS slim image', () => {
+    const froms = lines.filter((l) => l.startsWith('FROM '));
+    expect(froms.length).toBeGreaterThanOrEqual(2);
+    for (const from of froms) expect(from).toMatch(/^FROM node:(22|24)-slim\b/);
+  });
+
+  it('installs git, runs as a non-root user and declares the workspace and data volumes', () => {
+    expect(final.some((l) => /apt-get install .*\bgit\b/.test(l))).toBe(true);
+    const user = final.filter((l) => l.startsWith('USER ')).pop();
+    expect(user).toBeDefined();
+    expect(user).not.toMatch(/^USER (root|0)(:|$)/);
+    expect(text).toMatch(/VOLUME \["\/workspace", "\/var\/lib\/sidefile"\]/);
+    expect(text).toMatch(/SIDEFILE_DATA_DIR=\/var\/lib\/sidefile/);
+    expect(text).toMatch(/SIDEFILE_HOST=0\.0\.0\.0/);
+  });
+
+  it('checks health without curl and starts node directly', () => {
+    const health = final.find((l) => l.startsWith('HEALTHCHECK'));
+    expect(health).toMatch(/CMD \["node", "-e", .*\/healthz/);
+    expect(text).not.toMatch(/\bcurl\b(?! in the image)/);
+    expect(final.filter((l) => l.startsWith('CMD ')).pop()).toBe('CMD ["node", "dist/server.js"]');
+    expect(text).not.toMatch(/npm start/);
+  });
+
+  it('never bakes a token into the image', () => {
+    expect(text).not.toMatch(/SIDEFILE_TOKEN=/);
+  });
+});
+
+describe('docker-compose.yml', () => {
+  const compose = parse(read('docker-compose.yml')) as {
+    services: Record<string, { build?: unknown; environment?: Record<string, string>; volumes?: string[]; depends_on?: Record<string, unknown> }>;
+    volumes: Record<string, unknown>;
+  };
+
+  it('runs sidefile as a sidecar beside an agent sharing a named workspace volume', () => {
+    const { sidefile, agent } = compose.services;
+    expect(sidefile?.build).toBeDefined();
+    expect(sidefile?.volumes).toContain('workspace:/workspace');
+    expect(agent?.volumes).toContain('workspace:/workspace');
+    expect(Object.keys(compose.volumes)).toContain('workspace');
+    expect(agent?.depends_on).toEqual({ sidefile: { condition: 'service_healthy' } });
+  });
+
+  it('takes the token from the environment and refuses to start without one', () => {
+    expect(compose.services.sidefile?.environment?.SIDEFILE_TOKEN).toMatch(/^\$\{SIDEFILE_TOKEN:\?/);
+  });
+});
+
+describe('deploy/kubernetes', () => {
+  const docs = parseAllDocuments(read('deploy/kubernetes/deployment.yaml')).map((d) => d.toJS());
+  const deployment = docs.find((d) => d.kind === 'Deployment');
+  const pod = deployment.spec.template.spec;
+  const sidefile = pod.containers.find((c: { name: string }) => c.name === 'sidefile');
+
+  it('runs one sidefile per workspace, never two at once', () => {
+    expect(deployment.spec.replicas).toBe(1);
+    expect(deployment.spec.strategy.type).toBe('Recreate');
+  });
+
+  it('runs sidefile as a sidecar beside the agent on a shared workspace volume', () => {
+    expect(pod.containers.map((c: { name: string }) => c.name).sort()).toEqual(['agent', 'sidefile']);
+    const volume = pod.volumes.find((v: { name: string }) => v.name === 'workspace');
+    expect(volume.persistentVolumeClaim ?? volume.emptyDir).toBeDefined();
+  });
+
+  it('probes liveness and readiness, takes the token from a Secret, limits resources', () => {
+    expect(sidefile.livenessProbe.httpGet.path).toBe('/healthz');
+    expect(sidefile.readinessProbe.httpGet.path).toBe('/readyz');
+    const env = Object.fromEntries(sidefile.env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    expect(env.SIDEFILE_TOKEN_FILE).toBe('/var/run/secrets/sidefile/token');
+    expect(pod.volumes.find((v: { name: string }) => v.name === 'token').secret.secretName).toBe('sidefile-token');
+    expect(sidefile.resources.limits).toEqual({ cpu: expect.any(String), memory: expect.any(String) });
+  });
+
+  it('runs as non-root with a read-only root file system and no privileges', () => {
+    for (const c of [...pod.containers, ...(pod.initContainers ?? [])]) {
+      expect(c.securityContext, c.name).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    }
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+  });
+
+  it('keeps the data dir outside the root but on the same volume (hard-linked history)', () => {
+    const env = Object.fromEntries(sidefile.env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    expect(path.relative(env.SIDEFILE_ROOT, env.SIDEFILE_DATA_DIR).startsWith('..')).toBe(true);
+    const mount = sidefile.volumeMounts.find((m: { name: string }) => m.name === 'workspace').mountPath;
+    expect(env.SIDEFILE_ROOT.startsWith(`${mount}/`) && env.SIDEFILE_DATA_DIR.startsWith(`${mount}/`)).toBe(true);
+  });
+});
