@@ -4,7 +4,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolError } from '../src/errors.js';
-import { resolvePath } from '../src/paths/resolve-path.js';
+import { walkReal, walkRealSync, type WalkResult } from '../src/paths/real-walk.js';
+import { checkLexical, resolvePath } from '../src/paths/resolve-path.js';
 
 /**
  * Property: whatever layout of folders, files and links a workspace has, and whatever path
@@ -97,7 +98,31 @@ function within(root: string, p: string): boolean {
 
 const CODES = new Set(['PATH_OUTSIDE_WORKSPACE', 'FILE_NOT_FOUND', 'INVALID_INPUT']);
 
+function summary(r: WalkResult | Error): string {
+  return r instanceof Error ? `error ${r.message}` : `${r.real} ${r.failure} ${r.stat?.ino ?? 'missing'}`;
+}
+
+/** The sync walk (the writer's last check) answers exactly as the async one. */
+async function checkSyncAgrees(root: string, input: string): Promise<void> {
+  let absolute: string;
+  try {
+    absolute = checkLexical(root, input);
+  } catch {
+    return;
+  }
+  const names = absolute === root ? [] : path.relative(root, absolute).split(path.sep);
+  const async = await walkReal(root, names).catch((e: Error) => e);
+  let sync: WalkResult | Error;
+  try {
+    sync = walkRealSync(root, names);
+  } catch (e) {
+    sync = e as Error;
+  }
+  expect(summary(sync)).toBe(summary(async));
+}
+
 async function checkOne(base: string, root: string, input: string): Promise<void> {
+  await checkSyncAgrees(root, input);
   let t;
   try {
     t = await resolvePath(root, input);

@@ -1,11 +1,17 @@
-import fs from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import fs, { type Stats } from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 
 /** The file-system calls the walk needs (a seam for fault-injection tests). */
 export interface WalkFs {
   lstat(p: string): Promise<Stats>;
   readlink(p: string): Promise<string>;
+}
+
+/** The same, synchronous (node:fs fits; so does the atomic writer's ResolveFs seam). */
+export interface WalkFsSync {
+  lstatSync(p: string): Stats;
+  readlinkSync(p: string): string;
 }
 
 /** Same limit as Linux's MAXSYMLINKS. */
@@ -42,7 +48,49 @@ export class WalkError extends Error {
  * exist yet — including through a dangling link — so the caller can check where a write
  * WOULD land. Nothing is opened or read; only lstat and readlink.
  */
-export async function walkReal(start: string, names: string[], fsx: WalkFs = fs): Promise<WalkResult> {
+export async function walkReal(start: string, names: string[], fsx: WalkFs = fsp): Promise<WalkResult> {
+  const steps = walkSteps(start, names);
+  let reply: unknown;
+  for (;;) {
+    const step = steps.next(reply);
+    if (step.done) return step.value;
+    const req = step.value;
+    try {
+      reply = req.op === 'lstat' ? await fsx.lstat(req.path) : await fsx.readlink(req.path);
+    } catch (err) {
+      reply = new Failed(err as NodeJS.ErrnoException);
+    }
+  }
+}
+
+/** walkReal without awaits, for a last check right before a rename (same steps, same answers). */
+export function walkRealSync(start: string, names: string[], fsx: WalkFsSync = fs): WalkResult {
+  const steps = walkSteps(start, names);
+  let reply: unknown;
+  for (;;) {
+    const step = steps.next(reply);
+    if (step.done) return step.value;
+    const req = step.value;
+    try {
+      reply = req.op === 'lstat' ? fsx.lstatSync(req.path) : fsx.readlinkSync(req.path);
+    } catch (err) {
+      reply = new Failed(err as NodeJS.ErrnoException);
+    }
+  }
+}
+
+interface FsRequest {
+  op: 'lstat' | 'readlink';
+  path: string;
+}
+
+/** A failed fs call, handed back into the walk. */
+class Failed {
+  constructor(readonly error: NodeJS.ErrnoException) {}
+}
+
+/** The walk itself, free of I/O: it asks for lstat/readlink and is handed the answers. */
+function* walkSteps(start: string, names: string[]): Generator<FsRequest, WalkResult, unknown> {
   const pending = [...names].reverse();
   let current = start;
   let currentStat: Stats | null = null;
@@ -56,36 +104,36 @@ export async function walkReal(start: string, names: string[], fsx: WalkFs = fs)
       continue;
     }
     const next = path.join(current, name);
-    let st: Stats;
-    try {
-      st = await fsx.lstat(next);
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      if (e.code === 'ENOENT') return missingTail(next, pending);
-      if (e.code === 'ENOTDIR') return { ...missingTail(next, pending), failure: 'ENOTDIR' };
-      throw new WalkError(e, current);
+    const st = yield { op: 'lstat', path: next };
+    if (st instanceof Failed) {
+      if (st.error.code === 'ENOENT') return missingTail(next, pending);
+      if (st.error.code === 'ENOTDIR') return { ...missingTail(next, pending), failure: 'ENOTDIR' };
+      throw new WalkError(st.error, current);
     }
-    if (st.isSymbolicLink()) {
+    if ((st as Stats).isSymbolicLink()) {
       if (++hops > MAX_LINK_HOPS) return { real: next, stat: null, failure: 'ELOOP' };
-      let target: string;
-      try {
-        target = await fsx.readlink(next);
-      } catch (err) {
-        throw new WalkError(err as NodeJS.ErrnoException, current);
-      }
-      if (path.isAbsolute(target)) current = path.parse(target).root;
-      pending.push(...target.split('/').reverse());
+      const target = yield { op: 'readlink', path: next };
+      if (target instanceof Failed) throw new WalkError(target.error, current);
+      if (path.isAbsolute(target as string)) current = path.parse(target as string).root;
+      pending.push(...(target as string).split('/').reverse());
       currentStat = null;
       continue;
     }
     // A file followed by any further name (even `.` or `..`) is ENOTDIR for the kernel.
-    if (!st.isDirectory() && pending.length > 0) {
+    if (!(st as Stats).isDirectory() && pending.length > 0) {
       return { ...missingTail(next, pending), failure: 'ENOTDIR' };
     }
     current = next;
-    currentStat = st;
+    currentStat = st as Stats;
   }
-  if (currentStat === null) currentStat = await statOrNull(current, fsx);
+  if (currentStat === null) {
+    const st = yield { op: 'lstat', path: current };
+    if (st instanceof Failed) {
+      if (st.error.code !== 'ENOENT') throw new WalkError(st.error, current);
+    } else {
+      currentStat = st as Stats;
+    }
+  }
   return { real: current, stat: currentStat, failure: null };
 }
 
@@ -99,14 +147,4 @@ function missingTail(next: string, pending: string[]): WalkResult {
   const real = path.resolve(next, ...rest);
   const dotdot = rest.includes('..');
   return { real, stat: null, failure: dotdot ? 'ENOENT_DOTDOT' : null };
-}
-
-async function statOrNull(p: string, fsx: WalkFs): Promise<Stats | null> {
-  try {
-    return await fsx.lstat(p);
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ENOENT') return null;
-    throw new WalkError(e, p);
-  }
 }
