@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppServices } from './app-services.js';
 import type { AppConfig } from './config/config.js';
@@ -32,13 +32,14 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     bodyLimit: config.bodyLimit,
-    disableRequestLogging: true,
+    // Each tool call logs one telemetry line of its own (routes/tools.ts).
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && ID_PATTERN.test(incoming) ? incoming : randomUUID();
     },
     // Ajv is not used: zod validates bodies; JSON.stringify serializes (response schemas document).
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

@@ -3,23 +3,23 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ToolError, isToolError } from '../errors.js';
 import { mapFsError } from '../write/fs-errors.js';
 
-interface ZodLikeIssue {
-  path?: PropertyKey[];
-  message?: string;
+interface ValidationIssue {
   instancePath?: string;
+  message?: string;
+  params?: { keys?: string[] };
 }
 
-/** Names the fields a validation failure is about, e.g. `body.offset`. */
+/** Names the fields a validation failure is about, e.g. `body.offset`, `body.extra`. */
 function validationDetails(err: FastifyError): { fields: Array<{ field: string; message: string }> } {
-  const issues = (err.validation ?? []) as unknown as ZodLikeIssue[];
+  const issues = (err.validation ?? []) as unknown as ValidationIssue[];
   const context = err.validationContext ?? 'body';
-  const fields = issues.map((issue) => {
-    const raw = issue as { params?: { issue?: { path?: PropertyKey[]; keys?: string[] } } };
-    const inner = raw.params?.issue;
-    const segments = (inner?.path ?? issue.path ?? []).map(String);
-    const keys = inner?.keys ?? [];
-    const field = [context, ...segments, ...(keys.length ? [keys.join(',')] : [])].join('.');
-    return { field, message: issue.message ?? 'invalid' };
+  const fields = issues.flatMap((issue) => {
+    const segments = (issue.instancePath ?? '').split('/').filter(Boolean);
+    const keys = issue.params?.keys ?? [''];
+    return keys.map((key) => ({
+      field: [context, ...segments, ...(key ? [key] : [])].join('.'),
+      message: issue.message ?? 'invalid',
+    }));
   });
   return { fields };
 }
