@@ -99,3 +99,29 @@ describe('GET /metrics', () => {
     }
   });
 });
+
+describe('GET /metrics after real tool calls', () => {
+  it('counts Write, a refused Edit and a restore; reports read state and history', async () => {
+    t = await makeTestApp();
+    const created = await t.request.post('/v1/tools/write').set('X-Session-Id', 'm1').send({ file_path: 'a.txt', content: 'hello\n' });
+    expect(created.status).toBe(200);
+    const afterWrite = await scrape(t);
+    expect(sample(afterWrite, 'sidefile_sessions_active')).toBe(1);
+    expect(sample(afterWrite, 'sidefile_read_state_entries')).toBe(1);
+    const refused = await t.request.post('/v1/tools/edit').set('X-Session-Id', 'm2').send({ file_path: 'a.txt', old_string: 'hello', new_string: 'bye' });
+    expect(refused.status).toBe(409);
+    const versions = (await t.request.get('/v1/history').query({ file_path: 'a.txt' })).body.versions;
+    const restored = await t.request.post('/v1/history/restore').set('X-Session-Id', 'm1').send({ file_path: 'a.txt', version: versions[0].version });
+    expect(restored.status).toBe(200);
+    const text = await scrape(t);
+    expect(sample(text, 'sidefile_tool_calls_total', { tool: 'Write', outcome: 'ok', code: '' })).toBe(1);
+    expect(sample(text, 'sidefile_tool_calls_total', { tool: 'Edit', outcome: 'error', code: 'FILE_NOT_READ' })).toBe(1);
+    expect(sample(text, 'sidefile_tool_calls_total', { tool: 'Restore', outcome: 'ok', code: '' })).toBe(1);
+    expect(sample(text, 'sidefile_bytes_written_total', { tool: 'Write' })).toBe(6);
+    expect(sample(text, 'sidefile_file_changes_total', { tool: 'Write', type: 'create' })).toBe(1);
+    expect(sample(text, 'sidefile_file_changes_total', { tool: 'Restore', type: 'delete' })).toBe(1);
+    expect(sample(text, 'sidefile_lock_wait_seconds_count')).toBe(3);
+    expect(sample(text, 'sidefile_history_versions')).toBe(2);
+    expect(sample(text, 'sidefile_tool_duration_seconds_count', { tool: 'Edit', outcome: 'error' })).toBe(1);
+  });
+});
