@@ -151,6 +151,11 @@ describe('checkLexical: refusals (PATH_OUTSIDE_WORKSPACE, before any file system
     expect(rejection('é'.repeat(2049)).code).toBe('INVALID_INPUT');
   });
 
+  it('does not echo a relative input that spells the root\'s path', () => {
+    const err = expectOutside('../../srv/ws/a.txt');
+    expect(err.message).toBe('This path climbs out of the workspace with "..". Use a path inside the workspace, relative to its root.');
+  });
+
   it('masks control characters and cuts very long inputs in messages', () => {
     expect(describeInput('../a\nb')).toBe('"../a?b"');
     const long = `../${'x'.repeat(500)}`;

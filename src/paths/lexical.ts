@@ -39,10 +39,12 @@ export function toRelative(root: string, p: string): string {
 
 /**
  * How an offending input is named in a message. Security: an absolute input is never echoed
- * (it may spell the root's absolute path or an outside path); control characters are masked.
+ * (it may spell the root's absolute path or an outside path), nor one that spells the root's
+ * path inside it (`../../srv/ws/x`); control characters are masked.
  */
-export function describeInput(input: string): string {
+export function describeInput(input: string, root = ''): string {
   if (path.isAbsolute(input)) return 'This absolute path';
+  if (root.length > 1 && input.includes(root.slice(1))) return 'This path';
   return `"${showName(input)}"`;
 }
 
@@ -53,8 +55,8 @@ export function showName(relative: string): string {
   return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
 }
 
-function outside(input: string, why: string): ToolError {
-  return new ToolError('PATH_OUTSIDE_WORKSPACE', `${describeInput(input)} ${why}. ${OUTSIDE_HINT}`);
+function outside(root: string, input: string, why: string): ToolError {
+  return new ToolError('PATH_OUTSIDE_WORKSPACE', `${describeInput(input, root)} ${why}. ${OUTSIDE_HINT}`);
 }
 
 /**
@@ -80,7 +82,7 @@ export function checkLexical(root: string, input: string): string {
     if (name === '' || name === '.') continue;
     if (name === '..') {
       // Security: climbing above the root at any step is an escape, whatever follows.
-      if (kept.length === 0) throw outside(input, 'climbs out of the workspace with ".."');
+      if (kept.length === 0) throw outside(base, input, 'climbs out of the workspace with ".."');
       kept.pop();
       continue;
     }
@@ -95,6 +97,6 @@ function namesUnderRoot(root: string, input: string): string[] {
   const rootNames = root.split('/').filter((n) => n !== '');
   // Security: compared name by name, so `/srv/ws-evil`, `/srv/ws2` and `/srv/ws.bak` are not `/srv/ws`.
   const under = rootNames.every((n, i) => inputNames[i] === n);
-  if (!under) throw outside(input, 'is outside the workspace');
+  if (!under) throw outside(root, input, 'is outside the workspace');
   return inputNames.slice(rootNames.length);
 }
