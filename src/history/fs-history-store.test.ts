@@ -173,3 +173,23 @@ async function findBlobs(dir: string): Promise<string[]> {
   }
   return out;
 }
+
+describe('FsHistoryStore: kept content stays the kept content', () => {
+  it('copies instead of linking a file that has other names (in-place writes through them)', async () => {
+    const store = new FsHistoryStore({ dataDir, maxVersions: 50 });
+    const prev = await current('a.txt', 'one\n');
+    await fs.link(prev.real, path.join(root, 'other-name.txt'));
+    const version = await store.keep('a.txt', prev, meta);
+    await replace('a.txt', 'two\n');
+    await fs.writeFile(path.join(root, 'other-name.txt'), 'changed through the other name\n');
+    expect((await store.load('a.txt', version!))?.bytes?.toString()).toBe('one\n');
+  });
+
+  it('refuses to load a linked version whose inode was changed in place (the write failed after keep)', async () => {
+    const store = new FsHistoryStore({ dataDir, maxVersions: 50 });
+    const prev = await current('a.txt', 'one\n');
+    const version = await store.keep('a.txt', prev, meta);
+    await fs.appendFile(prev.real, 'appended in place\n'); // no rename happened
+    expect(await store.load('a.txt', version!)).toBeUndefined();
+  });
+});

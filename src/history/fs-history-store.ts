@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { WriteToolName } from '../tools/types.js';
@@ -106,13 +107,18 @@ export class FsHistoryStore implements HistoryStore {
     const entry = this.indexes.get(key)?.versions.find((v) => v.version === version);
     if (!entry) return undefined;
     if (entry.size === null) return { bytes: null };
+    let bytes: Buffer;
     try {
-      return { bytes: await fs.readFile(blobPath(keyDir(this.dir, key), version)) };
+      bytes = await fs.readFile(blobPath(keyDir(this.dir, key), version));
     } catch (err) {
       // Evicted between the lookup and the read: as if it never was.
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
+    // A hard-linked blob shares its inode: if that inode stayed live (the write failed after
+    // keep) and was then changed in place, this is no longer the kept content. Never restore it.
+    if (entry.sha256 !== null && createHash('sha256').update(bytes).digest('hex') !== entry.sha256) return undefined;
+    return { bytes };
   }
 
   stats(): HistoryStats {
@@ -213,9 +219,14 @@ export class FsHistoryStore implements HistoryStore {
 
   /** Hard link (zero copy); on another file system, or where links are refused, a copy. */
   private async storeBlob(source: string, target: string): Promise<void> {
+    // A file with other names can be changed in place through them after the rename; only a
+    // file whose one name the atomic write replaces is safe to keep by linking.
+    const shared = (await fs.stat(source)).nlink > 1;
     try {
-      await this.link(source, target);
-      return;
+      if (!shared) {
+        await this.link(source, target);
+        return;
+      }
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw err;
       // EXDEV, EPERM (protected_hardlinks), ENOTSUP, EMLINK: fall back to copying.
