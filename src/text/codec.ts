@@ -99,6 +99,35 @@ export function decodeText(bytes: Buffer, override?: string): DecodedText {
   return done(legacy.text, legacy.encoding, false);
 }
 
+/** A head of a file cut at its last line feed, so no multi-byte character is split. */
+function headSample(head: Buffer): Buffer {
+  const cut = head.lastIndexOf(0x0a);
+  return cut > 0 ? head.subarray(0, cut + 1) : head;
+}
+
+/**
+ * The encoding and BOM of bytes without decoding them all (decodeText's rules): Read pages a
+ * file by scanning its bytes and decodes only the lines it returns. With `partial`, `bytes` is
+ * only the head of a larger file (files over 64 MiB): it is cut at its last line feed first.
+ */
+export function detectEncoding(bytes: Buffer, override?: string, partial = false): TextEncoding {
+  const bomEnc = bomEncoding(bytes);
+  if (bomEnc !== undefined) return { encoding: bomEnc, bom: true };
+  if (override !== undefined) {
+    const encoding = canonicalEncoding(override);
+    if (encoding === 'utf-8' || iconv.encodingExists(encoding)) return { encoding, bom: false };
+    return { encoding: decodeText(bytes.subarray(0, 0), override).encoding, bom: false }; // throws the same error
+  }
+  const sample = partial ? headSample(bytes) : bytes;
+  if (isUtf8(sample)) return { encoding: 'utf-8', bom: false };
+  return { encoding: detectLegacyEncoding(sample).encoding, bom: false };
+}
+
+/** Decodes a piece of a file (a line) known to be in `encoding`, BOM already skipped. */
+export function decodeBytes(bytes: Buffer, encoding: string): string {
+  return decodeAs(bytes, encoding);
+}
+
 /** First character of `text` the encoding cannot hold, for the error message. */
 function firstUnencodable(text: string, encoding: string): string | undefined {
   for (const ch of text) {

@@ -1,0 +1,52 @@
+/** How Read shows lines to a model (SPEC §5): `cat -n` numbering, long lines cut. */
+
+export const DEFAULT_LIMIT = 2000;
+export const MAX_LINE_CHARS = 2000;
+export const TRUNCATION_MARK = '… [truncated]';
+/** SPEC §4: a result text over this is FILE_TOO_LARGE (≈ 25,000 tokens). */
+export const MAX_TEXT_CHARS = 100_000;
+/** SPEC §4: a text file over this is FILE_TOO_LARGE when read without offset/limit. */
+export const MAX_UNPAGED_BYTES = 256 * 1024;
+/** Files up to this size are read whole and hashed; larger ones are paged by streaming. */
+export const HASH_LIMIT_BYTES = 64 * 1024 * 1024;
+/** SPEC §5: images are returned up to this size. */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+/** Cuts a line over 2000 characters and marks it; never splits a surrogate pair. */
+export function cutLine(line: string): string {
+  if (line.length <= MAX_LINE_CHARS) return line;
+  let end = MAX_LINE_CHARS;
+  const last = line.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return line.slice(0, end) + TRUNCATION_MARK;
+}
+
+/** `     1→import x`: the number right-aligned in 6 columns, then →, then the line. */
+export function numberLine(n: number, line: string): string {
+  return `${String(n).padStart(6, ' ')}→${line}`;
+}
+
+/** The closing line when the range ends before the file does. */
+export function continueHint(start: number, end: number, total: number | null): string {
+  const seen = total === null ? `Showing lines ${start}-${end}; the file's total line count is not known yet` : `Showing lines ${start}-${end} of ${total}`;
+  return `(${seen}. To read more, call Read with offset ${end + 1}.)`;
+}
+
+export function emptyFileText(path: string): string {
+  return `The file ${path} exists but is empty.`;
+}
+
+export function pastEndText(path: string, offset: number, total: number): string {
+  const lines = total === 1 ? '1 line' : `${total} lines`;
+  return `The file ${path} has ${lines}, so offset ${offset} is past its end. Call Read with an offset from 1 to ${total}.`;
+}
+
+export const UNCHANGED_TEXT =
+  'File unchanged since your last Read of this range in this session: the content you read then is still current; refer to it instead of reading again.';
+
+export function humanSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
+}

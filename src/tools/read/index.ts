@@ -1,0 +1,29 @@
+import type { ToolDefinition } from '../types.js';
+import { LineIndexCache } from './line-index.js';
+import { makeRunRead } from './run.js';
+import { readInput, readResult, type ReadInput, type ReadResult } from './schema.js';
+
+/** A Read tool with its own cache of huge-file line indexes. */
+export function createReadTool(indexes = new LineIndexCache()): ToolDefinition<ReadInput, ReadResult> {
+  return {
+    name: 'Read',
+    slug: 'read',
+    description: [
+      'Reads a file from the workspace and returns its lines numbered like `cat -n` (`     1→first line`).',
+      '- By default up to 2000 lines from the start; use offset (1-based line) and limit to page through longer files. The last line of the text tells you the offset to continue from.',
+      '- Lines over 2000 characters are cut and end with "… [truncated]".',
+      '- A text file over 256 KiB must be read in pages (offset/limit); a page over 100,000 characters is refused: use a smaller limit.',
+      '- Jupyter notebooks (.ipynb) come back as cells with their outputs; offset/limit then count cells.',
+      '- PNG, JPEG, GIF and WebP images (up to 5 MiB) come back as base64; other binary files are refused.',
+      '- Reports the encoding, BOM and line endings; Edit and Write keep them.',
+      '- Read a file before editing or overwriting it. Reading the same range of an unchanged file again returns file_unchanged: use what you read before.',
+    ].join('\n'),
+    input: readInput,
+    result: readResult,
+    pathField: 'file_path',
+    access: 'read',
+    run: makeRunRead(indexes),
+  };
+}
+
+export const readTool = createReadTool();

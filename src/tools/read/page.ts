@@ -1,0 +1,98 @@
+import { decodeBytes } from '../../text/codec.js';
+import { lineEndingsOf, type LineBreakCounts, type LineEndings } from '../../text/line-endings.js';
+import { scanBreaks, type UnitLayout } from '../../text/line-scan.js';
+import { ToolError } from '../../errors.js';
+import { MAX_LINE_CHARS, MAX_TEXT_CHARS, continueHint, cutLine, numberLine } from './format.js';
+
+/** Byte ranges [start, end) of a page's lines, without their breaks. */
+export interface PageSpans {
+  starts: number[];
+  ends: number[];
+}
+
+export interface WholeScan extends PageSpans {
+  total: number;
+  counts: LineBreakCounts;
+}
+
+/** A line needs at most this many bytes decoded to know its first 2,001 characters. */
+export const LINE_PREFIX_BYTES = (MAX_LINE_CHARS + 1) * 4;
+
+/**
+ * One pass over a whole file in memory: the total line count, the line-break kinds, and the
+ * byte spans of lines offset..offset+limit-1. Only those lines are ever decoded.
+ */
+export function scanWhole(buf: Buffer, contentStart: number, layout: UnitLayout, offset: number, limit: number): WholeScan {
+  const counts: LineBreakCounts = { lf: 0, crlf: 0, cr: 0 };
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const last = offset + limit - 1;
+  let line = 1;
+  let lineStart = contentStart;
+  scanBreaks(buf, contentStart, 0, true, layout, (lineEnd, next, kind) => {
+    counts[kind]++;
+    if (line >= offset && line <= last) {
+      starts.push(lineStart);
+      ends.push(lineEnd);
+    }
+    line++;
+    lineStart = next;
+    return true;
+  });
+  const end = buf.length - ((buf.length - contentStart) % layout.unit);
+  const finalLine = lineStart < end;
+  if (finalLine && line >= offset && line <= last) {
+    starts.push(lineStart);
+    ends.push(end);
+  }
+  return { total: finalLine ? line : line - 1, counts, starts, ends };
+}
+
+/**
+ * Decodes one line from (a prefix of) its bytes and cuts it at 2,000 characters. A prefix of
+ * LINE_PREFIX_BYTES holds over 2,000 characters in any encoding (≤ 4 bytes each), so a
+ * character split at the prefix's end only ever decodes to junk past the cut.
+ */
+export function decodeLine(bytes: Buffer, encoding: string): string {
+  return cutLine(decodeBytes(bytes, encoding));
+}
+
+export interface RenderedPage {
+  text: string;
+  content: string;
+}
+
+function tooLarge(path: string, chars: number, offset: number, lines: number): ToolError {
+  const fit = Math.max(1, Math.floor((lines * MAX_TEXT_CHARS * 0.9) / chars));
+  return new ToolError(
+    'FILE_TOO_LARGE',
+    `Reading ${lines} lines of ${path} from line ${offset} gives more than ${MAX_TEXT_CHARS.toLocaleString('en-US')} characters ` +
+      `(about 25,000 tokens), more than Read returns at once. Read it in smaller pages: ` +
+      `call Read with offset ${offset} and limit ${fit}, then continue from the offset the closing line gives.`,
+    { max_chars: MAX_TEXT_CHARS, suggested_limit: fit },
+  );
+}
+
+/**
+ * `cat -n` text of the page plus the closing hint when more lines follow; throws
+ * FILE_TOO_LARGE as soon as the text would pass 100,000 characters.
+ */
+export function renderPage(path: string, lines: string[], start: number, total: number | null, more: boolean): RenderedPage {
+  const numbered: string[] = [];
+  let chars = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const row = numberLine(start + i, lines[i]!);
+    chars += row.length + 1;
+    if (chars > MAX_TEXT_CHARS) throw tooLarge(path, chars, start, lines.length);
+    numbered.push(row);
+  }
+  const end = start + lines.length - 1;
+  const hint = more ? continueHint(start, end, total) : '';
+  const text = hint ? `${numbered.join('\n')}\n${hint}` : numbered.join('\n');
+  if (text.length > MAX_TEXT_CHARS) throw tooLarge(path, text.length, start, lines.length);
+  return { text, content: lines.join('\n') };
+}
+
+export function lineEndingsFrom(counts: LineBreakCounts): LineEndings {
+  return lineEndingsOf(counts);
+}

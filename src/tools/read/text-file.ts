@@ -1,0 +1,77 @@
+import type { FileHandle } from 'node:fs/promises';
+import { bomBytes, detectEncoding, type TextEncoding } from '../../text/codec.js';
+import type { LineBreakCounts } from '../../text/line-endings.js';
+import { layoutOf } from '../../text/line-scan.js';
+import { emptyFileText, pastEndText } from './format.js';
+import type { LineIndexCache } from './line-index.js';
+import { LINE_PREFIX_BYTES, decodeLine, lineEndingsFrom, renderPage, scanWhole } from './page.js';
+import type { TextReadResult } from './schema.js';
+import { streamPage } from './stream-page.js';
+
+/** Head used to detect the encoding of a file too large to read whole. */
+const HEAD_BYTES = 64 * 1024;
+
+export interface TextPage {
+  enc: TextEncoding;
+  /** Decoded lines of the page, each cut at 2,000 characters. */
+  lines: string[];
+  offset: number;
+  total: number | null;
+  more: boolean;
+  counts: LineBreakCounts;
+}
+
+function contentStartOf(enc: TextEncoding): number {
+  return enc.bom ? (bomBytes(enc.encoding)?.length ?? 0) : 0;
+}
+
+/** A page of a file held whole in memory: one scan, only the page's lines decoded. */
+export function pageOfBytes(bytes: Buffer, override: string | undefined, offset: number, limit: number): TextPage {
+  const enc = detectEncoding(bytes, override);
+  const scan = scanWhole(bytes, contentStartOf(enc), layoutOf(enc.encoding), offset, limit);
+  const lines = scan.starts.map((s, i) => decodeLine(bytes.subarray(s, Math.min(scan.ends[i]!, s + LINE_PREFIX_BYTES)), enc.encoding));
+  const last = offset + lines.length - 1;
+  return { enc, lines, offset, total: scan.total, more: last < scan.total && lines.length > 0, counts: scan.counts };
+}
+
+/** A page of a file too large to hold: encoding from its head, lines by the streaming pager. */
+export async function pageOfHugeFile(
+  fh: FileHandle,
+  realPath: string,
+  stat: { size: number; mtimeMs: number; ino: number },
+  indexes: LineIndexCache,
+  override: string | undefined,
+  offset: number,
+  limit: number,
+): Promise<TextPage> {
+  const head = Buffer.allocUnsafe(Math.min(HEAD_BYTES, stat.size));
+  const { bytesRead } = await fh.read(head, 0, head.length, 0);
+  const enc = detectEncoding(head.subarray(0, bytesRead), override, true);
+  const layout = layoutOf(enc.encoding);
+  const index = indexes.ensure(realPath, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }, contentStartOf(enc), layout);
+  const page = await streamPage(fh, stat.size, layout, index, offset, limit);
+  const lines = page.lines.map((b) => decodeLine(b, enc.encoding));
+  return { enc, lines, offset, total: page.total, more: page.more, counts: page.counts };
+}
+
+/** The SPEC §5 text result and model text of a page. */
+export function textOutput(path: string, page: TextPage, notebookError?: string): { result: TextReadResult; text: string } {
+  const { enc, lines, offset, total } = page;
+  let text: string;
+  let content = '';
+  if (total === 0) text = emptyFileText(path);
+  else if (lines.length === 0) text = pastEndText(path, offset, total ?? 0);
+  else ({ text, content } = renderPage(path, lines, offset, total, page.more));
+  const file: TextReadResult['file'] = {
+    file_path: path,
+    content,
+    start_line: offset,
+    num_lines: lines.length,
+    total_lines: total,
+    encoding: enc.encoding,
+    line_endings: lineEndingsFrom(page.counts),
+    bom: enc.bom,
+  };
+  if (notebookError !== undefined) file.notebook_error = notebookError;
+  return { result: { type: 'text', file }, text };
+}
