@@ -9,6 +9,7 @@ import { promises as fsp, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { diffLines } from 'diff';
 import { editNotebook } from '../src/notebook/edit.js';
 import { decodeText, encodeText } from '../src/text/codec.js';
 import { runNotebookEdit } from '../src/tools/notebook-edit/run.js';
@@ -80,15 +81,11 @@ async function time(fn: () => Promise<void>): Promise<number> {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-/** Lines changed between two texts outside a common prefix and suffix (a cheap diff size). */
+/** Lines removed plus lines added between two texts (a line diff, as git would count). */
 function changedLines(before: string, after: string): number {
-  const a = before.split('\n');
-  const b = after.split('\n');
-  let head = 0;
-  while (head < a.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  return Math.max(a.length - head - tail, b.length - head - tail);
+  return diffLines(before, after)
+    .filter((part) => part.added || part.removed)
+    .reduce((sum, part) => sum + (part.count ?? 0), 0);
 }
 
 export async function runNotebookBench(log: (line: string) => void = console.log): Promise<void> {
@@ -121,7 +118,7 @@ export async function runNotebookBench(log: (line: string) => void = console.log
     const edited = structuredClone(nb);
     Object.assign(edited.cells[index] as Json, { source: ['x = 1'], execution_count: null, outputs: [] });
     const naiveOnce = JSON.stringify(edited, null, 1);
-    log(`  lines changed by that edit           : ours ${changedLines(text, once)}, naive ${changedLines(text, naiveOnce)} (naive drops the final newline; on a notebook not in JSON.stringify's layout it rewrites every line)`);
+    log(`  lines changed by that edit           : ours ${changedLines(text, once)}, naive ${changedLines(text, naiveOnce)} (removed + added; naive also drops the final newline, and rewrites every line of a notebook not in JSON.stringify's layout)`);
     log(`  full NotebookEdit tool (lock, read state, history, atomic write, diff): ${await toolLatency(text, index)}`);
   } finally {
     await fsp.rm(dir, { recursive: true, force: true });
