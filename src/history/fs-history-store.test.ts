@@ -193,3 +193,15 @@ describe('FsHistoryStore: kept content stays the kept content', () => {
     expect(await store.load('a.txt', version!)).toBeUndefined();
   });
 });
+
+describe('FsHistoryStore.discard', () => {
+  it('forgets a version kept by a write that failed, on disk too', async () => {
+    const store = new FsHistoryStore({ dataDir, maxVersions: 50 });
+    const kept = await store.keep('a.txt', await current('a.txt', 'one'), meta);
+    await store.discard('a.txt', kept!);
+    await store.discard('a.txt', 'unknown');
+    expect(await store.list('a.txt')).toEqual([]);
+    expect(await findBlobs(dataDir)).toEqual([]);
+    expect(await new FsHistoryStore({ dataDir, maxVersions: 50 }).list('a.txt')).toEqual([]);
+  });
+});

@@ -121,6 +121,16 @@ export class FsHistoryStore implements HistoryStore {
     return { bytes };
   }
 
+  async discard(key: string, version: string): Promise<void> {
+    await this.init();
+    const index = this.indexes.get(key);
+    const at = index ? index.versions.findIndex((v) => v.version === version) : -1;
+    if (!index || at < 0) return;
+    const removed = this.drop(key, index, at);
+    await this.persist(key);
+    await this.removeBlob(removed);
+  }
+
   stats(): HistoryStats {
     let versions = 0;
     for (const index of this.indexes.values()) versions += index.versions.length;

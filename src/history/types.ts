@@ -26,6 +26,11 @@ export interface HistoryStore {
   list(key: string): Promise<HistoryVersion[]>;
   /** The bytes of a version (null: "did not exist"); undefined when there is no such version. */
   load(key: string, version: string): Promise<{ bytes: Buffer | null } | undefined>;
+  /**
+   * Forgets a version kept by a write that then failed (nothing replaced the content, so it is
+   * not history). Optional; harmless for an unknown version.
+   */
+  discard?(key: string, version: string): Promise<void>;
   /** For metrics; optional so a stand-in store need not count. */
   stats?(): HistoryStats;
 }
