@@ -142,6 +142,15 @@ describe('layouts other than Jupyter\'s', () => {
     expect(value.cells[0]).toEqual(JSON.parse(text).cells[0]);
   });
 
+  it('keeps mixed line endings outside the cell, and writes the dominant one inside it', () => {
+    const lf = jupyter(nb([md('a', ['A']), md('b', ['B'])]));
+    const cut = lf.indexOf('  {', lf.indexOf('"id": "a"'));
+    const mixed = lf.slice(0, cut).replace(/\n/g, '\r\n') + lf.slice(cut); // CRLF up to cell b, LF from there
+    const out = editNotebook(mixed, replace('b', 'C'));
+    expect(out.reformatted).toBe(false);
+    expect(out.text).toBe(mixed.replace('"B"', '"C"'));
+  });
+
   it('keeps a BOM in front', () => {
     const out = editNotebook('\ufeff' + jupyter(nb([md('a', ['A'])])), replace('a', 'B'));
     expect(out.text).toBe('\ufeff' + jupyter(nb([md('a', ['B'])])));

@@ -1,3 +1,4 @@
+import { dominantLineBreak } from '../text/codec.js';
 import type { ScannedValue } from './json-scan.js';
 
 /** How a notebook file is laid out, learned from its own text so new text matches it. */
@@ -19,10 +20,9 @@ export function jupyterLayout(eol: string): JsonLayout {
   return { eol, unit: ' ', keySep: ': ', asciiOnly: false, sortedKeys: false };
 }
 
+/** The file's most common line break (LF on a tie), as Edit uses for new lines (SPEC §6). */
 export function detectEol(text: string): string {
-  if (text.includes('\r\n')) return '\r\n';
-  if (text.includes('\r')) return '\r';
-  return '\n';
+  return dominantLineBreak(text);
 }
 
 /**
@@ -34,27 +34,28 @@ export function detectLayout(text: string, root: ScannedValue, cells: ScannedVal
   const eol = detectEol(text);
   const first = root.members?.[0];
   if (first === undefined) return null;
-  const unit = indentAfter(text, root.start + 1, first.keyStart, eol);
+  const unit = indentAfter(text, root.start + 1, first.keyStart);
   if (unit === null || unit === '') return null;
   const keySep = text.slice(first.keyEnd, first.value.start);
   if (!/^[ \t]*:[ \t]*$/.test(keySep)) return null;
   const cell = cells.items?.[0];
   if (cell !== undefined) {
-    if (indentAfter(text, cells.start + 1, cell.start, eol) !== unit.repeat(2)) return null;
+    if (indentAfter(text, cells.start + 1, cell.start) !== unit.repeat(2)) return null;
     const member = cell.members?.[0];
-    if (member !== undefined && indentAfter(text, cell.start + 1, member.keyStart, eol) !== unit.repeat(3)) {
+    if (member !== undefined && indentAfter(text, cell.start + 1, member.keyStart) !== unit.repeat(3)) {
       return null;
     }
   }
   return { eol, unit, keySep, asciiOnly: detectAsciiOnly(text), sortedKeys: keysSorted(root, cells) };
 }
 
-/** The indentation in text[from, to) when it is exactly one line break then spaces/tabs. */
-function indentAfter(text: string, from: number, to: number, eol: string): string | null {
-  const gap = text.slice(from, to);
-  if (!gap.startsWith(eol)) return null;
-  const indent = gap.slice(eol.length);
-  return /^[ \t]*$/.test(indent) ? indent : null;
+/**
+ * The indentation in text[from, to) when it is exactly one line break then spaces/tabs. Any
+ * line break counts, so a file with mixed line endings keeps its layout (new lines get `eol`).
+ */
+function indentAfter(text: string, from: number, to: number): string | null {
+  const match = /^(?:\r\n|\n|\r)([ \t]*)$/.exec(text.slice(from, to));
+  return match === null ? null : (match[1] as string);
 }
 
 function detectAsciiOnly(text: string): boolean {
