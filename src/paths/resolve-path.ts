@@ -1,22 +1,14 @@
-import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
+import type { ResolvedPath } from '../tools/types.js';
 import { checkLexical, isInside, showName, toRelative } from './lexical.js';
 import { WalkError, walkReal, type WalkFs } from './real-walk.js';
 
 export { checkLexical, isInside } from './lexical.js';
 
-export interface ResolvedTarget {
-  /** The requested path, normalized, relative to the root with `/` separators (`.` = the root). */
-  relative: string;
-  /** Absolute lexical path inside the root (links not followed). */
-  absolute: string;
-  /** Real path (every link followed; for a missing file: real parent + names). Lock and read-state key. */
-  real: string;
-  /** stat of `real` (links followed); null when it does not exist. */
-  stat: Stats | null;
-}
+/** What the route hands a tool (`relative`, `absolute`, `real`, `stat`): see ResolvedPath. */
+export type ResolvedTarget = ResolvedPath;
 
 /**
  * SPEC §3 in full: the lexical checks, then the real path, which must be the root or lie
