@@ -179,6 +179,20 @@ describe('NotebookEdit (SPEC §9)', () => {
     expect(bytes.subarray(3).toString('utf8')).toBe(jupyter([md('a', ['é'])]));
   });
 
+  it('writes a notebook back in its own encoding, and refuses characters it cannot hold', async () => {
+    await bed.close();
+    bed = await makeWriteTestbed({ encodings: [['legacy/**', 'windows-1252']] });
+    await fsp.mkdir(file('legacy'));
+    await put('legacy/n.ipynb', Buffer.from(jupyter([md('a', ['café'])]), 'latin1'));
+    await bed.markRead('legacy/n.ipynb');
+    await edit({ notebook_path: 'legacy/n.ipynb', cell_id: 'a', new_source: 'thé' });
+    const bytes = await fsp.readFile(file('legacy/n.ipynb'));
+    expect(bytes.equals(Buffer.from(jupyter([md('a', ['thé'])]), 'latin1'))).toBe(true);
+    const error = await edit({ notebook_path: 'legacy/n.ipynb', cell_id: 'a', new_source: '概要' }).catch((e) => e);
+    expect(error.code).toBe('UNSUPPORTED_ENCODING');
+    expect((await fsp.readFile(file('legacy/n.ipynb'))).equals(bytes)).toBe(true);
+  });
+
   it('lets the session edit again without a new read, and records the event', async () => {
     await putRead('n.ipynb', jupyter([md('a', ['A'])]));
     await edit({ notebook_path: 'n.ipynb', cell_id: 'a', new_source: '1' });
