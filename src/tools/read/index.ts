@@ -1,10 +1,12 @@
 import type { ToolDefinition } from '../types.js';
 import { LineIndexCache } from './line-index.js';
-import { makeRunRead } from './run.js';
+import { HASH_LIMIT_BYTES } from './format.js';
+import { makeRunRead, type ReadToolOptions } from './run.js';
 import { readInput, readResult, type ReadInput, type ReadResult } from './schema.js';
 
 /** A Read tool with its own cache of huge-file line indexes. */
-export function createReadTool(indexes = new LineIndexCache()): ToolDefinition<ReadInput, ReadResult> {
+export function createReadTool(options: Partial<ReadToolOptions> = {}): ToolDefinition<ReadInput, ReadResult> {
+  const run = makeRunRead({ indexes: options.indexes ?? new LineIndexCache(), hugeFileBytes: options.hugeFileBytes ?? HASH_LIMIT_BYTES });
   return {
     name: 'Read',
     slug: 'read',
@@ -22,7 +24,7 @@ export function createReadTool(indexes = new LineIndexCache()): ToolDefinition<R
     result: readResult,
     pathField: 'file_path',
     access: 'read',
-    run: makeRunRead(indexes),
+    run,
   };
 }
 

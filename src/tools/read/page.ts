@@ -62,8 +62,9 @@ export interface RenderedPage {
   content: string;
 }
 
-function tooLarge(path: string, chars: number, offset: number, lines: number): ToolError {
-  const fit = Math.max(1, Math.floor((lines * MAX_TEXT_CHARS * 0.9) / chars));
+/** `rows` lines came to `chars` characters: a limit that fits with room for the closing line. */
+function tooLarge(path: string, offset: number, lines: number, rows: number, chars: number): ToolError {
+  const fit = Math.max(1, Math.floor((rows * MAX_TEXT_CHARS * 0.9) / chars));
   return new ToolError(
     'FILE_TOO_LARGE',
     `Reading ${lines} lines of ${path} from line ${offset} gives more than ${MAX_TEXT_CHARS.toLocaleString('en-US')} characters ` +
@@ -83,13 +84,13 @@ export function renderPage(path: string, lines: string[], start: number, total: 
   for (let i = 0; i < lines.length; i++) {
     const row = numberLine(start + i, lines[i]!);
     chars += row.length + 1;
-    if (chars > MAX_TEXT_CHARS) throw tooLarge(path, chars, start, lines.length);
+    if (chars > MAX_TEXT_CHARS) throw tooLarge(path, start, lines.length, i + 1, chars);
     numbered.push(row);
   }
   const end = start + lines.length - 1;
   const hint = more ? continueHint(start, end, total) : '';
   const text = hint ? `${numbered.join('\n')}\n${hint}` : numbered.join('\n');
-  if (text.length > MAX_TEXT_CHARS) throw tooLarge(path, text.length, start, lines.length);
+  if (text.length > MAX_TEXT_CHARS) throw tooLarge(path, start, lines.length, lines.length, text.length);
   return { text, content: lines.join('\n') };
 }
 

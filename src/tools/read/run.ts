@@ -10,7 +10,6 @@ import { SNIFF_BYTES, sniff } from '../../text/sniff.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import {
   DEFAULT_LIMIT,
-  HASH_LIMIT_BYTES,
   MAX_IMAGE_BYTES,
   MAX_UNPAGED_BYTES,
   UNCHANGED_TEXT,
@@ -56,8 +55,14 @@ async function openForRead(target: ResolvedPath): Promise<FileHandle> {
   }
 }
 
+export interface ReadToolOptions {
+  indexes: LineIndexCache;
+  /** Files over this are paged by streaming and not hashed (SPEC: 64 MiB; smaller in tests). */
+  hugeFileBytes: number;
+}
+
 /** SPEC §5 Read: dedup, then image / binary / notebook / text by what the bytes are. */
-export function makeRunRead(indexes: LineIndexCache) {
+export function makeRunRead(options: ReadToolOptions) {
   return async function runRead(input: ReadInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<ReadResult>> {
     if (!target.stat) throw notFound(target.relative);
     const notebook = target.relative.toLowerCase().endsWith('.ipynb');
@@ -73,14 +78,14 @@ export function makeRunRead(indexes: LineIndexCache) {
       const offset = input.offset ?? 1;
       const limit = input.limit ?? DEFAULT_LIMIT;
       const job: ReadJob = { input, ctx, target, fh, st, stamp: stampOf(st), offset, limit, rangeKey, notebook };
-      return await readOpened(job, indexes);
+      return await readOpened(job, options);
     } finally {
       await fh.close();
     }
   };
 }
 
-async function readOpened(job: ReadJob, indexes: LineIndexCache): Promise<ToolOutput<ReadResult>> {
+async function readOpened(job: ReadJob, options: ReadToolOptions): Promise<ToolOutput<ReadResult>> {
   const { fh, st, target } = job;
   const head = Buffer.allocUnsafe(Math.min(SNIFF_BYTES, st.size));
   const { bytesRead } = await fh.read(head, 0, head.length, 0);
@@ -93,8 +98,8 @@ async function readOpened(job: ReadJob, indexes: LineIndexCache): Promise<ToolOu
     );
   }
   const override = encodingOverrideFor(job.ctx.settings.encodings, target.relative);
-  if (st.size > HASH_LIMIT_BYTES) {
-    const page = await pageOfHugeFile(fh, target.real, st, indexes, override, job.offset, job.limit);
+  if (st.size > options.hugeFileBytes) {
+    const page = await pageOfHugeFile(fh, target.real, st, options.indexes, override, job.offset, job.limit);
     const out = textOutput(target.relative, page, job.notebook ? 'the notebook is over 64 MiB, too large to read as cells' : undefined);
     record(job, null, 'lines', page.total, rangeOf(job.offset, page.lines.length));
     return { ...out, metrics: { bytes: Buffer.byteLength(out.result.file.content) } };
