@@ -67,6 +67,13 @@ describe.skipIf(!hasChromium)('GET /docs in headless Chromium', () => {
     // The bearer scheme is declared, so the page offers "Authorize".
     await expect(page.locator('.btn.authorize').first().isVisible()).resolves.toBe(true);
     expect(await page.locator('.swagger-ui .errors-wrapper').count()).toBe(0);
+    // Opening Read shows its request body schema and its documented responses.
+    const read = page.locator('.opblock-post', { has: page.locator('[data-path="/v1/tools/read"]') }).first();
+    await read.locator('.opblock-summary').first().click();
+    await read.locator('.opblock-section-request-body').waitFor({ state: 'visible', timeout: 10_000 });
+    await read.locator('.responses-table').first().waitFor({ state: 'visible', timeout: 10_000 });
+    const statuses = (await read.locator('.responses-table .response-col_status').allInnerTexts()).map((s) => s.trim());
+    expect(statuses).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '409']));
     expect(failed).toEqual([]);
     await mkdir(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: false });
