@@ -36,7 +36,8 @@ export function findCell(cells: unknown[], cellId: string, allowEnd = false): nu
     const index = Number(match[1]);
     if (index < cells.length || (allowEnd && index === cells.length)) return index;
   }
-  throw new ToolError('CELL_NOT_FOUND', cellNotFoundMessage(cells, cellId), { cell_id: cellId });
+  const known = cells.slice(0, LISTED_IDS).map((cell, index) => cellIdAt(cell, index));
+  throw new ToolError('CELL_NOT_FOUND', cellNotFoundMessage(cells, cellId), { cell_id: cellId, cell_ids: known });
 }
 
 function cellNotFoundMessage(cells: unknown[], cellId: string): string {

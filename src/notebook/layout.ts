@@ -64,9 +64,11 @@ function detectAsciiOnly(text: string): boolean {
   return /\\u(?!00[0-7])[0-9a-fA-F]{4}/.test(text);
 }
 
+/** Whether cells sort their keys; with no cell to learn from, whether the root does. */
 function keysSorted(root: ScannedValue, cells: ScannedValue): boolean {
-  if (!isSorted(root.members?.map((m) => m.key) ?? [])) return false;
-  return (cells.items ?? []).every((cell) => isSorted(cell.members?.map((m) => m.key) ?? []));
+  const items = cells.items ?? [];
+  if (items.length === 0) return isSorted(root.members?.map((m) => m.key) ?? []);
+  return items.every((cell) => isSorted(cell.members?.map((m) => m.key) ?? []));
 }
 
 function isSorted(keys: string[]): boolean {
