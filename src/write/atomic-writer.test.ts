@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isToolError } from '../errors.js';
 import { atomicDelete, atomicWrite, nodeWriterFs, type WriterFs } from './atomic-writer.js';
-import { cleanupJournal, journalAdd, journalDir } from './journal.js';
+import { cleanupJournal, journalAdd, journalEntries } from './journal.js';
 
 let base: string;
 let root: string;
@@ -47,7 +47,7 @@ describe('atomicWrite', () => {
     expect(await fsp.readFile(t.real, 'utf8')).toBe('new');
     expect((await fsp.stat(t.real)).mode & 0o7777).toBe(0o751);
     expect(await leftovers()).toEqual([]);
-    expect(await fsp.readdir(journalDir(dataDir))).toEqual([]);
+    expect(await journalEntries(dataDir)).toEqual([]);
   });
 
   it('creates missing parent folders when asked', async () => {
@@ -138,7 +138,7 @@ describe('atomicWrite', () => {
       if (expected === 'FS_BUSY') expect(isToolError(err) && err.headers['Retry-After']).toBe('1');
       expect(await fsp.readFile(t.real, 'utf8')).toBe('old');
       expect(await leftovers()).toEqual([]);
-      expect(await fsp.readdir(journalDir(dataDir))).toEqual([]);
+      expect(await journalEntries(dataDir)).toEqual([]);
     });
   }
 });
@@ -158,12 +158,12 @@ describe('cleanupJournal', () => {
     const other = path.join(root, 'keep.txt');
     await fsp.writeFile(temp, 'partial');
     await fsp.writeFile(other, 'keep');
-    await journalAdd(dataDir, 'abc', temp);
-    await journalAdd(dataDir, 'evil', other);
+    journalAdd(dataDir, temp);
+    journalAdd(dataDir, other);
     expect(await cleanupJournal(dataDir)).toBe(1);
     expect(await leftovers()).toEqual([]);
     expect(await fsp.readFile(other, 'utf8')).toBe('keep');
-    expect(await fsp.readdir(journalDir(dataDir))).toEqual([]);
+    expect(await journalEntries(dataDir)).toEqual([]);
   });
 
   it('does nothing without a journal', async () => {

@@ -15,12 +15,15 @@ export interface WriterFs extends ResolveFs {
   mkdir(p: string, opts: { recursive: true }): Promise<unknown>;
 }
 
+/** Read once: process.umask() is only changed at start-up, if ever. */
+const UMASK = process.umask();
+
 export const nodeWriterFs: WriterFs = {
   open: (p, flags, mode) => fsp.open(p, flags, mode),
   rename: (from, to) => fsp.rename(from, to),
   unlink: (p) => fsp.unlink(p),
   mkdir: (p, opts) => fsp.mkdir(p, opts),
-  realpathSync: (p) => fs.realpathSync(p),
+  realpathSync: (p) => fs.realpathSync.native(p),
   lstatSync: (p) => fs.lstatSync(p),
   readlinkSync: (p) => fs.readlinkSync(p),
 };
@@ -45,6 +48,11 @@ export interface AtomicWriteOptions {
   createParents?: boolean;
   /** Last staleness check: sync, run right before the rename; throws a ToolError to refuse. */
   lastCheck?: () => void;
+  /**
+   * Work that must finish before the rename but may overlap writing the temp file (keeping the
+   * history version): awaited after the temp file is synced; its failure aborts the write.
+   */
+  alongside?: Promise<unknown>;
   fs?: WriterFs;
 }
 
@@ -59,12 +67,15 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
   const id = randomBytes(9).toString('hex');
   const temp = path.join(dir, `.sidefile-tmp-${id}`);
   let created = false;
+  // Observed from the start so an early rejection is never reported as unhandled.
+  opts.alongside?.catch(() => {});
   try {
     if (opts.createParents) await fsx.mkdir(dir, { recursive: true });
-    await journalAdd(opts.dataDir, id, temp);
+    journalAdd(opts.dataDir, temp);
     const handle = await fsx.open(temp, 'wx', opts.previous ? opts.previous.mode & 0o7777 : 0o666);
     created = true;
     await writeAndSync(handle, opts);
+    await opts.alongside;
     // Security: the path may have been re-pointed while we wrote; check it with no await
     // between this check and the rename.
     assertStillTarget(opts, fsx);
@@ -74,9 +85,11 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
     await syncDir(fsx, dir);
   } catch (err) {
     if (created) await fsx.unlink(temp).catch(() => {});
+    // The rename never happens without `alongside` settled: keep its side effects ordered.
+    await opts.alongside?.catch(() => {});
     throw mapFsError(err);
   } finally {
-    await journalRemove(opts.dataDir, id);
+    journalRemove(opts.dataDir, temp);
   }
 }
 
@@ -105,8 +118,8 @@ async function writeAndSync(handle: FileHandle, opts: AtomicWriteOptions): Promi
   try {
     await handle.writeFile(opts.bytes);
     const prev = opts.previous;
-    // The umask may have dropped bits of the kept mode; set it exactly.
-    if (prev) await handle.chmod(prev.mode & 0o7777);
+    // The umask may have dropped bits of the kept mode; then set it exactly.
+    if (prev && (prev.mode & (0o7000 | UMASK)) !== 0) await handle.chmod(prev.mode & 0o7777);
     if (prev && (prev.uid !== process.getuid?.() || prev.gid !== process.getgid?.())) {
       // Only root may give a file away; elsewhere the new file is ours, as any editor's is.
       await handle.chown(prev.uid, prev.gid).catch(() => {});

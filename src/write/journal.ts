@@ -1,72 +1,117 @@
-import { promises as fsp } from 'node:fs';
+import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 
 /**
- * The temp-file journal (SPEC §8): every temp file the atomic writer creates is listed here
- * before it exists and unlisted once it was renamed or removed, so start-up can remove the
- * leftovers of a crash. One small entry file per temp file keeps concurrent writers from
- * sharing (and rewriting) one list.
+ * The temp-file journal (SPEC §8): every temp file the atomic writer creates is listed before
+ * it exists and unlisted once renamed or removed, so start-up can remove a crash's leftovers.
  *
- * Entries are not fsynced: they cover a killed process (the page cache survives it); after a
- * power loss an unsynced temp file may be gone too, and a leftover costs disk, never data.
+ * One append-only file per data dir, `+"<temp path>"` / `-"<temp path>"` lines, through a
+ * descriptor kept open: one write(2) per entry, no file created or removed per write (on ext4
+ * each created/unlinked entry would ride along with the temp file's fsync). It is compacted
+ * when long. Entries are not fsynced: they cover a killed process (the page cache survives
+ * it); after a power loss an unsynced temp may be gone too, and a leftover costs disk, never data.
  */
-const JOURNAL_DIR = 'tmp-journal';
+const JOURNAL_FILE = 'tmp-journal.log';
+const COMPACT_AFTER_LINES = 10_000;
 
-export function journalDir(dataDir: string): string {
-  return path.join(dataDir, JOURNAL_DIR);
+export function journalPath(dataDir: string): string {
+  return path.join(dataDir, JOURNAL_FILE);
 }
 
-/** Lists `tempPath` under `id`; call before creating the temp file. */
-export async function journalAdd(dataDir: string, id: string, tempPath: string): Promise<void> {
-  const dir = journalDir(dataDir);
-  const entry = path.join(dir, `${id}.json`);
-  const body = JSON.stringify({ temp: tempPath });
+interface OpenJournal {
+  fd: number;
+  live: Set<string>;
+  lines: number;
+}
+
+const journals = new Map<string, OpenJournal>();
+
+function open(dataDir: string): OpenJournal {
+  let journal = journals.get(dataDir);
+  if (!journal) {
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    journal = { fd: fs.openSync(journalPath(dataDir), 'a', 0o600), live: new Set(), lines: 0 };
+    journals.set(dataDir, journal);
+  }
+  return journal;
+}
+
+/** Lists `tempPath`; call before creating the temp file. Sync: one append. */
+export function journalAdd(dataDir: string, tempPath: string): void {
+  const journal = open(dataDir);
+  fs.writeSync(journal.fd, `+${JSON.stringify(tempPath)}\n`);
+  journal.live.add(tempPath);
+  journal.lines += 1;
+}
+
+/** Unlists `tempPath` once it was renamed or removed. Never throws. */
+export function journalRemove(dataDir: string, tempPath: string): void {
+  const journal = journals.get(dataDir);
+  if (!journal) return;
   try {
-    await fsp.writeFile(entry, body, { mode: 0o600 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
-    await fsp.writeFile(entry, body, { mode: 0o600 });
+    fs.writeSync(journal.fd, `-${JSON.stringify(tempPath)}\n`);
+    journal.live.delete(tempPath);
+    journal.lines += 1;
+    if (journal.lines > COMPACT_AFTER_LINES) compact(dataDir, journal);
+  } catch {
+    // A stale entry only makes start-up try to remove a file that is gone.
   }
 }
 
-/** Unlists `id`; call once its temp file was renamed or removed. Never throws. */
-export async function journalRemove(dataDir: string, id: string): Promise<void> {
-  await fsp.rm(path.join(journalDir(dataDir), `${id}.json`), { force: true }).catch(() => {});
+/** Rewrites the journal with the live entries only (sync: no append can interleave). */
+function compact(dataDir: string, journal: OpenJournal): void {
+  const file = journalPath(dataDir);
+  const temp = `${file}.compact`;
+  fs.writeFileSync(temp, [...journal.live].map((p) => `+${JSON.stringify(p)}\n`).join(''), { mode: 0o600 });
+  fs.renameSync(temp, file);
+  fs.closeSync(journal.fd);
+  journal.fd = fs.openSync(file, 'a', 0o600);
+  journal.lines = journal.live.size;
 }
 
-/**
- * Removes every temp file the journal lists, then the entries. Called once at start-up,
- * before the service takes writes. Returns how many temp files were removed.
- */
-export async function cleanupJournal(dataDir: string): Promise<number> {
-  const dir = journalDir(dataDir);
-  const names = await fsp.readdir(dir).catch(() => [] as string[]);
-  let removed = 0;
-  for (const name of names) {
-    if (!name.endsWith('.json')) continue;
-    const entry = path.join(dir, name);
-    const temp = await readEntry(entry);
-    // Security: only ever delete files named like our temp files, whatever the entry says.
-    if (temp && path.basename(temp).startsWith('.sidefile-tmp-')) {
-      try {
-        await fsp.unlink(temp);
-        removed += 1;
-      } catch {
-        // Already gone (renamed or removed before the crash).
-      }
-    }
-    await fsp.rm(entry, { force: true });
+/** Temp files the journal lists as not yet renamed or removed. */
+export async function journalEntries(dataDir: string): Promise<string[]> {
+  const text = await fsp.readFile(journalPath(dataDir), 'utf8').catch(() => '');
+  const live = new Set<string>();
+  for (const line of text.split('\n')) {
+    const temp = parseEntry(line.slice(1));
+    if (temp === null) continue;
+    if (line.startsWith('+')) live.add(temp);
+    else if (line.startsWith('-')) live.delete(temp);
   }
-  return removed;
+  return [...live];
 }
 
-async function readEntry(entry: string): Promise<string | null> {
+function parseEntry(json: string): string | null {
   try {
-    const parsed: unknown = JSON.parse(await fsp.readFile(entry, 'utf8'));
-    const temp = (parsed as { temp?: unknown }).temp;
-    return typeof temp === 'string' && path.isAbsolute(temp) ? temp : null;
+    const value: unknown = JSON.parse(json);
+    return typeof value === 'string' && path.isAbsolute(value) ? value : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * Removes every temp file the journal lists, then empties it. Called once at start-up, before
+ * the service takes writes. Returns how many temp files were removed.
+ */
+export async function cleanupJournal(dataDir: string): Promise<number> {
+  const open = journals.get(dataDir);
+  if (open) {
+    fs.closeSync(open.fd);
+    journals.delete(dataDir);
+  }
+  let removed = 0;
+  for (const temp of await journalEntries(dataDir)) {
+    // Security: only ever delete files named like our temp files, whatever the journal says.
+    if (!path.basename(temp).startsWith('.sidefile-tmp-')) continue;
+    try {
+      await fsp.unlink(temp);
+      removed += 1;
+    } catch {
+      // Already gone (renamed or removed before the crash).
+    }
+  }
+  await fsp.rm(journalPath(dataDir), { force: true });
+  return removed;
 }

@@ -15,18 +15,71 @@ export interface TextPatch {
   deletions: number;
 }
 
-/** The change from `before` to `after` as structuredPatch hunks, with line counts. */
-export function makePatch(name: string, before: string, after: string, context?: number): TextPatch {
-  const options = context === undefined ? {} : { context };
-  const patch = structuredPatch(name, name, before, after, undefined, undefined, options);
+const DEFAULT_CONTEXT = 4;
+/** Common lines kept beyond the context on each side of the changed lines. */
+const WINDOW_MARGIN = 64;
+
+/**
+ * The change from `before` to `after` as structuredPatch hunks, with line counts.
+ *
+ * Diffing a 1 MB file for a one-line edit costs more than writing it, so the diff runs on the
+ * changed lines plus `context + margin` common lines each side, and the hunks are moved back
+ * to file line numbers. Cutting common lines keeps the diff minimal (same additions and
+ * deletions); only where several minimal alignments exist (repeated lines) can the diff
+ * package's choice among them differ from a whole-file run.
+ */
+export function makePatch(name: string, before: string, after: string, context = DEFAULT_CONTEXT, margin = WINDOW_MARGIN): TextPatch {
+  const window = diffWindow(before, after, context + margin);
+  const patch = structuredPatch(name, name, window.before, window.after, undefined, undefined, { context });
   const hunks = patch.hunks.map((h) => ({
-    oldStart: h.oldStart,
+    oldStart: h.oldStart + window.skippedLines,
     oldLines: h.oldLines,
-    newStart: h.newStart,
+    newStart: h.newStart + window.skippedLines,
     newLines: h.newLines,
     lines: h.lines,
   }));
   return { hunks, ...countLines(hunks) };
+}
+
+interface DiffWindow {
+  before: string;
+  after: string;
+  /** Whole lines cut from the start of both. */
+  skippedLines: number;
+}
+
+/** Cuts common whole lines at both ends, keeping `context` of them on each side. */
+function diffWindow(before: string, after: string, context: number): DiffWindow {
+  const limit = Math.min(before.length, after.length);
+  let head = 0;
+  while (head < limit && before.charCodeAt(head) === after.charCodeAt(head)) head += 1;
+  if (head === before.length && head === after.length) return { before, after, skippedLines: 0 };
+  let tail = 0;
+  while (tail < limit - head && before.charCodeAt(before.length - 1 - tail) === after.charCodeAt(after.length - 1 - tail)) tail += 1;
+  // Start: the line of the first difference, then `context` lines back (all common).
+  let start = lineStart(before, head);
+  for (let kept = 0; kept < context && start > 0; kept += 1) start = lineStart(before, start - 1);
+  // End: through the line holding the common tail's start, then `context` whole lines more.
+  let end = before.indexOf('\n', before.length - tail);
+  for (let kept = 0; kept < context && end !== -1; kept += 1) end = before.indexOf('\n', end + 1);
+  const cut = end === -1 ? 0 : before.length - (end + 1);
+  return {
+    before: before.slice(start, before.length - cut),
+    after: after.slice(start, after.length - cut),
+    skippedLines: countBreaks(before, start),
+  };
+}
+
+/** Start of the line holding `index`. */
+function lineStart(text: string, index: number): number {
+  return index <= 0 ? 0 : text.lastIndexOf('\n', index - 1) + 1;
+}
+
+/** Line breaks before `to`. */
+function countBreaks(text: string, to: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n += 1;
+  return n;
 }
 
 export function countLines(hunks: PatchHunk[]): { additions: number; deletions: number } {
@@ -56,6 +109,8 @@ export function formatGitPatch(rel: string, hunks: PatchHunk[], absent: { before
   return `${out.join('\n')}\n`;
 }
 
+/** As git and the diff package print it: an empty range names the line before it. */
 function range(start: number, lines: number): string {
+  if (lines === 0) return `${start - 1},0`;
   return lines === 1 ? String(start) : `${start},${lines}`;
 }

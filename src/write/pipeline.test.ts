@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isToolError } from '../errors.js';
 import { nodeWriterFs, type WriterFs } from './atomic-writer.js';
-import { journalDir } from './journal.js';
+import { journalEntries } from './journal.js';
 import { runWrite, type WritePlan } from './pipeline.js';
 import { makeWriteTestbed, type WriteTestbed } from './test-context.js';
 
@@ -69,7 +69,7 @@ describe('the write pipeline (SPEC §8)', () => {
       expect(isToolError(err) && err.code).toBe(expected);
       expect(await fsp.readFile(file('a.txt'), 'utf8')).toBe('old');
       expect(await temps()).toEqual([]);
-      expect(await fsp.readdir(journalDir(bed.dataDir))).toEqual([]);
+      expect(await journalEntries(bed.dataDir)).toEqual([]);
       expect(bed.ctx().locks.stats()).toEqual({ held: 0, waiting: 0 });
       expect(bed.events).toEqual([]);
       await write('a.txt', plan('new'));

@@ -107,11 +107,14 @@ async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: Writ
   const computed = await plan.compute(current);
   const realRel = path.relative(ctx.root, target.real).split(path.sep).join('/');
   assertNoAddedSecret([target.relative, realRel], computed.before, computed.after);
-  const version = await keepHistory(ctx, plan.tool, realRel, target.real, current);
   const lastCheck = () => assertStillCurrent(target.real, current);
+  let version: string | null = null;
   if (computed.bytes === null) {
+    version = await keepHistory(ctx, plan.tool, realRel, target.real, current);
     await atomicDelete({ root: ctx.root, target, lastCheck, fs: plan.fs });
   } else {
+    // Keeping the history version overlaps writing the temp file; both finish before the rename.
+    const kept = keepHistory(ctx, plan.tool, realRel, target.real, current).then((v) => (version = v));
     await atomicWrite({
       root: ctx.root,
       dataDir: ctx.settings.dataDir,
@@ -120,6 +123,7 @@ async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: Writ
       previous: current.stat,
       createParents: plan.createParents,
       lastCheck,
+      alongside: kept,
       fs: plan.fs,
     });
     await recordWrite(ctx, target.real, plan.unit, computed);

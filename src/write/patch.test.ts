@@ -1,0 +1,45 @@
+import { applyPatch, structuredPatch } from 'diff';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { formatGitPatch, makePatch } from './patch.js';
+
+const line = fc.constantFrom('a', 'b', 'c', '', 'a\r', 'x y');
+const lines = fc.array(line, { maxLength: 30 });
+const text = fc.tuple(lines, fc.boolean()).map(([ls, finalBreak]) => ls.join('\n') + (finalBreak && ls.length ? '\n' : ''));
+
+describe('makePatch', () => {
+  it('gives a patch that turns before into after, as small as the whole-file diff', () => {
+    fc.assert(
+      fc.property(text, text, fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 2 }), (before, after, context, margin) => {
+        const full = structuredPatch('f', 'f', before, after, undefined, undefined, { context });
+        const ours = makePatch('f', before, after, context, margin);
+        expect(applyPatch(before, { ...full, hunks: ours.hunks }, { autoConvertLineEndings: false })).toBe(after);
+        const count = (sign: string) => full.hunks.flatMap((h) => h.lines).filter((l) => l.startsWith(sign)).length;
+        expect([ours.additions, ours.deletions]).toEqual([count('+'), count('-')]);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('gives exactly the whole-file hunks for edits among distinct lines', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 400 }), fc.integer({ min: 0, max: 399 }), fc.boolean(), (n, at, finalBreak) => {
+        const ls = Array.from({ length: n }, (_, i) => `line ${i}`);
+        const before = ls.join('\n') + (finalBreak ? '\n' : '');
+        const edited = [...ls];
+        edited.splice(at % n, 1, `changed ${at}`, 'inserted');
+        const after = edited.join('\n') + (finalBreak ? '\n' : '');
+        expect(makePatch('f', before, after).hunks).toEqual(structuredPatch('f', 'f', before, after).hunks);
+        expect(makePatch('f', before, after, 4, 0).hunks).toEqual(structuredPatch('f', 'f', before, after).hunks);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('formats a git patch with /dev/null for a new file', () => {
+    const { hunks } = makePatch('n.txt', '', 'a\n', 3);
+    expect(formatGitPatch('n.txt', hunks, { before: true, after: false })).toBe(
+      'diff --git a/n.txt b/n.txt\nnew file mode 100644\n--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+a\n',
+    );
+  });
+});
