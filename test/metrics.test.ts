@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../src/tools/types.js';
@@ -123,5 +125,24 @@ describe('GET /metrics after real tool calls', () => {
     expect(sample(text, 'sidefile_lock_wait_seconds_count')).toBe(3);
     expect(sample(text, 'sidefile_history_versions')).toBe(2);
     expect(sample(text, 'sidefile_tool_duration_seconds_count', { tool: 'Edit', outcome: 'error' })).toBe(1);
+  });
+
+  it('counts bytes read by Read and the read-state entries it leaves', async () => {
+    t = await makeTestApp();
+    await writeFile(path.join(t.root, 'r.txt'), 'abc\ndef\n');
+    for (const session of ['r1', 'r2']) {
+      const res = await t.request.post('/v1/tools/read').set('X-Session-Id', session).send({ file_path: 'r.txt' });
+      expect(res.status).toBe(200);
+    }
+    const missing = await t.request.post('/v1/tools/read').send({ file_path: 'nope.txt' });
+    expect(missing.status).toBe(404);
+    const text = await scrape(t);
+    expect(sample(text, 'sidefile_tool_calls_total', { tool: 'Read', outcome: 'ok', code: '' })).toBe(2);
+    expect(sample(text, 'sidefile_tool_calls_total', { tool: 'Read', outcome: 'error', code: 'FILE_NOT_FOUND' })).toBe(1);
+    expect(sample(text, 'sidefile_bytes_read_total', { tool: 'Read' })).toBeGreaterThanOrEqual(16);
+    expect(sample(text, 'sidefile_sessions_active')).toBe(2);
+    expect(sample(text, 'sidefile_read_state_entries')).toBe(2);
+    await t.request.delete('/v1/sessions/r1').expect(200);
+    expect(sample(await scrape(t), 'sidefile_read_state_entries')).toBe(1);
   });
 });
