@@ -82,6 +82,16 @@ describe('GET /v1/history', () => {
     expect(extra.body.error.code).toBe('INVALID_INPUT');
   });
 
+  it('applies read deny globs to the listing, and write deny globs to restore', async () => {
+    await start({ denyRead: ['private/**'], denyWrite: ['locked/**'] });
+    const listed = await t!.request.get('/v1/history').query({ file_path: 'private/a.txt' });
+    expect(listed.status).toBe(403);
+    expect(listed.body.error.code).toBe('PATH_DENIED');
+    const restored = await restore(t!, 'locked/a.txt', '20000101T000000000Z-000000');
+    expect(restored.status).toBe(403);
+    expect(restored.body.error.code).toBe('PATH_DENIED');
+  });
+
   it('keeps at most --history-versions per file', async () => {
     await start({ historyVersions: 2 });
     for (const text of ['a', 'b', 'c', 'd']) await write(t!, 'f.txt', text);

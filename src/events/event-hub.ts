@@ -32,6 +32,7 @@ export interface FileChangedData {
 
 export function fileChangedData(event: WriteEvent): FileChangedData {
   return {
+    // Security: the root-relative path only; never the absolute or real path.
     file_path: event.path.relative,
     tool: event.tool,
     session: event.session,

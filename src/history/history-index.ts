@@ -14,6 +14,7 @@ export const INDEX_FILE = 'index.json';
 
 /** Folder of one key: a hash, so no workspace name ever becomes a data-dir path. */
 export function keyDir(historyDir: string, key: string): string {
+  // Security: a hash, never the path itself: no name from the workspace can climb out of the data dir.
   return path.join(historyDir, createHash('sha256').update(key).digest('hex').slice(0, 32));
 }
 

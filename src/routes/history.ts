@@ -84,6 +84,7 @@ export function registerHistoryRoutes(app: FastifyInstance, services: AppService
       },
     },
     handler: async (request) => {
+      // Security: listing reveals sizes and hashes, so read deny globs apply.
       const target = await services.resolve(request.query.file_path, 'read');
       const versions = await services.history.list(historyKey(services.root, target));
       return { file_path: target.relative, versions };
@@ -112,6 +113,7 @@ export function registerHistoryRoutes(app: FastifyInstance, services: AppService
       let relative: string | null = null;
       let metrics: ToolMetrics = {};
       try {
+        // Security: the same checks as a write tool (SPEC §3, deny globs, read-only mode).
         const target = await services.resolve(request.body.file_path, 'write');
         relative = target.relative;
         const out = await restoreVersion(contextFor(services, request, session), target, request.body.version);
