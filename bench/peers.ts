@@ -1,0 +1,104 @@
+/**
+ * Issue 7 §1: sidefile against its peers on the same machine, same files, same run —
+ * the MCP filesystem server, Jupyter Server's contents API, and bare Node fs (the floor) —
+ * sequential (1 client) and concurrent (16 clients). Prints ONE Markdown table.
+ * Called by bench/run.ts as `benchPeers()`; alone: `npm run build && npx tsx bench/peers.ts`.
+ * Bounded: BENCH_PEERS_SECONDS (default 2) per cell, 48 cells, loopback only.
+ */
+import { promises as fsp } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { measure } from './support/measure.js';
+import { lineCount, marker, notebookFixture, textOfSize } from './support/fixtures.js';
+import { OPS, type Op, type Peer, type Workload } from './peers-types.js';
+import { sidefilePeer } from './peers-sidefile.js';
+import { mcpPeer } from './peers-mcp.js';
+import { jupyterPeer } from './peers-jupyter.js';
+import { floorPeer } from './peers-floor.js';
+import { cellKey, legend, machine, renderTable, PEER_COLUMNS, type Results } from './peers-table.js';
+
+export interface PeerBenchOptions {
+  seconds?: number;
+  clientCounts?: number[];
+  maxCalls?: number;
+  warmup?: number;
+}
+
+export async function benchPeers(print: (line: string) => void = console.log, options: PeerBenchOptions = {}): Promise<void> {
+  const seconds = options.seconds ?? Number(process.env.BENCH_PEERS_SECONDS ?? 2);
+  const clientCounts = options.clientCounts ?? [1, 16];
+  const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-peers-')));
+  const root = path.join(base, 'ws');
+  const logs = path.join(base, 'logs');
+  await fsp.mkdir(logs, { recursive: true });
+  const started = Date.now();
+  const peers: Peer[] = [];
+  const results: Results = new Map();
+  try {
+    const workload = await makeWorkload(root);
+    peers.push(await sidefilePeer(root, path.join(base, 'data'), path.join(logs, 'sidefile.log')));
+    peers.push(await mcpPeer(root));
+    const jupyter = await jupyterPeer(root, path.join(base, 'jupyter'), path.join(logs, 'jupyter.log'));
+    if (typeof jupyter === 'string') for (const op of OPS) for (const c of clientCounts) results.set(cellKey(op.key, c, 'jupyter'), jupyter);
+    else peers.push(jupyter);
+    peers.push(floorPeer(root));
+    for (const op of OPS) {
+      for (const clients of clientCounts) {
+        for (const peer of peers) {
+          const files = await filesFor(op, clients, peer.name, workload);
+          const calls = await peer.calls(op.key, files, workload).catch((err: Error) => `setup failed: ${err.message}`);
+          results.set(cellKey(op.key, clients, peer.name), typeof calls === 'string'
+            ? calls
+            : await measure(calls, { seconds, maxCalls: options.maxCalls ?? 20_000, warmup: options.warmup ?? 3 }));
+        }
+      }
+    }
+  } finally {
+    for (const peer of peers) await peer.close().catch(() => {});
+    await fsp.rm(base, { recursive: true, force: true });
+  }
+  print(`Peers: sidefile vs MCP filesystem vs Jupyter contents API vs bare Node fs (${((Date.now() - started) / 1000).toFixed(0)} s, ${new Date().toISOString()})`);
+  print(machine());
+  print('');
+  for (const line of renderTable(results, clientCounts)) print(line);
+  print('');
+  for (const line of legend(seconds)) print(line);
+}
+
+/** The shared read files, the templates for the write loops, all under one root. */
+async function makeWorkload(root: string): Promise<Workload> {
+  await fsp.mkdir(path.join(root, 'read'), { recursive: true });
+  const notebook = notebookFixture();
+  const big = textOfSize(100 * 1024);
+  const w: Workload = {
+    root, read4k: 'read/4k.txt', read100k: 'read/100k.txt', read100kLines: lineCount(big), readNb: 'read/nb.ipynb', notebook,
+    editText: textOfSize(4 * 1024, ['# one line of this file changes per edit', marker(0)]),
+    writeText: textOfSize(100 * 1024, [marker(0)]),
+  };
+  await fsp.writeFile(path.join(root, w.read4k), textOfSize(4 * 1024));
+  await fsp.writeFile(path.join(root, w.read100k), big);
+  await fsp.writeFile(path.join(root, w.readNb), notebook.text);
+  return w;
+}
+
+/** Reads share one file; each write loop gets a fresh file of its own, per peer. */
+async function filesFor(op: Op, clients: number, peer: string, w: Workload): Promise<string[]> {
+  const shared = { read4k: w.read4k, read100k: w.read100k, readNb: w.readNb } as Record<string, string>;
+  if (shared[op.key]) return Array.from({ length: clients }, () => shared[op.key]!);
+  const dir = `${op.key}-${clients}/${peer}`;
+  await fsp.mkdir(path.join(w.root, dir), { recursive: true });
+  const ext = op.key === 'nbEdit' ? 'ipynb' : 'txt';
+  const content = op.key === 'nbEdit' ? w.notebook.text : op.key === 'edit' ? w.editText : w.writeText;
+  return Promise.all(Array.from({ length: clients }, async (_, i) => {
+    const rel = `${dir}/f${i}.${ext}`;
+    await fsp.writeFile(path.join(w.root, rel), content);
+    return rel;
+  }));
+}
+
+export { PEER_COLUMNS };
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  await benchPeers();
+}

@@ -1,0 +1,84 @@
+/**
+ * Starts the built server (`dist/server.js`) as a child process on 127.0.0.1, port 0, and
+ * learns the chosen port from its JSON log line. Logs go to a file, not a pipe, so the bench
+ * process spends no CPU draining them while it measures.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, openSync, closeSync, promises as fsp } from 'node:fs';
+import path from 'node:path';
+
+export interface ServerChild {
+  port: number;
+  pid: number;
+  /** Resident set size of the server process in KiB (VmRSS), or null when unknown. */
+  rssKiB(): Promise<number | null>;
+  /** SIGTERM (graceful: writes in flight finish), then SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface StartOptions {
+  root: string;
+  dataDir: string;
+  /** Where the server's stdout/stderr go. */
+  logFile: string;
+  extraArgs?: string[];
+  /** The project directory holding dist/ (default: the current directory). */
+  projectDir?: string;
+}
+
+export function serverEntry(projectDir = process.cwd()): string {
+  return path.join(projectDir, 'dist', 'server.js');
+}
+
+export async function startSidefile(options: StartOptions): Promise<ServerChild> {
+  const entry = serverEntry(options.projectDir);
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
+  const out = openSync(options.logFile, 'a');
+  const child = spawn(
+    process.execPath,
+    [entry, '--root', options.root, '--port', '0', '--host', '127.0.0.1', '--data-dir', options.dataDir, ...(options.extraArgs ?? [])],
+    { stdio: ['ignore', out, out], env: childEnv() },
+  );
+  closeSync(out);
+  const port = await waitForPort(child, options.logFile, 15_000);
+  const pid = child.pid!;
+  return { port, pid, rssKiB: () => rssKiB(pid), stop: (graceMs = 5_000) => stopChild(child, graceMs) };
+}
+
+/** The parent's environment without SIDEFILE_* settings: the flags above are the whole config. */
+function childEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('SIDEFILE_')));
+}
+
+/** Polls the log file for the "listening" line; fails early when the child exits. */
+async function waitForPort(child: ChildProcess, logFile: string, timeoutMs: number): Promise<number> {
+  let exited: number | null = null;
+  child.once('exit', (code) => (exited = code ?? -1));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const text = await fsp.readFile(logFile, 'utf8').catch(() => '');
+    for (const line of text.split('\n')) {
+      const match = /"port":(\d+)/.exec(line);
+      if (match && line.includes('listening')) return Number(match[1]);
+    }
+    if (exited !== null) throw new Error(`sidefile exited with status ${exited} before listening; see ${logFile}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`sidefile did not log its port within ${timeoutMs} ms; see ${logFile}`);
+}
+
+export async function rssKiB(pid: number): Promise<number | null> {
+  const status = await fsp.readFile(`/proc/${pid}/status`, 'utf8').catch(() => null);
+  const match = status && /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  return match ? Number(match[1]) : null;
+}
+
+export async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
