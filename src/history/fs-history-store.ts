@@ -91,7 +91,13 @@ export class FsHistoryStore implements HistoryStore {
     this.add(key, entry);
     const removed = this.prune(key, version);
     const touched = new Set([key, ...removed.map((r) => r.key)]);
-    await Promise.all([...touched].map((k) => this.persist(k)));
+    try {
+      await Promise.all([...touched].map((k) => this.persist(k)));
+    } catch (err) {
+      // The index could not be saved (ENOSPC…): the write will fail, so this is not history.
+      await this.discard(key, version).catch(() => undefined);
+      throw err;
+    }
     await Promise.all(removed.map((r) => this.removeBlob(r)));
     return version;
   }
