@@ -150,6 +150,9 @@ async function build(index: LineIndex, realPath: string, contentStart: number, l
 export class LineIndexCache {
   private readonly indexes = new Map<string, LineIndex>();
 
+  /** `schedule` starts a background build; tests pass one that holds builds back. */
+  constructor(private readonly schedule: (start: () => void) => void = (start) => start()) {}
+
   /** The index for this version of the file, started in the background if there is none yet. */
   ensure(realPath: string, key: IndexKey, contentStart: number, layout: UnitLayout): LineIndex {
     const existing = this.indexes.get(realPath);
@@ -163,11 +166,13 @@ export class LineIndexCache {
     this.indexes.delete(realPath);
     this.indexes.set(realPath, index);
     this.evict();
-    build(index, realPath, contentStart, layout)
-      .catch(() => {
-        index.failed = true;
-      })
-      .finally(() => index.notify(true));
+    this.schedule(() => {
+      build(index, realPath, contentStart, layout)
+        .catch(() => {
+          index.failed = true;
+        })
+        .finally(() => index.notify(true));
+    });
     return index;
   }
 

@@ -98,14 +98,14 @@ async function readOpened(job: ReadJob, options: ReadToolOptions): Promise<ToolO
     );
   }
   const override = encodingOverrideFor(job.ctx.settings.encodings, target.relative);
+  const noPaging = job.input.offset === undefined && job.input.limit === undefined;
+  if (!job.notebook && noPaging && st.size > MAX_UNPAGED_BYTES) throw unpagedTooLarge(target.relative, st.size);
   if (st.size > options.hugeFileBytes) {
     const page = await pageOfHugeFile(fh, target.real, st, options.indexes, override, job.offset, job.limit);
     const out = textOutput(target.relative, page, job.notebook ? 'the notebook is over 64 MiB, too large to read as cells' : undefined);
     record(job, null, 'lines', page.total, rangeOf(job.offset, page.lines.length));
     return { ...out, metrics: { bytes: Buffer.byteLength(out.result.file.content) } };
   }
-  const noPaging = job.input.offset === undefined && job.input.limit === undefined;
-  if (!job.notebook && noPaging && st.size > MAX_UNPAGED_BYTES) throw unpagedTooLarge(target.relative, st.size);
   const bytes = await fh.readFile();
   const hash = sha256Hex(bytes);
   let notebookError: string | undefined;
