@@ -205,3 +205,19 @@ describe('FsHistoryStore.discard', () => {
     expect(await new FsHistoryStore({ dataDir, maxVersions: 50 }).list('a.txt')).toEqual([]);
   });
 });
+
+describe('FsHistoryStore under concurrent writes to different files', () => {
+  it('keeps every version with a unique id, and the indexes on disk agree with memory', async () => {
+    const store = new FsHistoryStore({ dataDir, maxVersions: 50, now: () => 5_000 });
+    const kept = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => store.keep(`f${i % 5}.txt`, null, { session: `s${i}`, tool: 'Write' })),
+    );
+    expect(new Set(kept).size).toBe(30);
+    const reloaded = new FsHistoryStore({ dataDir, maxVersions: 50 });
+    for (let f = 0; f < 5; f += 1) {
+      const listed = await store.list(`f${f}.txt`);
+      expect(listed).toHaveLength(6);
+      expect(await reloaded.list(`f${f}.txt`)).toEqual(listed);
+    }
+  });
+});
