@@ -92,6 +92,19 @@ describe('GET /v1/history', () => {
     expect(restored.body.error.code).toBe('PATH_DENIED');
   });
 
+  it('keeps one version per write when writes to one file race: each the content the write replaced', async () => {
+    await start();
+    const contents = Array.from({ length: 8 }, (_, i) => `content ${i}\n`);
+    const results = await Promise.all(contents.map((c, i) => write(t!, 'race.txt', c, `s${i}`)));
+    expect(results.filter((r) => r.type === 'create')).toHaveLength(1);
+    const { versions } = await history(t!, 'race.txt');
+    expect(versions).toHaveLength(8);
+    expect(versions.at(-1)).toMatchObject({ size: null, sha256: null });
+    const final = await readFile(path.join(t!.root, 'race.txt'), 'utf8');
+    const replaced = versions.slice(0, -1).map((v) => v.sha256).sort();
+    expect(replaced).toEqual(contents.filter((c) => c !== final).map(sha).sort());
+  });
+
   it('keeps at most --history-versions per file', async () => {
     await start({ historyVersions: 2 });
     for (const text of ['a', 'b', 'c', 'd']) await write(t!, 'f.txt', text);
