@@ -1,6 +1,6 @@
 /**
  * Issue 5 benchmark: one-cell replace in a ~2 MB notebook with images.
- *   ours   — the notebook model's splice (decode → editNotebook → encode) + durable write
+ *   ours   — the notebook model's splice (decode → editNotebook → encode the new cell only) + durable write
  *   naive  — JSON.parse → change the cell → JSON.stringify(nb, null, 1) + durable write
  *   tool   — the whole NotebookEdit run (lock, read-state check, history, atomic write, diff)
  * Same file, same run, same durable write (temp file, fsync, rename, fsync folder).
@@ -11,7 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diffLines } from 'diff';
 import { editNotebook } from '../src/notebook/edit.js';
-import { decodeText, encodeText } from '../src/text/codec.js';
+import { encodeNotebookEdit } from '../src/notebook/encode-edit.js';
+import { decodeText } from '../src/text/codec.js';
 import { runNotebookEdit } from '../src/tools/notebook-edit/run.js';
 import { notebookEditInput } from '../src/tools/notebook-edit/schema.js';
 import { makeWriteTestbed } from '../src/write/test-context.js';
@@ -55,9 +56,10 @@ async function durableWrite(file: string, bytes: Buffer): Promise<void> {
 }
 
 async function ours(file: string, cellId: string, source: string): Promise<void> {
-  const decoded = decodeText(await fsp.readFile(file));
+  const bytes = await fsp.readFile(file);
+  const decoded = decodeText(bytes);
   const out = editNotebook(decoded.text, { cellId, newSource: source, editMode: 'replace' });
-  await durableWrite(file, encodeText(out.text, decoded));
+  await durableWrite(file, encodeNotebookEdit(bytes, decoded, out.splice, out.text));
 }
 
 async function naive(file: string, index: number, source: string): Promise<void> {
@@ -130,7 +132,7 @@ function computeOnly(text: string, index: number): string {
   const oursMs = timeSync(() => {
     const decoded = decodeText(bytes);
     const out = editNotebook(decoded.text, { cellId: `cell-${index}`, newSource: 'x = 1', editMode: 'replace' });
-    encodeText(out.text, decoded);
+    encodeNotebookEdit(bytes, decoded, out.splice, out.text);
   });
   const naiveMs = timeSync(() => {
     const nb = JSON.parse(bytes.toString('utf8')) as Json;

@@ -12,6 +12,8 @@ export interface NotebookDocument {
   bom: string;
   /** True when the file's layout was not recognized and it was re-indented (SPEC §9). */
   reformatted: boolean;
+  /** Length of the text given to openNotebook (BOM included). */
+  inputLength: number;
   layout: JsonLayout;
   root: JsonObject;
   cells: unknown[];
@@ -62,6 +64,7 @@ export function openNotebook(input: string): NotebookDocument {
     text,
     bom,
     reformatted,
+    inputLength: input.length,
     layout,
     root,
     cells,

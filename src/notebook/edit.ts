@@ -15,9 +15,18 @@ export interface NotebookEditRequest {
   editMode: EditMode;
 }
 
+/** Replace input[start, end) with `insert`: the whole change, in the input text's offsets. */
+export interface TextSplice {
+  start: number;
+  end: number;
+  insert: string;
+}
+
 export interface NotebookEditOutcome {
   /** The whole new file text (BOM kept); encode it with the file's encoding. */
   text: string;
+  /** The same change as one splice of the input (the whole text when it was re-indented). */
+  splice: TextSplice;
   /** The edited, inserted or deleted cell's id (or cell-N). */
   cellId: string;
   cellType: string;
@@ -64,10 +73,16 @@ export function editNotebook(
   return replaceCell(doc, index, request.newSource, request.cellType);
 }
 
-function finish(doc: NotebookDocument, text: string, cellId: string, type: string, mode: EditMode): NotebookEditOutcome {
+function finish(doc: NotebookDocument, change: TextSplice, cellId: string, type: string, mode: EditMode): NotebookEditOutcome {
+  const text = doc.bom + doc.text.slice(0, change.start) + change.insert + doc.text.slice(change.end);
+  const offset = doc.bom.length;
+  const splice = doc.reformatted
+    ? { start: 0, end: doc.inputLength, insert: text }
+    : { start: change.start + offset, end: change.end + offset, insert: change.insert };
   const totalCells = doc.cells.length + (mode === 'insert' ? 1 : mode === 'delete' ? -1 : 0);
   return {
-    text: doc.bom + text,
+    text,
+    splice,
     cellId,
     cellType: type,
     language: doc.language,
@@ -112,8 +127,8 @@ function replaceCell(doc: NotebookDocument, index: number, source: string, newTy
     cell.delete('execution_count');
     cell.delete('outputs');
   }
-  const text = doc.text.slice(0, span.start) + cell.toText() + doc.text.slice(span.end);
-  return finish(doc, text, cellIdAt(original, index), type, 'replace');
+  const change = { start: span.start, end: span.end, insert: cell.toText() };
+  return finish(doc, change, cellIdAt(original, index), type, 'replace');
 }
 
 function insertCell(
@@ -133,8 +148,8 @@ function insertCell(
   if (type === 'code') Object.assign(values, { execution_count: null, outputs: [] });
   const cell = new CellBuilder(doc.layout, indent);
   for (const key of newCellKeys(Object.keys(values), template)) cell.set(key, values[key]);
-  const text = spliceNewCell(doc, at, cell.toText(), indent);
-  return finish(doc, text, id ?? `cell-${at}`, type, 'insert');
+  const change = spliceNewCell(doc, at, cell.toText(), indent);
+  return finish(doc, change, id ?? `cell-${at}`, type, 'insert');
 }
 
 /** Keys in the neighbouring cell's order where it has them, then nbformat's order. */
@@ -148,21 +163,21 @@ function newCellKeys(keys: string[], template: unknown): string[] {
 }
 
 /** Inserts a cell's text so it becomes cell `at`, with the separators its neighbours have. */
-function spliceNewCell(doc: NotebookDocument, at: number, cellText: string, indent: string): string {
+function spliceNewCell(doc: NotebookDocument, at: number, cellText: string, indent: string): TextSplice {
   const { text, layout, cellsNode } = doc;
   const items = cellsNode.items ?? [];
   const before = items[at - 1];
   if (before !== undefined) {
-    return text.slice(0, before.end) + `,${layout.eol}${indent}${cellText}` + text.slice(before.end);
+    return { start: before.end, end: before.end, insert: `,${layout.eol}${indent}${cellText}` };
   }
   const first = items[0];
   if (first !== undefined) {
-    return text.slice(0, first.start) + `${cellText},${layout.eol}${indent}` + text.slice(first.start);
+    return { start: first.start, end: first.start, insert: `${cellText},${layout.eol}${indent}` };
   }
   // Empty "cells": [] becomes a one-cell list, laid out as json.dumps would.
   const closeIndent = lineIndentAt(text, cellsMemberStart(doc)) ?? layout.unit;
   const inner = `${layout.eol}${indent}${cellText}${layout.eol}${closeIndent}`;
-  return text.slice(0, cellsNode.start + 1) + inner + text.slice(cellsNode.end - 1);
+  return { start: cellsNode.start + 1, end: cellsNode.end - 1, insert: inner };
 }
 
 /** Where the `"cells"` key starts: the line whose indentation the closing bracket takes. */
@@ -176,11 +191,10 @@ function deleteCell(doc: NotebookDocument, index: number): NotebookEditOutcome {
   const span = cellSpan(doc, index);
   const next = items[index + 1];
   const previous = items[index - 1];
-  const { text } = doc;
-  let result: string;
-  if (next !== undefined) result = text.slice(0, span.start) + text.slice(next.start);
-  else if (previous !== undefined) result = text.slice(0, previous.end) + text.slice(span.end);
-  else result = text.slice(0, doc.cellsNode.start + 1) + text.slice(doc.cellsNode.end - 1);
+  let change: TextSplice;
+  if (next !== undefined) change = { start: span.start, end: next.start, insert: '' };
+  else if (previous !== undefined) change = { start: previous.end, end: span.end, insert: '' };
+  else change = { start: doc.cellsNode.start + 1, end: doc.cellsNode.end - 1, insert: '' };
   const original = doc.cells[index];
-  return finish(doc, result, cellIdAt(original, index), cellType(original), 'delete');
+  return finish(doc, change, cellIdAt(original, index), cellType(original), 'delete');
 }

@@ -1,6 +1,7 @@
 import { ToolError } from '../../errors.js';
 import { editNotebook, type NotebookEditOutcome } from '../../notebook/edit.js';
-import { decodeText, encodeText, roundTrips } from '../../text/codec.js';
+import { encodeNotebookEdit } from '../../notebook/encode-edit.js';
+import { decodeText, roundTrips } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../write/encoding-override.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
@@ -81,7 +82,7 @@ function compute(
     editMode: input.edit_mode,
   });
   return {
-    bytes: encodeText(edit.text, decoded),
+    bytes: encodeNotebookEdit(original, decoded, edit.splice, edit.text),
     before: decoded.text,
     after: edit.text,
     total: edit.totalCells,
