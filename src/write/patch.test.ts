@@ -24,7 +24,7 @@ describe('makePatch', () => {
   it('gives exactly the whole-file hunks for edits among distinct lines', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 400 }), fc.integer({ min: 0, max: 399 }), fc.boolean(), (n, at, finalBreak) => {
-        const ls = Array.from({ length: n }, (_, i) => `line ${i}`);
+        const ls = Array.from({ length: n }, (_, i) => `line ${i} ${'x'.repeat(i % 40)}`);
         const before = ls.join('\n') + (finalBreak ? '\n' : '');
         const edited = [...ls];
         edited.splice(at % n, 1, `changed ${at}`, 'inserted');

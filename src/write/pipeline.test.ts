@@ -31,8 +31,7 @@ function plan(content: string | null, extra: Partial<WritePlan<null>> = {}): Wri
   };
 }
 
-async function write(rel: string, p: WritePlan<null>) {
-  const ctx = bed.ctx();
+async function write(rel: string, p: WritePlan<null>, ctx = bed.ctx()) {
   return runWrite(ctx, await ctx.resolve(rel, 'write'), p);
 }
 
@@ -92,8 +91,19 @@ describe('the write pipeline (SPEC §8)', () => {
         return nodeWriterFs.open(p, flags, mode);
       },
     };
-    const err = await write('a.txt', plan('pwned', { fs: swapping })).catch((e: unknown) => e);
+    // Without history, so the swap lands between the temp write and the re-resolution.
+    const ctx = { ...bed.ctx(), history: { keep: async () => null, list: async () => [], load: async () => undefined } };
+    const err = await write('a.txt', plan('pwned', { fs: swapping }), ctx).catch((e: unknown) => e);
     expect(isToolError(err) && err.code).toBe('PATH_OUTSIDE_WORKSPACE');
+    expect(await fsp.readFile(outside, 'utf8')).toBe('secret');
+    expect(await temps()).toEqual([]);
+    // With history kept alongside the temp write, the swap may land while the version is kept:
+    // refused all the same, and nothing outside is touched.
+    await fsp.rm(file('a.txt'));
+    await fsp.writeFile(file('a.txt'), 'old');
+    await bed.markRead('a.txt');
+    const again = await write('a.txt', plan('pwned', { fs: swapping })).catch((e: unknown) => e);
+    expect(['PATH_OUTSIDE_WORKSPACE', 'FILE_MODIFIED_SINCE_READ']).toContain(isToolError(again) ? again.code : again);
     expect(await fsp.readFile(outside, 'utf8')).toBe('secret');
     expect(await temps()).toEqual([]);
   });

@@ -2,7 +2,7 @@ import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
 import type { FileStamp, ReadUnit } from '../read-state/types.js';
-import { hasSeenInFull, isUnchangedSince, sha256Hex, stampOf } from '../read-state/unchanged.js';
+import { hasSeenInFull, isUnchangedSince, sameStamp, sha256Hex, stampOf } from '../read-state/unchanged.js';
 import type { ResolvedPath, ToolContext, WriteToolName } from '../tools/types.js';
 import { atomicDelete, atomicWrite, type WriterFs } from './atomic-writer.js';
 import { mapFsError } from './fs-errors.js';
@@ -103,18 +103,18 @@ export async function runWrite<T>(ctx: ToolContext, target: ResolvedPath, plan: 
 async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<T>) {
   const current = await loadCurrent(target.real);
   plan.precheck?.(current);
-  if (current.bytes && current.stat) checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat);
+  const knownHash = current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat) : null;
   const computed = await plan.compute(current);
   const realRel = path.relative(ctx.root, target.real).split(path.sep).join('/');
   assertNoAddedSecret([target.relative, realRel], computed.before, computed.after);
   const lastCheck = () => assertStillCurrent(target.real, current);
   let version: string | null = null;
   if (computed.bytes === null) {
-    version = await keepHistory(ctx, plan.tool, realRel, target.real, current);
+    version = await keepHistory(ctx, plan.tool, realRel, { real: target.real, current, knownHash });
     await atomicDelete({ root: ctx.root, target, lastCheck, fs: plan.fs });
   } else {
     // Keeping the history version overlaps writing the temp file; both finish before the rename.
-    const kept = keepHistory(ctx, plan.tool, realRel, target.real, current).then((v) => (version = v));
+    const kept = keepHistory(ctx, plan.tool, realRel, { real: target.real, current, knownHash }).then((v) => (version = v));
     await atomicWrite({
       root: ctx.root,
       dataDir: ctx.settings.dataDir,
@@ -159,8 +159,15 @@ async function loadCurrent(real: string): Promise<CurrentFile> {
   }
 }
 
-function checkReadState(ctx: ToolContext, target: ResolvedPath, need: WritePlan<unknown>['requireRead'], bytes: Buffer, stat: fs.Stats): void {
-  if (need === 'none') return;
+/** Returns the current bytes' hash when the session's record already holds it (stamp unchanged). */
+function checkReadState(
+  ctx: ToolContext,
+  target: ResolvedPath,
+  need: WritePlan<unknown>['requireRead'],
+  bytes: Buffer,
+  stat: fs.Stats,
+): string | null {
+  if (need === 'none') return null;
   const rec = ctx.readState.get(ctx.session, target.real);
   if (!rec) {
     throw new ToolError('FILE_NOT_READ', `File ${target.relative} has not been read yet in this session. Read it first before writing to it.`);
@@ -177,15 +184,31 @@ function checkReadState(ctx: ToolContext, target: ResolvedPath, need: WritePlan<
       `File ${target.relative} has been read only in part. Read all of it (without offset/limit, or pages that cover every line) before overwriting it with Write, or use Edit to change part of it.`,
     );
   }
+  return sameStamp(rec.stamp, stampOf(stat)) ? rec.hash : null;
 }
 
-async function keepHistory(ctx: ToolContext, tool: WriteToolName, key: string, real: string, current: CurrentFile): Promise<string | null> {
-  const previous = current.bytes && current.stat ? { real, size: current.stat.size, sha256: sha256Hex(current.bytes) } : null;
+async function keepHistory(
+  ctx: ToolContext,
+  tool: WriteToolName,
+  key: string,
+  target: { real: string; current: CurrentFile; knownHash: string | null },
+): Promise<string | null> {
+  const { real, current, knownHash } = target;
+  const previous = current.bytes && current.stat ? { real, size: current.stat.size, sha256: knownHash ?? sha256Hex(current.bytes) } : null;
   try {
     return await ctx.history.keep(key, previous, { session: ctx.session, tool });
   } catch (err) {
+    // The file went away (or was swapped) under us while its version was being kept.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw changedMeanwhile();
     throw mapFsError(err);
   }
+}
+
+function changedMeanwhile(): ToolError {
+  return new ToolError(
+    'FILE_MODIFIED_SINCE_READ',
+    'The file was changed on disk while this write was being prepared; nothing was written. Read it again, then retry.',
+  );
 }
 
 /**
@@ -204,10 +227,7 @@ function assertStillCurrent(real: string, current: CurrentFile): void {
   if (now === null && before === null) return;
   if (now && before && now.size === before.size && now.mtimeMs === before.mtimeMs && now.ino === before.ino) return;
   if (now && current.bytes && now.size === current.bytes.length && fs.readFileSync(real).equals(current.bytes)) return;
-  throw new ToolError(
-    'FILE_MODIFIED_SINCE_READ',
-    'The file was changed on disk while this write was being prepared; nothing was written. Read it again, then retry.',
-  );
+  throw changedMeanwhile();
 }
 
 async function recordWrite(ctx: ToolContext, real: string, unit: ReadUnit, computed: ComputedWrite<unknown>): Promise<void> {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { ToolError } from '../../errors.js';
 import { decodeText, dominantLineBreak, encodeText, roundTrips, type DecodedText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../write/encoding-override.js';
@@ -106,6 +107,8 @@ function compute(input: EditInput, target: ResolvedPath, current: CurrentFile, o
 
 /** SPEC §8 round-trip guard: edit only text whose bytes survive decode → encode unchanged. */
 function assertRoundTrip(bytes: Buffer, decoded: DecodedText, target: ResolvedPath): void {
+  // Valid UTF-8 always survives (a native check, cheaper than encoding a large file again).
+  if (decoded.encoding === 'utf-8' && isUtf8(bytes.subarray(decoded.bom ? 3 : 0))) return;
   if (roundTrips(bytes, decoded)) return;
   throw new ToolError(
     'UNSUPPORTED_ENCODING',
