@@ -21,7 +21,10 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
         license: { name: 'MIT', identifier: 'MIT' },
       },
       // A fixed entry: nothing computed at start-up (SPEC §10).
-      servers: [{ url: 'http://127.0.0.1:8080', description: 'The default local listener' }],
+      servers: [
+        { url: '/', description: 'The server that serves this document (so "Try it out" works on any host)' },
+        { url: 'http://127.0.0.1:8080', description: 'The default local listener' },
+      ],
       tags: [
         { name: 'tools', description: 'The four file tools' },
         { name: 'history', description: 'Previous versions and restore' },

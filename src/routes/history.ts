@@ -1,14 +1,12 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppServices, ToolCallEvent } from '../app-services.js';
+import type { AppServices } from '../app-services.js';
 import type { ErrorCode } from '../errors.js';
 import { historyKey, restoreVersion } from '../history/restore.js';
 import { errorResponses } from '../http/error-schema.js';
-import { toToolError } from '../http/error-handler.js';
-import { sessionOf } from '../http/session.js';
-import type { ToolContext, ToolMetrics } from '../tools/types.js';
 import { structuredPatchSchema } from '../write/result-schemas.js';
+import { runToolCall } from './tool-call.js';
 import { SECURED, sessionHeaders } from './tools.js';
 
 const filePath = z
@@ -107,81 +105,11 @@ export function registerHistoryRoutes(app: FastifyInstance, services: AppService
       body: restoreBody,
       response: { 200: restoreResponse, ...errorResponses(RESTORE_CODES) },
     },
-    handler: async (request) => {
-      const started = performance.now();
-      const session = sessionOf(request);
-      let relative: string | null = null;
-      let metrics: ToolMetrics = {};
-      try {
+    handler: async (request) =>
+      runToolCall(services, request, 'Restore', {
         // Security: the same checks as a write tool (SPEC §3, deny globs, read-only mode).
-        const target = await services.resolve(request.body.file_path, 'write');
-        relative = target.relative;
-        const out = await restoreVersion(contextFor(services, request, session), target, request.body.version);
-        metrics = out.metrics ?? {};
-        telemetry(services, request, callEvent(session, relative, null, 200, started, metrics));
-        return { result: out.result, text: out.text };
-      } catch (err) {
-        const error = toToolError(err);
-        telemetry(services, request, callEvent(session, relative, error.code, error.status, started, metrics));
-        throw error;
-      }
-    },
+        resolve: () => services.resolve(request.body.file_path, 'write'),
+        run: (ctx, target) => restoreVersion(ctx, target, request.body.version),
+      }),
   });
-}
-
-/** The same plain context the generic tool route gives a tool. */
-function contextFor(services: AppServices, request: FastifyRequest, session: string): ToolContext {
-  return {
-    root: services.root,
-    session,
-    log: request.log,
-    settings: services.settings,
-    readState: services.readState,
-    locks: services.locks,
-    history: services.history,
-    afterWrite: (event) => {
-      for (const listener of services.writeListeners) {
-        try {
-          listener(event);
-        } catch (err) {
-          request.log.error({ err }, 'after-write listener failed');
-        }
-      }
-    },
-    resolve: services.resolve,
-  };
-}
-
-function callEvent(
-  session: string,
-  path: string | null,
-  code: string | null,
-  status: number,
-  started: number,
-  metrics: ToolMetrics,
-): ToolCallEvent {
-  return {
-    tool: 'Restore',
-    session,
-    path,
-    outcome: code === null ? 'ok' : 'error',
-    code,
-    status,
-    durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-    bytes: metrics.bytes ?? null,
-    linesAdded: metrics.linesAdded ?? null,
-    linesRemoved: metrics.linesRemoved ?? null,
-  };
-}
-
-/** SPEC §8 telemetry line (never content), then the tool-call listeners (metrics). */
-function telemetry(services: AppServices, request: FastifyRequest, event: ToolCallEvent): void {
-  request.log.info({ event: 'tool_call', ...event }, `${event.tool} ${event.outcome}`);
-  for (const listener of services.toolCallListeners) {
-    try {
-      listener(event);
-    } catch (err) {
-      request.log.error({ err }, 'tool-call listener failed');
-    }
-  }
 }

@@ -1,12 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppServices, ToolCallEvent } from '../app-services.js';
+import type { AppServices } from '../app-services.js';
 import { ERROR_CODES } from '../errors.js';
 import { errorResponses } from '../http/error-schema.js';
-import { toToolError } from '../http/error-handler.js';
-import { sessionOf } from '../http/session.js';
-import type { ToolContext, ToolDefinition, ToolMetrics } from '../tools/types.js';
+import type { ToolDefinition } from '../tools/types.js';
+import { runToolCall } from './tool-call.js';
 
 export const sessionHeaders = z.looseObject({
   'x-session-id': z
@@ -17,40 +16,6 @@ export const sessionHeaders = z.looseObject({
 });
 
 export const SECURED = [{ bearerAuth: [] }];
-
-function contextFor(services: AppServices, request: FastifyRequest, session: string): ToolContext {
-  return {
-    root: services.root,
-    session,
-    log: request.log,
-    settings: services.settings,
-    readState: services.readState,
-    locks: services.locks,
-    history: services.history,
-    afterWrite: (event) => {
-      for (const listener of services.writeListeners) {
-        try {
-          listener(event);
-        } catch (err) {
-          request.log.error({ err }, 'after-write listener failed');
-        }
-      }
-    },
-    resolve: services.resolve,
-  };
-}
-
-function emitToolCall(services: AppServices, request: FastifyRequest, event: ToolCallEvent): void {
-  // SPEC §8 telemetry: one line per tool call, never content.
-  request.log.info({ event: 'tool_call', ...event }, `${event.tool} ${event.outcome}`);
-  for (const listener of services.toolCallListeners) {
-    try {
-      listener(event);
-    } catch (err) {
-      request.log.error({ err }, 'tool-call listener failed');
-    }
-  }
-}
 
 /** One generic route per tool: validate → resolve path → run → telemetry. */
 export function registerToolRoute(app: FastifyInstance, services: AppServices, tool: ToolDefinition): void {
@@ -76,48 +41,13 @@ export function registerToolRoute(app: FastifyInstance, services: AppServices, t
       },
     },
     handler: async (request) => {
-      const started = performance.now();
       const input = request.body as Record<string, unknown>;
-      const session = sessionOf(request);
-      let metrics: ToolMetrics = {};
-      let path: string | null = null;
-      try {
-        const target = await services.resolve(String(input[tool.pathField]), tool.access);
-        path = target.relative;
-        const out = await tool.run(input, contextFor(services, request, session), target);
-        metrics = out.metrics ?? {};
-        emitToolCall(services, request, toolEvent(tool, session, path, null, 200, started, metrics));
-        return { result: out.result, text: out.text };
-      } catch (err) {
-        const error = toToolError(err);
-        emitToolCall(services, request, toolEvent(tool, session, path, error.code, error.status, started, metrics));
-        throw error;
-      }
+      return runToolCall(services, request, tool.name, {
+        resolve: () => services.resolve(String(input[tool.pathField]), tool.access),
+        run: (ctx, target) => tool.run(input, ctx, target),
+      });
     },
   });
-}
-
-function toolEvent(
-  tool: ToolDefinition,
-  session: string,
-  path: string | null,
-  code: string | null,
-  status: number,
-  started: number,
-  metrics: ToolMetrics,
-): ToolCallEvent {
-  return {
-    tool: tool.name,
-    session,
-    path,
-    outcome: code === null ? 'ok' : 'error',
-    code,
-    status,
-    durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-    bytes: metrics.bytes ?? null,
-    linesAdded: metrics.linesAdded ?? null,
-    linesRemoved: metrics.linesRemoved ?? null,
-  };
 }
 
 /** GET /v1/tools: the tools with model-facing descriptions and input JSON Schemas. */
