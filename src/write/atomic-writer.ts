@@ -70,9 +70,8 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
   // Observed from the start so an early rejection is never reported as unhandled.
   opts.alongside?.catch(() => {});
   try {
-    if (opts.createParents) await fsx.mkdir(dir, { recursive: true });
     journalAdd(opts.dataDir, temp);
-    const handle = await fsx.open(temp, 'wx', opts.previous ? opts.previous.mode & 0o7777 : 0o666);
+    const handle = await openTemp(fsx, temp, opts);
     created = true;
     await writeAndSync(handle, opts);
     await opts.alongside;
@@ -111,6 +110,18 @@ export async function atomicDelete(opts: AtomicDeleteOptions): Promise<void> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw mapFsError(err);
+  }
+}
+
+async function openTemp(fsx: WriterFs, temp: string, opts: AtomicWriteOptions): Promise<FileHandle> {
+  const mode = opts.previous ? opts.previous.mode & 0o7777 : 0o666;
+  try {
+    return await fsx.open(temp, 'wx', mode);
+  } catch (err) {
+    // Parents are made only when missing: a mkdir per write would cost a round trip each time.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !opts.createParents) throw err;
+    await fsx.mkdir(path.dirname(temp), { recursive: true });
+    return fsx.open(temp, 'wx', mode);
   }
 }
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { promises as fsp } from 'node:fs';
+import fs, { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { formatGitPatch, makePatch } from './patch.js';
@@ -32,7 +32,7 @@ const GIT_TIMEOUT_MS = 5000;
  */
 export async function gitDiffOf(input: GitDiffInput): Promise<GitDiff | undefined> {
   try {
-    const top = await findWorkTree(path.dirname(input.real));
+    const top = findWorkTree(path.dirname(input.real));
     if (!top) return undefined;
     const rel = path.relative(top, input.real).split(path.sep).join('/');
     const head = await headBlob(top, rel);
@@ -46,12 +46,14 @@ export async function gitDiffOf(input: GitDiffInput): Promise<GitDiff | undefine
   }
 }
 
-/** Nearest folder holding `.git` (a folder, or a file as in worktrees), walking up. */
-async function findWorkTree(start: string): Promise<string | null> {
+/**
+ * Nearest folder holding `.git` (a folder, or a file as in worktrees), walking up. Sync: a
+ * few cached lstat calls cost less than a thread-pool round trip each, on every write.
+ */
+function findWorkTree(start: string): string | null {
   let dir = start;
   for (;;) {
-    const found = await fsp.lstat(path.join(dir, '.git')).then(() => true, () => false);
-    if (found) return dir;
+    if (fs.lstatSync(path.join(dir, '.git'), { throwIfNoEntry: false })) return dir;
     const parent = path.dirname(dir);
     if (parent === dir) return null;
     dir = parent;

@@ -1,5 +1,6 @@
 import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { ToolError } from '../errors.js';
 import type { FileStamp, ReadUnit } from '../read-state/types.js';
 import { hasSeenInFull, isUnchangedSince, sameStamp, sha256Hex, stampOf } from '../read-state/unchanged.js';
@@ -132,17 +133,20 @@ async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: Writ
   return { type, version, bytes: computed.bytes?.length ?? 0, extra: computed.extra, computed };
 }
 
+/** Files up to this size are loaded with sync calls: page-cache reads cost less than round trips. */
+const SYNC_LOAD_BYTES = 64 * 1024;
+
 /** Current bytes and stats from one open file, so both describe the same file. */
 async function loadCurrent(real: string): Promise<CurrentFile> {
-  let handle: fsp.FileHandle;
+  let fd: number;
   try {
-    handle = await fsp.open(real, 'r');
+    fd = fs.openSync(real, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { bytes: null, stat: null };
     throw mapFsError(err);
   }
   try {
-    const stat = await handle.stat();
+    const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw new ToolError('NOT_A_FILE', 'The path is not a regular file (a directory, FIFO, socket or device).');
     if (stat.size > MAX_WRITE_BYTES) {
       throw new ToolError(
@@ -151,12 +155,27 @@ async function loadCurrent(real: string): Promise<CurrentFile> {
         { size: stat.size, limit: MAX_WRITE_BYTES },
       );
     }
-    return { bytes: await handle.readFile(), stat };
+    if (stat.size <= SYNC_LOAD_BYTES) return { bytes: fs.readFileSync(fd), stat };
+    return { bytes: await readAll(fd, stat.size), stat };
   } catch (err) {
     throw mapFsError(err);
   } finally {
-    await handle.close();
+    fs.closeSync(fd);
   }
+}
+
+const readAsync = promisify(fs.read);
+
+/** `size` bytes from `fd` without blocking the event loop (fewer if the file shrank meanwhile). */
+async function readAll(fd: number, size: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(size);
+  let filled = 0;
+  while (filled < size) {
+    const { bytesRead } = await readAsync(fd, buffer, filled, size - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
 }
 
 /** Returns the current bytes' hash when the session's record already holds it (stamp unchanged). */
@@ -233,7 +252,7 @@ function assertStillCurrent(real: string, current: CurrentFile): void {
 async function recordWrite(ctx: ToolContext, real: string, unit: ReadUnit, computed: ComputedWrite<unknown>): Promise<void> {
   let stamp: FileStamp;
   try {
-    stamp = stampOf(await fsp.stat(real));
+    stamp = stampOf(fs.statSync(real));
   } catch {
     return; // Gone already: the next write will simply need a read.
   }
