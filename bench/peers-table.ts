@@ -54,8 +54,11 @@ export function legend(seconds: number): string[] {
   ];
 }
 
-export function machine(): string {
+/** The machine, and how busy it was: a shared machine's neighbours move these numbers. */
+export function machine(loadavg = os.loadavg()): string {
   const cpus = os.cpus();
   const gib = (os.totalmem() / 2 ** 30).toFixed(1);
-  return `Machine: ${cpus.length} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${gib} GiB RAM, Linux ${os.release()}, Node ${process.version}; files in ${os.tmpdir()}.`;
+  const load = loadavg.map((n) => n.toFixed(2)).join(' ');
+  return `Machine: ${cpus.length} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${gib} GiB RAM, Linux ${os.release()}, Node ${process.version}; ` +
+    `files in ${os.tmpdir()}; load average before the run ${load}.`;
 }

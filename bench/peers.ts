@@ -33,14 +33,22 @@ export async function benchPeers(print: (line: string) => void = console.log, op
   const logs = path.join(base, 'logs');
   await fsp.mkdir(logs, { recursive: true });
   const started = Date.now();
+  const loadBefore = os.loadavg();
   const peers: Peer[] = [];
   const results: Results = new Map();
   try {
     const workload = await makeWorkload(root);
     peers.push(await sidefilePeer(root, path.join(base, 'data'), path.join(logs, 'sidefile.log')));
-    peers.push(await mcpPeer(root));
-    const jupyter = await jupyterPeer(root, path.join(base, 'jupyter'), path.join(logs, 'jupyter.log'));
-    if (typeof jupyter === 'string') for (const op of OPS) for (const c of clientCounts) results.set(cellKey(op.key, c, 'jupyter'), jupyter);
+    // A peer that cannot start gets a row saying why; the bench goes on without it.
+    const unavailable = (name: string, reason: string) => {
+      for (const op of OPS) for (const c of clientCounts) results.set(cellKey(op.key, c, name), reason);
+    };
+    const mcp = await mcpPeer(root).catch((err: Error) => `did not start: ${err.message}`);
+    if (typeof mcp === 'string') unavailable('mcp', mcp);
+    else peers.push(mcp);
+    const jupyter = await jupyterPeer(root, path.join(base, 'jupyter'), path.join(logs, 'jupyter.log'))
+      .catch((err: Error) => `did not start: ${err.message}`);
+    if (typeof jupyter === 'string') unavailable('jupyter', jupyter);
     else peers.push(jupyter);
     peers.push(floorPeer(root));
     for (const op of OPS) {
@@ -59,7 +67,7 @@ export async function benchPeers(print: (line: string) => void = console.log, op
     await fsp.rm(base, { recursive: true, force: true });
   }
   print(`Peers: sidefile vs MCP filesystem vs Jupyter contents API vs bare Node fs (${((Date.now() - started) / 1000).toFixed(0)} s, ${new Date().toISOString()})`);
-  print(machine());
+  print(machine(loadBefore));
   print('');
   for (const line of renderTable(results, clientCounts)) print(line);
   print('');
