@@ -53,6 +53,8 @@ export interface AtomicWriteOptions {
    * history version): awaited after the temp file is synced; its failure aborts the write.
    */
   alongside?: Promise<unknown>;
+  /** CPU work to overlap with the temp file's fsync (called once the fsync was issued). */
+  whileSyncing?: () => void;
   fs?: WriterFs;
 }
 
@@ -135,7 +137,12 @@ async function writeAndSync(handle: FileHandle, opts: AtomicWriteOptions): Promi
       // Only root may give a file away; elsewhere the new file is ours, as any editor's is.
       await handle.chown(prev.uid, prev.gid).catch(() => {});
     }
-    await handle.sync();
+    const syncing = handle.sync();
+    try {
+      opts.whileSyncing?.();
+    } finally {
+      await syncing;
+    }
   } finally {
     await handle.close();
   }

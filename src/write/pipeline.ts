@@ -2,13 +2,13 @@ import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ToolError } from '../errors.js';
-import type { FileStamp, ReadUnit } from '../read-state/types.js';
+import type { FileStamp, ReadUnit, WriteObservation } from '../read-state/types.js';
 import { hasSeenInFull, isUnchangedSince, sameStamp, sha256Hex, stampOf } from '../read-state/unchanged.js';
 import type { ResolvedPath, ToolContext, WriteToolName } from '../tools/types.js';
 import { atomicDelete, atomicWrite, type WriterFs } from './atomic-writer.js';
 import { mapFsError } from './fs-errors.js';
 import { gitDiffOf, type GitDiff } from './git-diff.js';
-import { makePatch, type PatchHunk } from './patch.js';
+import { makePatch, type PatchHunk, type TextPatch } from './patch.js';
 import { assertNoAddedSecret } from './secret-guard.js';
 import { countTextLines } from './text-lines.js';
 
@@ -75,15 +75,14 @@ export interface WriteOutcome<T> {
 
 export async function runWrite<T>(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<T>): Promise<WriteOutcome<T>> {
   const release = await ctx.locks.acquire(target.real, ctx.settings.lockTimeoutMs);
-  let done: Omit<WriteOutcome<T>, 'structuredPatch' | 'additions' | 'deletions'> & { computed: ComputedWrite<T> };
+  let done: Locked<T>;
   try {
     done = await writeLocked(ctx, target, plan);
   } finally {
     release();
   }
-  // Diffs need no lock: they describe the bytes this write produced.
-  const { computed, ...rest } = done;
-  const patch = makePatch(target.relative, computed.before, computed.after);
+  const { computed, patch, ...rest } = done;
+  // The git diff needs no lock: it describes the bytes this write produced.
   const gitDiff = await gitDiffOf({
     real: target.real,
     after: computed.bytes === null ? null : computed.after,
@@ -101,7 +100,16 @@ export async function runWrite<T>(ctx: ToolContext, target: ResolvedPath, plan: 
   return { ...rest, structuredPatch: patch.hunks, additions: patch.additions, deletions: patch.deletions, ...(gitDiff ? { gitDiff } : {}) };
 }
 
-async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<T>) {
+interface Locked<T> {
+  type: WriteOutcome<T>['type'];
+  version: string | null;
+  bytes: number;
+  extra: T;
+  computed: ComputedWrite<T>;
+  patch: TextPatch;
+}
+
+async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<T>): Promise<Locked<T>> {
   const current = await loadCurrent(target.real);
   plan.precheck?.(current);
   const knownHash = current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat) : null;
@@ -110,27 +118,42 @@ async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: Writ
   assertNoAddedSecret([target.relative, realRel], computed.before, computed.after);
   const lastCheck = () => assertStillCurrent(target.real, current);
   let version: string | null = null;
+  let patch: TextPatch | undefined;
+  let newHash: string | null = null;
+  let total: number | undefined;
   if (computed.bytes === null) {
     version = await keepHistory(ctx, plan.tool, realRel, { real: target.real, current, knownHash });
     await atomicDelete({ root: ctx.root, target, lastCheck, fs: plan.fs });
   } else {
+    const bytes = computed.bytes;
     // Keeping the history version overlaps writing the temp file; both finish before the rename.
     const kept = keepHistory(ctx, plan.tool, realRel, { real: target.real, current, knownHash }).then((v) => (version = v));
     await atomicWrite({
       root: ctx.root,
       dataDir: ctx.settings.dataDir,
       target,
-      bytes: computed.bytes,
+      bytes,
       previous: current.stat,
       createParents: plan.createParents,
       lastCheck,
       alongside: kept,
+      // The diff and the hash are CPU work; the fsync is a wait: do them together.
+      whileSyncing: () => {
+        patch = makePatch(target.relative, computed.before, computed.after);
+        newHash = sha256Hex(bytes);
+        total = computed.total ?? countTextLines(computed.after);
+      },
       fs: plan.fs,
     });
-    await recordWrite(ctx, target.real, plan.unit, computed);
+    recordWrite(ctx, target.real, {
+      hash: newHash ?? sha256Hex(bytes),
+      unit: plan.unit,
+      total: total ?? computed.total ?? countTextLines(computed.after),
+    });
   }
-  const type: 'create' | 'update' | 'delete' = computed.bytes === null ? 'delete' : current.bytes ? 'update' : 'create';
-  return { type, version, bytes: computed.bytes?.length ?? 0, extra: computed.extra, computed };
+  const type = computed.bytes === null ? 'delete' : current.bytes ? 'update' : 'create';
+  patch ??= makePatch(target.relative, computed.before, computed.after);
+  return { type, version, bytes: computed.bytes?.length ?? 0, extra: computed.extra, computed, patch };
 }
 
 /** Files up to this size are loaded with sync calls: page-cache reads cost less than round trips. */
@@ -249,13 +272,13 @@ function assertStillCurrent(real: string, current: CurrentFile): void {
   throw changedMeanwhile();
 }
 
-async function recordWrite(ctx: ToolContext, real: string, unit: ReadUnit, computed: ComputedWrite<unknown>): Promise<void> {
+/** The session has now seen the new version in full (SPEC §8); its dedup entry is cleared. */
+function recordWrite(ctx: ToolContext, real: string, write: Omit<WriteObservation, 'stamp'>): void {
   let stamp: FileStamp;
   try {
     stamp = stampOf(fs.statSync(real));
   } catch {
     return; // Gone already: the next write will simply need a read.
   }
-  const total = computed.total ?? countTextLines(computed.after);
-  ctx.readState.recordWrite(ctx.session, real, { stamp, hash: sha256Hex(computed.bytes!), unit, total });
+  ctx.readState.recordWrite(ctx.session, real, { ...write, stamp });
 }

@@ -1,15 +1,9 @@
+import { countLineBreaks } from '../text/line-endings.js';
+
 /** Lines of a text per SPEC §5: a final line break does not start another line; "" has 0. */
 export function countTextLines(text: string): number {
   if (text === '') return 0;
-  let breaks = 0;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if (c === 10) breaks += 1;
-    else if (c === 13) {
-      breaks += 1;
-      if (text.charCodeAt(i + 1) === 10) i += 1;
-    }
-  }
+  const { lf, crlf, cr } = countLineBreaks(text);
   const last = text.charCodeAt(text.length - 1);
-  return last === 10 || last === 13 ? breaks : breaks + 1;
+  return lf + crlf + cr + (last === 10 || last === 13 ? 0 : 1);
 }
