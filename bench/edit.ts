@@ -67,23 +67,24 @@ async function bareServer(): Promise<FastifyInstance> {
   return app;
 }
 
-function benchConfig(root: string, dataDir: string): AppConfig {
+function benchConfig(root: string, dataDir: string, historyVersions: number): AppConfig {
   return {
     root, host: '127.0.0.1', port: 0, token: null, readOnly: false, denyRead: [], denyWrite: [], dataDir,
     encodings: [], bodyLimit: 32 * 1024 * 1024, lockTimeoutMs: 10_000, sessionTtlMs: 24 * 3600e3,
-    historyVersions: Number(process.env.BENCH_HISTORY ?? 50), logLevel: 'silent',
+    historyVersions, logLevel: 'silent',
   };
 }
 
-/** `clients` loops, each editing its own marker line of its file for `ms`; latencies in ms. */
-async function drive(target: Target, files: string[], clients: number, ms: number): Promise<Run> {
+/** Latencies (ms) of `clients` loops, each editing its own marker line of its file, for `ms`. */
+async function drive(target: Target, files: string[], clients: number, ms: number, counters: number[]): Promise<{ latencies: number[]; errors: number }> {
   const latencies: number[] = [];
   let errors = 0;
   const end = performance.now() + ms;
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
       const file = files[c % files.length]!;
-      for (let n = 0; performance.now() < end; n += 1) {
+      while (performance.now() < end) {
+        const n = counters[c]!;
         const started = performance.now();
         const res = await fetch(target.url, {
           method: 'POST',
@@ -91,14 +92,19 @@ async function drive(target: Target, files: string[], clients: number, ms: numbe
           body: JSON.stringify(target.body(file, `client-${c}: ${n}`, `client-${c}: ${n + 1}`)),
         });
         await res.arrayBuffer();
-        if (res.status !== 200) errors += 1;
+        if (res.status === 200) counters[c] = n + 1;
+        else errors += 1;
         latencies.push(performance.now() - started);
       }
     }),
   );
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { rate: latencies.length / (ms / 1000), p50: at(0.5), p99: at(0.99), errors };
+  return { latencies, errors };
+}
+
+function summarize(latencies: number[], errors: number, ms: number): Run {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return { rate: sorted.length / (ms / 1000), p50: at(0.5), p99: at(0.99), errors };
 }
 
 async function prepare(dir: string, count: number, size: number, clients: number): Promise<string[]> {
@@ -110,55 +116,94 @@ async function prepare(dir: string, count: number, size: number, clients: number
   return files;
 }
 
+interface Contender {
+  target: Target;
+  dir: string;
+  prepare?: (files: string[]) => Promise<void>;
+}
+
+/** What a full Read records; the first Edit then needs no Read call. */
+async function markRead(app: FastifyInstance, file: string): Promise<void> {
+  const bytes = await fsp.readFile(file);
+  const total = countTextLines(bytes.toString('utf8'));
+  app.services.readState.recordRead(SESSION, file, {
+    stamp: stampOf(await fsp.stat(file)), hash: sha256Hex(bytes), unit: 'lines', total, range: [1, total], rangeKey: 'lines:1:2000',
+  });
+}
+
+async function sidefileContender(base: string, name: string, historyVersions: number): Promise<Contender & { app: FastifyInstance }> {
+  const root = path.join(base, name);
+  const app = await buildApp(benchConfig(root, path.join(base, `${name}-data`), historyVersions), { logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const rootReal = app.services.root;
+  return {
+    app,
+    dir: path.join(rootReal, 'bench'),
+    target: {
+      name,
+      url: `http://127.0.0.1:${portOf(app)}/v1/tools/edit`,
+      body: (file, from, to) => ({ file_path: path.relative(rootReal, file), old_string: from, new_string: to }),
+    },
+    prepare: async (files) => {
+      await Promise.all(files.map((f) => markRead(app, f)));
+    },
+  };
+}
+
+function portOf(server: FastifyInstance): number {
+  return (server.server.address() as { port: number }).port;
+}
+
+const ROUNDS = 6;
+
+/**
+ * Runs every contender in turns (ROUNDS slices each, interleaved) so that background load on
+ * a shared machine falls on all of them alike; prints one line per contender.
+ */
+async function scenario(print: (line: string) => void, contenders: Contender[], label: string, opts: { size: number; files: number; clients: number; ms: number }): Promise<void> {
+  const state = await Promise.all(
+    contenders.map(async (c) => {
+      const files = await prepare(c.dir, opts.files, opts.size, opts.clients);
+      await c.prepare?.(files);
+      return { files, counters: Array(opts.clients).fill(0) as number[], latencies: [] as number[], errors: 0 };
+    }),
+  );
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const [i, c] of contenders.entries()) {
+      const s = state[i]!;
+      const run = await drive(c.target, s.files, opts.clients, opts.ms / ROUNDS, s.counters);
+      s.latencies.push(...run.latencies);
+      s.errors += run.errors;
+    }
+  }
+  const runs = state.map((s) => summarize(s.latencies, s.errors, opts.ms));
+  const bare = runs[0]!;
+  for (const [i, c] of contenders.entries()) {
+    const r = runs[i]!;
+    const ratio = i === 0 ? '' : ` = ${(r.rate / bare.rate).toFixed(2)}x bare (target >= 0.8x)`;
+    print(`edit ${label} | ${c.target.name.padEnd(18)} ${r.rate.toFixed(0).padStart(5)}/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  errors ${r.errors}${ratio}`);
+  }
+}
+
 export async function benchEdit(print: (line: string) => void = console.log, seconds = 3): Promise<void> {
   const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-bench-edit-')));
-  const root = path.join(base, 'ws');
-  const bareDir = path.join(base, 'bare');
-  const app = await buildApp(benchConfig(root, path.join(base, 'data')), { logger: false });
-  await app.listen({ port: 0, host: '127.0.0.1' });
   const bare = await bareServer();
-  const port = (s: FastifyInstance) => (s.server.address() as { port: number }).port;
-  const sidefile: Target = {
-    name: 'sidefile',
-    url: `http://127.0.0.1:${port(app)}/v1/tools/edit`,
-    body: (file, from, to) => ({ file_path: path.relative(root, file), old_string: from, new_string: to }),
-  };
-  const bareTarget: Target = {
-    name: 'bare',
-    url: `http://127.0.0.1:${port(bare)}/bare`,
-    body: (file, from, to) => ({ file, old_string: from, new_string: to }),
-  };
-  /** What a full Read records; the first Edit then needs no Read call. */
-  const markRead = async (file: string) => {
-    const bytes = await fsp.readFile(file);
-    app.services.readState.recordRead(SESSION, file, {
-      stamp: stampOf(await fsp.stat(file)), hash: sha256Hex(bytes), unit: 'lines',
-      total: countTextLines(bytes.toString('utf8')), range: [1, countTextLines(bytes.toString('utf8'))], rangeKey: 'lines:1:2000',
-    });
-  };
-  const scenario = async (label: string, size: number, fileCount: number, clients: number) => {
-    const results: Record<string, Run> = {};
-    for (const target of [bareTarget, sidefile]) {
-      const dir = target === sidefile ? path.join(root, 'bench') : bareDir;
-      const files = await prepare(dir, fileCount, size, clients);
-      if (target === sidefile) await Promise.all(files.map(markRead));
-      results[target.name] = await drive(target, files, clients, seconds * 1000);
-    }
-    const s = results.sidefile!;
-    const b = results.bare!;
-    print(
-      `edit ${label}: sidefile ${s.rate.toFixed(0)}/s (p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, ${s.errors} errors)` +
-        ` | bare ${b.rate.toFixed(0)}/s (p50 ${b.p50.toFixed(1)} ms, p99 ${b.p99.toFixed(1)} ms)` +
-        ` | ratio ${(s.rate / b.rate).toFixed(2)}x (target >= 0.8x)`,
-    );
-  };
+  const withHistory = await sidefileContender(base, 'sidefile', 50);
+  const noHistory = await sidefileContender(base, 'sidefile-no-history', 0);
+  const contenders: Contender[] = [
+    { dir: path.join(base, 'bare'), target: { name: 'bare route', url: `http://127.0.0.1:${portOf(bare)}/bare`, body: (file, from, to) => ({ file, old_string: from, new_string: to }) } },
+    withHistory,
+    noHistory,
+  ];
+  const ms = seconds * 1000;
   try {
-    await scenario('4 KB, 1 client', 4 * 1024, 1, 1);
-    await scenario('1 MB, 1 client', 1024 * 1024, 1, 1);
-    await scenario('4 KB, 16 clients on 16 files', 4 * 1024, 16, 16);
-    await scenario('4 KB, 16 clients on 1 shared file', 4 * 1024, 1, 16);
+    await scenario(print, contenders, '4 KB, 1 client', { size: 4 * 1024, files: 1, clients: 1, ms });
+    await scenario(print, contenders, '1 MB, 1 client', { size: 1024 * 1024, files: 1, clients: 1, ms });
+    await scenario(print, contenders, '4 KB, 16 clients, 16 files', { size: 4 * 1024, files: 16, clients: 16, ms });
+    await scenario(print, contenders, '4 KB, 16 clients, 1 shared file', { size: 4 * 1024, files: 1, clients: 16, ms });
   } finally {
-    await app.close();
+    await withHistory.app.close();
+    await noHistory.app.close();
     await bare.close();
     await fsp.rm(base, { recursive: true, force: true });
   }

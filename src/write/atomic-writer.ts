@@ -53,6 +53,12 @@ export interface AtomicWriteOptions {
    * history version): awaited after the temp file is synced; its failure aborts the write.
    */
   alongside?: Promise<unknown>;
+  /**
+   * Called (sync, must not throw) right after the rename, before the folder's fsync: the new
+   * file is in place, so the caller may record it and let the next writer in while the rename
+   * is made durable. The write still resolves only once it is.
+   */
+  afterRename?: () => void;
   /** CPU work to overlap with the temp file's fsync (called once the fsync was issued). */
   whileSyncing?: () => void;
   fs?: WriterFs;
@@ -83,6 +89,7 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
     opts.lastCheck?.();
     await fsx.rename(temp, opts.target.real);
     created = false;
+    opts.afterRename?.();
     await syncDir(fsx, dir);
   } catch (err) {
     if (created) await fsx.unlink(temp).catch(() => {});

@@ -77,7 +77,7 @@ export async function runWrite<T>(ctx: ToolContext, target: ResolvedPath, plan: 
   const release = await ctx.locks.acquire(target.real, ctx.settings.lockTimeoutMs);
   let done: Locked<T>;
   try {
-    done = await writeLocked(ctx, target, plan);
+    done = await writeLocked(ctx, target, plan, release);
   } finally {
     release();
   }
@@ -109,7 +109,8 @@ interface Locked<T> {
   patch: TextPatch;
 }
 
-async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<T>): Promise<Locked<T>> {
+/** Everything under the lock; `release` may be called early, once the new file is recorded. */
+async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<T>, release: () => void): Promise<Locked<T>> {
   const current = await loadCurrent(target.real);
   plan.precheck?.(current);
   const knownHash = current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat) : null;
@@ -143,12 +144,16 @@ async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: Writ
         newHash = sha256Hex(bytes);
         total = computed.total ?? countTextLines(computed.after);
       },
+      afterRename: () => {
+        recordWrite(ctx, target.real, {
+          hash: newHash ?? sha256Hex(bytes),
+          unit: plan.unit,
+          total: total ?? computed.total ?? countTextLines(computed.after),
+        });
+        // The folder's fsync only makes this rename durable; the next writer need not wait for it.
+        release();
+      },
       fs: plan.fs,
-    });
-    recordWrite(ctx, target.real, {
-      hash: newHash ?? sha256Hex(bytes),
-      unit: plan.unit,
-      total: total ?? computed.total ?? countTextLines(computed.after),
     });
   }
   const type = computed.bytes === null ? 'delete' : current.bytes ? 'update' : 'create';
