@@ -1,9 +1,7 @@
-import fs, { promises as fsp } from 'node:fs';
+import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { ToolError } from '../errors.js';
 import type { FileStamp, ReadUnit, WriteObservation } from '../read-state/types.js';
-import { hasSeenInFull, isUnchangedSince, sameStamp, sha256Hex, stampOf } from '../read-state/unchanged.js';
+import { sha256Hex, stampOf } from '../read-state/unchanged.js';
 import type { ResolvedPath, ToolContext, WriteToolName } from '../tools/types.js';
 import { atomicDelete, atomicWrite, type WriterFs } from './atomic-writer.js';
 import { mapFsError } from './fs-errors.js';
@@ -11,26 +9,26 @@ import { gitDiffOf, type GitDiff } from './git-diff.js';
 import { makePatch, type PatchHunk, type TextPatch } from './patch.js';
 import { assertNoAddedSecret } from './secret-guard.js';
 import { countTextLines } from './text-lines.js';
+import { loadCurrent, type CurrentFile } from './load-current.js';
+import { assertStillCurrent, changedMeanwhile, checkReadState, type ReadRequirement } from './staleness.js';
+
+export { MAX_WRITE_BYTES, type CurrentFile } from './load-current.js';
 
 /**
  * The one write path of every write tool (Edit, Write, NotebookEdit, restore), SPEC §8:
  *
  *   lock(real path) → load current bytes + stat → FILE_TOO_LARGE → plan.precheck →
  *   read-state check (plan.requireRead) → plan.compute(current) → secret guard →
- *   history.keep → atomic write (last staleness check right before the rename) →
- *   readState.recordWrite → unlock → structured patch, git diff → ctx.afterWrite.
+ *   atomic write, with history.keep alongside (last staleness check right before the rename) →
+ *   readState.recordWrite → unlock → fsync of the folder → git diff → ctx.afterWrite.
+ *
+ * Usage (NotebookEdit, restore):
+ *   const out = await runWrite(ctx, target, { tool: 'NotebookEdit', requireRead: 'any', unit: 'cells',
+ *     precheck: (cur) => …, compute: (cur) => ({ bytes, before, after, total, extra }) });
  *
  * A tool supplies only what is its own: checks that come before the read state, and the new
  * bytes computed from the bytes loaded under the lock. The target was resolved by the route.
  */
-
-export const MAX_WRITE_BYTES = 64 * 1024 * 1024;
-
-/** The file as loaded under the lock; `bytes`/`stat` null when it does not exist. */
-export interface CurrentFile {
-  bytes: Buffer | null;
-  stat: fs.Stats | null;
-}
 
 export interface ComputedWrite<T> {
   /** New content; null deletes the file (restore of "did not exist"). */
@@ -49,7 +47,7 @@ export interface ComputedWrite<T> {
 export interface WritePlan<T> {
   tool: WriteToolName;
   /** 'none': no read needed; 'any': some range read (Edit, NotebookEdit); 'full': seen in full (Write). */
-  requireRead: 'none' | 'any' | 'full';
+  requireRead: ReadRequirement;
   unit: ReadUnit;
   /** Create missing parent folders (Write). */
   createParents?: boolean;
@@ -117,121 +115,60 @@ async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: Writ
   const computed = await plan.compute(current);
   const realRel = path.relative(ctx.root, target.real).split(path.sep).join('/');
   assertNoAddedSecret([target.relative, realRel], computed.before, computed.after);
+  const keep = () => keepHistory(ctx, plan.tool, realRel, { real: target.real, current, knownHash });
   const lastCheck = () => assertStillCurrent(target.real, current);
-  let version: string | null = null;
-  let patch: TextPatch | undefined;
-  let newHash: string | null = null;
-  let total: number | undefined;
+  const base = { bytes: computed.bytes?.length ?? 0, extra: computed.extra, computed };
   if (computed.bytes === null) {
-    version = await keepHistory(ctx, plan.tool, realRel, { real: target.real, current, knownHash });
+    const version = await keep();
     await atomicDelete({ root: ctx.root, target, lastCheck, fs: plan.fs });
-  } else {
-    const bytes = computed.bytes;
+    return { ...base, type: 'delete', version, patch: makePatch(target.relative, computed.before, computed.after) };
+  }
+  const stored = await store(ctx, target, plan, { current, computed, bytes: computed.bytes, kept: keep(), lastCheck, release });
+  return { ...base, type: current.bytes ? 'update' : 'create', ...stored };
+}
+
+interface StoreStep {
+  current: CurrentFile;
+  computed: ComputedWrite<unknown>;
+  bytes: Buffer;
+  kept: Promise<string | null>;
+  lastCheck: () => void;
+  release: () => void;
+}
+
+/** The atomic write, with the history version kept alongside and the read state recorded. */
+async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unknown>, step: StoreStep): Promise<{ version: string | null; patch: TextPatch }> {
+  const { computed, bytes } = step;
+  let version: string | null = null;
+  let derived: { patch: TextPatch; hash: string; total: number } | undefined;
+  const derive = () => ({
+    patch: makePatch(target.relative, computed.before, computed.after),
+    hash: sha256Hex(bytes),
+    total: computed.total ?? countTextLines(computed.after),
+  });
+  await atomicWrite({
+    root: ctx.root,
+    dataDir: ctx.settings.dataDir,
+    target,
+    bytes,
+    previous: step.current.stat,
+    createParents: plan.createParents,
+    lastCheck: step.lastCheck,
     // Keeping the history version overlaps writing the temp file; both finish before the rename.
-    const kept = keepHistory(ctx, plan.tool, realRel, { real: target.real, current, knownHash }).then((v) => (version = v));
-    await atomicWrite({
-      root: ctx.root,
-      dataDir: ctx.settings.dataDir,
-      target,
-      bytes,
-      previous: current.stat,
-      createParents: plan.createParents,
-      lastCheck,
-      alongside: kept,
-      // The diff and the hash are CPU work; the fsync is a wait: do them together.
-      whileSyncing: () => {
-        patch = makePatch(target.relative, computed.before, computed.after);
-        newHash = sha256Hex(bytes);
-        total = computed.total ?? countTextLines(computed.after);
-      },
-      afterRename: () => {
-        recordWrite(ctx, target.real, {
-          hash: newHash ?? sha256Hex(bytes),
-          unit: plan.unit,
-          total: total ?? computed.total ?? countTextLines(computed.after),
-        });
-        // The folder's fsync only makes this rename durable; the next writer need not wait for it.
-        release();
-      },
-      fs: plan.fs,
-    });
-  }
-  const type = computed.bytes === null ? 'delete' : current.bytes ? 'update' : 'create';
-  patch ??= makePatch(target.relative, computed.before, computed.after);
-  return { type, version, bytes: computed.bytes?.length ?? 0, extra: computed.extra, computed, patch };
-}
-
-/** Files up to this size are loaded with sync calls: page-cache reads cost less than round trips. */
-const SYNC_LOAD_BYTES = 64 * 1024;
-
-/** Current bytes and stats from one open file, so both describe the same file. */
-async function loadCurrent(real: string): Promise<CurrentFile> {
-  let fd: number;
-  try {
-    fd = fs.openSync(real, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { bytes: null, stat: null };
-    throw mapFsError(err);
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) throw new ToolError('NOT_A_FILE', 'The path is not a regular file (a directory, FIFO, socket or device).');
-    if (stat.size > MAX_WRITE_BYTES) {
-      throw new ToolError(
-        'FILE_TOO_LARGE',
-        'The file is over 64 MiB; write tools do not edit or rewrite files this large. Change it with other means.',
-        { size: stat.size, limit: MAX_WRITE_BYTES },
-      );
-    }
-    if (stat.size <= SYNC_LOAD_BYTES) return { bytes: fs.readFileSync(fd), stat };
-    return { bytes: await readAll(fd, stat.size), stat };
-  } catch (err) {
-    throw mapFsError(err);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-const readAsync = promisify(fs.read);
-
-/** `size` bytes from `fd` without blocking the event loop (fewer if the file shrank meanwhile). */
-async function readAll(fd: number, size: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(size);
-  let filled = 0;
-  while (filled < size) {
-    const { bytesRead } = await readAsync(fd, buffer, filled, size - filled, filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return buffer.subarray(0, filled);
-}
-
-/** Returns the current bytes' hash when the session's record already holds it (stamp unchanged). */
-function checkReadState(
-  ctx: ToolContext,
-  target: ResolvedPath,
-  need: WritePlan<unknown>['requireRead'],
-  bytes: Buffer,
-  stat: fs.Stats,
-): string | null {
-  if (need === 'none') return null;
-  const rec = ctx.readState.get(ctx.session, target.real);
-  if (!rec) {
-    throw new ToolError('FILE_NOT_READ', `File ${target.relative} has not been read yet in this session. Read it first before writing to it.`);
-  }
-  if (!isUnchangedSince(rec, stampOf(stat), bytes)) {
-    throw new ToolError(
-      'FILE_MODIFIED_SINCE_READ',
-      `File ${target.relative} has been modified since it was read (by the user or another tool). Read it again before writing to it.`,
-    );
-  }
-  if (need === 'full' && !hasSeenInFull(rec)) {
-    throw new ToolError(
-      'FILE_NOT_READ',
-      `File ${target.relative} has been read only in part. Read all of it (without offset/limit, or pages that cover every line) before overwriting it with Write, or use Edit to change part of it.`,
-    );
-  }
-  return sameStamp(rec.stamp, stampOf(stat)) ? rec.hash : null;
+    alongside: step.kept.then((v) => (version = v)),
+    // The diff and the hash are CPU work; the fsync is a wait: do them together.
+    whileSyncing: () => {
+      derived = derive();
+    },
+    afterRename: () => {
+      derived ??= derive();
+      recordWrite(ctx, target.real, { hash: derived.hash, unit: plan.unit, total: derived.total });
+      // The folder's fsync only makes this rename durable; the next writer need not wait for it.
+      step.release();
+    },
+    fs: plan.fs,
+  });
+  return { version, patch: (derived ?? derive()).patch };
 }
 
 async function keepHistory(
@@ -249,32 +186,6 @@ async function keepHistory(
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw changedMeanwhile();
     throw mapFsError(err);
   }
-}
-
-function changedMeanwhile(): ToolError {
-  return new ToolError(
-    'FILE_MODIFIED_SINCE_READ',
-    'The file was changed on disk while this write was being prepared; nothing was written. Read it again, then retry.',
-  );
-}
-
-/**
- * SPEC §8's last staleness check, sync, right before the rename. ctime is left out: keeping
- * the history version hard-links the inode, which moves its ctime. A moved size, mtime or inode
- * with the same bytes (a touch) is still the same file.
- */
-function assertStillCurrent(real: string, current: CurrentFile): void {
-  let now: fs.Stats | null = null;
-  try {
-    now = fs.statSync(real);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  const before = current.stat;
-  if (now === null && before === null) return;
-  if (now && before && now.size === before.size && now.mtimeMs === before.mtimeMs && now.ino === before.ino) return;
-  if (now && current.bytes && now.size === current.bytes.length && fs.readFileSync(real).equals(current.bytes)) return;
-  throw changedMeanwhile();
 }
 
 /** The session has now seen the new version in full (SPEC §8); its dedup entry is cleared. */

@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import { ToolError } from '../errors.js';
+import { hasSeenInFull, isUnchangedSince, sameStamp, stampOf } from '../read-state/unchanged.js';
+import type { ResolvedPath, ToolContext } from '../tools/types.js';
+import type { CurrentFile } from './load-current.js';
+
+export type ReadRequirement = 'none' | 'any' | 'full';
+
+/** Returns the current bytes' hash when the session's record already holds it (stamp unchanged). */
+export function checkReadState(
+  ctx: ToolContext,
+  target: ResolvedPath,
+  need: ReadRequirement,
+  bytes: Buffer,
+  stat: fs.Stats,
+): string | null {
+  if (need === 'none') return null;
+  const rec = ctx.readState.get(ctx.session, target.real);
+  if (!rec) {
+    throw new ToolError('FILE_NOT_READ', `File ${target.relative} has not been read yet in this session. Read it first before writing to it.`);
+  }
+  if (!isUnchangedSince(rec, stampOf(stat), bytes)) {
+    throw new ToolError(
+      'FILE_MODIFIED_SINCE_READ',
+      `File ${target.relative} has been modified since it was read (by the user or another tool). Read it again before writing to it.`,
+    );
+  }
+  if (need === 'full' && !hasSeenInFull(rec)) {
+    throw new ToolError(
+      'FILE_NOT_READ',
+      `File ${target.relative} has been read only in part. Read all of it (without offset/limit, or pages that cover every line) before overwriting it with Write, or use Edit to change part of it.`,
+    );
+  }
+  return sameStamp(rec.stamp, stampOf(stat)) ? rec.hash : null;
+}
+
+/**
+ * SPEC §8's last staleness check, sync, right before the rename. ctime is left out: keeping
+ * the history version hard-links the inode, which moves its ctime. A moved size, mtime or inode
+ * with the same bytes (a touch) is still the same file.
+ */
+export function assertStillCurrent(real: string, current: CurrentFile): void {
+  let now: fs.Stats | null = null;
+  try {
+    now = fs.statSync(real);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const before = current.stat;
+  if (now === null && before === null) return;
+  if (now && before && now.size === before.size && now.mtimeMs === before.mtimeMs && now.ino === before.ino) return;
+  if (now && current.bytes && now.size === current.bytes.length && fs.readFileSync(real).equals(current.bytes)) return;
+  throw changedMeanwhile();
+}
+
+export function changedMeanwhile(): ToolError {
+  return new ToolError(
+    'FILE_MODIFIED_SINCE_READ',
+    'The file was changed on disk while this write was being prepared; nothing was written. Read it again, then retry.',
+  );
+}
+
