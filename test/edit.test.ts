@@ -1,8 +1,6 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sha256Hex, stampOf } from '../src/read-state/unchanged.js';
-import { countTextLines } from '../src/write/text-lines.js';
 import { makeTestApp, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -13,15 +11,10 @@ afterEach(async () => {
   await t.close();
 });
 
-/** What a full Read records (the Read tool is another engineer's; its effect is what matters here). */
+/** A full Read in `session`, through the Read tool. */
 async function markRead(rel: string, session = 'default'): Promise<void> {
-  const real = await fsp.realpath(path.join(t.root, rel));
-  const bytes = await fsp.readFile(real);
-  const total = countTextLines(bytes.toString('utf8'));
-  t.app.services.readState.recordRead(session, real, {
-    stamp: stampOf(await fsp.stat(real)), hash: sha256Hex(bytes), unit: 'lines', total,
-    range: total === 0 ? null : [1, total], rangeKey: 'lines:1:2000',
-  });
+  const res = await t.request.post('/v1/tools/read').set('X-Session-Id', session).send({ file_path: rel });
+  expect(res.status).toBe(200);
 }
 
 describe('POST /v1/tools/edit', () => {
@@ -76,5 +69,22 @@ describe('POST /v1/tools/edit', () => {
     expect(res.body.error.code).toBe('PATH_OUTSIDE_WORKSPACE');
     expect(JSON.stringify(res.body)).not.toContain(path.dirname(t.root));
     expect(await fsp.readFile(outside, 'utf8')).toBe('secret\n');
+  });
+
+  it('answers 503 LOCK_TIMEOUT with Retry-After while another write holds the file', async () => {
+    await t.close();
+    t = await makeTestApp({ config: { lockTimeoutMs: 50 } });
+    await fsp.writeFile(path.join(t.root, 'a.txt'), 'x\n');
+    await markRead('a.txt');
+    const release = await t.app.services.locks.acquire(path.join(t.root, 'a.txt'), 1000);
+    try {
+      const res = await t.request.post('/v1/tools/edit').send({ file_path: 'a.txt', old_string: 'x', new_string: 'y' });
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('LOCK_TIMEOUT');
+      expect(res.headers['retry-after']).toBe('1');
+    } finally {
+      release();
+    }
+    expect(await fsp.readFile(path.join(t.root, 'a.txt'), 'utf8')).toBe('x\n');
   });
 });

@@ -2,8 +2,6 @@ import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sha256Hex, stampOf } from '../src/read-state/unchanged.js';
-import { countTextLines } from '../src/write/text-lines.js';
 import { makeTestApp, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -14,14 +12,10 @@ afterEach(async () => {
   await t.close();
 });
 
+/** A full Read in `session`, through the Read tool. */
 async function markRead(rel: string, session = 'default'): Promise<void> {
-  const real = await fsp.realpath(path.join(t.root, rel));
-  const bytes = await fsp.readFile(real);
-  const total = countTextLines(bytes.toString('utf8'));
-  t.app.services.readState.recordRead(session, real, {
-    stamp: stampOf(await fsp.stat(real)), hash: sha256Hex(bytes), unit: 'lines', total,
-    range: total === 0 ? null : [1, total], rangeKey: 'lines:1:2000',
-  });
+  const res = await t.request.post('/v1/tools/read').set('X-Session-Id', session).send({ file_path: rel });
+  expect(res.status).toBe(200);
 }
 
 function git(...args: string[]): void {
