@@ -170,3 +170,24 @@ describe('cleanupJournal', () => {
     expect(await cleanupJournal(path.join(base, 'none'))).toBe(0);
   });
 });
+
+describe('journal', () => {
+  it('lists a temp file until it is unlisted, and compacts nothing live away', async () => {
+    const { journalRemove, closeJournal } = await import('./journal.js');
+    const a = path.join(root, '.sidefile-tmp-a');
+    const b = path.join(root, '.sidefile-tmp-b');
+    journalAdd(dataDir, a);
+    journalAdd(dataDir, b);
+    journalRemove(dataDir, a);
+    expect(await journalEntries(dataDir)).toEqual([b]);
+    for (let i = 0; i < 10_001; i += 1) {
+      journalAdd(dataDir, `${a}${i}`);
+      journalRemove(dataDir, `${a}${i}`);
+    }
+    expect(await journalEntries(dataDir)).toEqual([b]);
+    expect((await fsp.stat(path.join(dataDir, 'tmp-journal.log'))).size).toBeLessThan(200_000);
+    closeJournal(dataDir);
+    journalRemove(dataDir, b);
+    expect(await journalEntries(dataDir)).toEqual([b]);
+  });
+});

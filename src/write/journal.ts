@@ -69,6 +69,18 @@ function compact(dataDir: string, journal: OpenJournal): void {
   journal.lines = journal.live.size;
 }
 
+/** Closes the journal's descriptor (at shutdown); the next write reopens it. */
+export function closeJournal(dataDir: string): void {
+  const journal = journals.get(dataDir);
+  if (!journal) return;
+  journals.delete(dataDir);
+  try {
+    fs.closeSync(journal.fd);
+  } catch {
+    // Already closed.
+  }
+}
+
 /** Temp files the journal lists as not yet renamed or removed. */
 export async function journalEntries(dataDir: string): Promise<string[]> {
   const text = await fsp.readFile(journalPath(dataDir), 'utf8').catch(() => '');
@@ -96,11 +108,7 @@ function parseEntry(json: string): string | null {
  * the service takes writes. Returns how many temp files were removed.
  */
 export async function cleanupJournal(dataDir: string): Promise<number> {
-  const open = journals.get(dataDir);
-  if (open) {
-    fs.closeSync(open.fd);
-    journals.delete(dataDir);
-  }
+  closeJournal(dataDir);
   let removed = 0;
   for (const temp of await journalEntries(dataDir)) {
     // Security: only ever delete files named like our temp files, whatever the journal says.
