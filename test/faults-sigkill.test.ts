@@ -150,7 +150,7 @@ describe('SIGKILL of the server during writes (SPEC §8, issue 7 §2)', () => {
       await createAll(server, rounds);
       await killDuring(server, rounds, rng() * window * 1.3);
 
-      const outcomes = [];
+      const outcomes: Array<'old' | 'new'> = [];
       for (const round of rounds) outcomes.push(await expectOldOrNew(round));
       for (const o of outcomes) seen[o] += 1;
       // Keep the kills spread over the writes: widen the window when all were too early, narrow it when all were late.
