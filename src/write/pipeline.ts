@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FileStamp, ReadUnit, WriteObservation } from '../read-state/types.js';
 import { sha256Hex, stampOf } from '../read-state/unchanged.js';
-import type { ResolvedPath, ToolContext, WriteToolName } from '../tools/types.js';
+import type { ResolvedPath, ToolContext, WriteEvent, WriteToolName } from '../tools/types.js';
 import { atomicDelete, atomicWrite, type WriterFs } from './atomic-writer.js';
 import { mapFsError } from './fs-errors.js';
 import { gitDiffOf, type GitDiff } from './git-diff.js';
@@ -20,7 +20,7 @@ export { MAX_WRITE_BYTES, type CurrentFile } from './load-current.js';
  *   lock(real path) → load current bytes + stat → FILE_TOO_LARGE → plan.precheck →
  *   read-state check (plan.requireRead) → plan.compute(current) → secret guard →
  *   atomic write, with history.keep alongside (last staleness check right before the rename) →
- *   readState.recordWrite → unlock → fsync of the folder → git diff → ctx.afterWrite.
+ *   readState.recordWrite → ctx.afterWrite → unlock → fsync of the folder → git diff.
  *
  * Usage (NotebookEdit, restore):
  *   const out = await runWrite(ctx, target, { tool: 'NotebookEdit', requireRead: 'any', unit: 'cells',
@@ -86,15 +86,6 @@ export async function runWrite<T>(ctx: ToolContext, target: ResolvedPath, plan: 
     after: computed.bytes === null ? null : computed.after,
     decode: computed.decode ?? ((b) => b.toString('utf8')),
   });
-  ctx.afterWrite({
-    tool: plan.tool,
-    session: ctx.session,
-    path: target,
-    type: rest.type,
-    additions: patch.additions,
-    deletions: patch.deletions,
-    version: rest.version,
-  });
   return { ...rest, structuredPatch: patch.hunks, additions: patch.additions, deletions: patch.deletions, ...(gitDiff ? { gitDiff } : {}) };
 }
 
@@ -121,13 +112,30 @@ async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: Writ
   if (computed.bytes === null) {
     const version = await keep();
     await atomicDelete({ root: ctx.root, target, lastCheck, fs: plan.fs });
-    return { ...base, type: 'delete', version, patch: makePatch(target.relative, computed.before, computed.after) };
+    const patch = makePatch(target.relative, computed.before, computed.after);
+    announce(ctx, plan.tool, target, { type: 'delete', patch, version });
+    return { ...base, type: 'delete', version, patch };
   }
-  const stored = await store(ctx, target, plan, { current, computed, bytes: computed.bytes, kept: keep(), lastCheck, release });
-  return { ...base, type: current.bytes ? 'update' : 'create', ...stored };
+  const type = current.bytes ? 'update' : 'create';
+  const stored = await store(ctx, target, plan, { type, computed, bytes: computed.bytes, current, kept: keep(), lastCheck, release });
+  return { ...base, type, ...stored };
+}
+
+/** The after-write hooks, called under the lock so that a file's events come in disk order. */
+function announce(ctx: ToolContext, tool: WriteToolName, target: ResolvedPath, done: { type: WriteEvent['type']; patch: TextPatch; version: string | null }): void {
+  ctx.afterWrite({
+    tool,
+    session: ctx.session,
+    path: target,
+    type: done.type,
+    additions: done.patch.additions,
+    deletions: done.patch.deletions,
+    version: done.version,
+  });
 }
 
 interface StoreStep {
+  type: 'create' | 'update';
   current: CurrentFile;
   computed: ComputedWrite<unknown>;
   bytes: Buffer;
@@ -163,6 +171,7 @@ async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unk
     afterRename: () => {
       derived ??= derive();
       recordWrite(ctx, target.real, { hash: derived.hash, unit: plan.unit, total: derived.total });
+      announce(ctx, plan.tool, target, { type: step.type, patch: derived.patch, version });
       // The folder's fsync only makes this rename durable; the next writer need not wait for it.
       step.release();
     },
