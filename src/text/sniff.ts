@@ -9,21 +9,30 @@ export type SniffResult = { kind: 'text' } | { kind: 'binary' } | { kind: 'image
 /** How many leading bytes callers should pass; more is fine. */
 export const SNIFF_BYTES = 8192;
 
-function startsWith(head: Buffer, magic: number[] | string, at = 0): boolean {
-  const bytes = typeof magic === 'string' ? Buffer.from(magic, 'latin1') : Buffer.from(magic);
-  return head.length >= at + bytes.length && head.subarray(at, at + bytes.length).equals(bytes);
+function startsWith(head: Buffer, magic: Buffer, at = 0): boolean {
+  return head.length >= at + magic.length && head.compare(magic, 0, magic.length, at, at + magic.length) === 0;
 }
 
+const bytesOf = (magic: number[] | string): Buffer =>
+  typeof magic === 'string' ? Buffer.from(magic, 'latin1') : Buffer.from(magic);
+
+const PNG = bytesOf([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const JPEG = bytesOf([0xff, 0xd8, 0xff]);
+const GIF87 = bytesOf('GIF87a');
+const GIF89 = bytesOf('GIF89a');
+const RIFF = bytesOf('RIFF');
+const WEBP = bytesOf('WEBP');
+
 function imageType(head: Buffer): string | undefined {
-  if (startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
-  if (startsWith(head, [0xff, 0xd8, 0xff])) return 'image/jpeg';
-  if (startsWith(head, 'GIF87a') || startsWith(head, 'GIF89a')) return 'image/gif';
-  if (startsWith(head, 'RIFF') && startsWith(head, 'WEBP', 8)) return 'image/webp';
+  if (startsWith(head, PNG)) return 'image/png';
+  if (startsWith(head, JPEG)) return 'image/jpeg';
+  if (startsWith(head, GIF87) || startsWith(head, GIF89)) return 'image/gif';
+  if (startsWith(head, RIFF) && startsWith(head, WEBP, 8)) return 'image/webp';
   return undefined;
 }
 
 /** Formats whose magic is printable ASCII, so the NUL test alone might miss them. */
-const BINARY_MAGIC: Array<number[] | string> = [
+const BINARY_MAGIC: Buffer[] = [
   '%PDF-',
   [0x50, 0x4b, 0x03, 0x04], // zip, jar, docx, xlsx
   [0x1f, 0x8b], // gzip
@@ -39,12 +48,13 @@ const BINARY_MAGIC: Array<number[] | string> = [
   'II*\x00', // tiff
   'MM\x00*',
   [0x00, 0x00, 0x01, 0x00], // ico
-];
+].map(bytesOf);
 
 /** C0 controls other than tab, LF, VT, FF, CR and ESC: text has almost none of them. */
 function controlRatio(head: Buffer): number {
   let controls = 0;
-  for (const b of head) {
+  for (let i = 0; i < head.length; i++) {
+    const b = head[i]!;
     if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0b && b !== 0x0c && b !== 0x0d && b !== 0x1b) controls++;
   }
   return head.length === 0 ? 0 : controls / head.length;

@@ -2,7 +2,7 @@ import { decodeBytes } from '../../text/codec.js';
 import { lineEndingsOf, type LineBreakCounts, type LineEndings } from '../../text/line-endings.js';
 import { scanBreaks, type UnitLayout } from '../../text/line-scan.js';
 import { ToolError } from '../../errors.js';
-import { MAX_LINE_CHARS, MAX_TEXT_CHARS, continueHint, cutLine, numberLine } from './format.js';
+import { MAX_LINE_CHARS, MAX_TEXT_CHARS, continueHint, cutLine } from './format.js';
 
 /** Byte ranges [start, end) of a page's lines, without their breaks. */
 export interface PageSpans {
@@ -57,6 +57,31 @@ export function decodeLine(bytes: Buffer, encoding: string): string {
   return cutLine(decodeBytes(bytes, encoding));
 }
 
+/** Pages whose bytes span at most this are decoded in one call, then split. */
+const SPAN_DECODE_MAX_BYTES = 4 * 1024 * 1024;
+
+const BREAKS = /\r\n|\r|\n/;
+
+/**
+ * Decodes the lines of a page. One decode of the whole span then a split is much cheaper than
+ * a decode per line, and gives the same lines: a line break is never part of a character in
+ * the encodings scanned by byte, and the span starts and ends on code-unit boundaries.
+ */
+export function decodePage(bytes: Buffer, spans: PageSpans, encoding: string, lfOnly = false): string[] {
+  const n = spans.starts.length;
+  if (n === 0) return [];
+  const first = spans.starts[0]!;
+  const last = spans.ends[n - 1]!;
+  if (last - first > SPAN_DECODE_MAX_BYTES) {
+    return spans.starts.map((s, i) => decodeLine(bytes.subarray(s, Math.min(spans.ends[i]!, s + LINE_PREFIX_BYTES)), encoding));
+  }
+  const span = decodeBytes(bytes.subarray(first, last), encoding);
+  const lines = lfOnly ? span.split('\n') : span.split(BREAKS);
+  let long = false;
+  for (let i = 0; i < n && !long; i++) long = spans.ends[i]! - spans.starts[i]! > MAX_LINE_CHARS;
+  return long ? lines.map(cutLine) : lines;
+}
+
 export interface RenderedPage {
   text: string;
   content: string;
@@ -74,22 +99,23 @@ function tooLarge(path: string, offset: number, lines: number, rows: number, cha
   );
 }
 
+/** Spaces that right-align a number of `digits` digits in 6 columns. */
+const PADS = ['', '     ', '    ', '   ', '  ', ' ', ''];
+
 /**
  * `cat -n` text of the page plus the closing hint when more lines follow; throws
  * FILE_TOO_LARGE as soon as the text would pass 100,000 characters.
  */
 export function renderPage(path: string, lines: string[], start: number, total: number | null, more: boolean): RenderedPage {
-  const numbered: string[] = [];
-  let chars = 0;
+  let text = '';
   for (let i = 0; i < lines.length; i++) {
-    const row = numberLine(start + i, lines[i]!);
-    chars += row.length + 1;
-    if (chars > MAX_TEXT_CHARS) throw tooLarge(path, start, lines.length, i + 1, chars);
-    numbered.push(row);
+    const num = String(start + i);
+    // Same as numberLine(); inlined because this loop runs for every line of every page.
+    text += (i === 0 ? '' : '\n') + (num.length < 6 ? PADS[num.length] : '') + num + '→' + lines[i];
+    if (text.length > MAX_TEXT_CHARS) throw tooLarge(path, start, lines.length, i + 1, text.length);
   }
   const end = start + lines.length - 1;
-  const hint = more ? continueHint(start, end, total) : '';
-  const text = hint ? `${numbered.join('\n')}\n${hint}` : numbered.join('\n');
+  if (more) text += `\n${continueHint(start, end, total)}`;
   if (text.length > MAX_TEXT_CHARS) throw tooLarge(path, start, lines.length, lines.length, text.length);
   return { text, content: lines.join('\n') };
 }

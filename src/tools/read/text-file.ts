@@ -4,7 +4,7 @@ import type { LineBreakCounts } from '../../text/line-endings.js';
 import { layoutOf } from '../../text/line-scan.js';
 import { emptyFileText, pastEndText } from './format.js';
 import type { LineIndexCache } from './line-index.js';
-import { LINE_PREFIX_BYTES, decodeLine, lineEndingsFrom, renderPage, scanWhole } from './page.js';
+import { decodeLine, decodePage, lineEndingsFrom, renderPage, scanWhole } from './page.js';
 import type { TextReadResult } from './schema.js';
 import { streamPage } from './stream-page.js';
 
@@ -29,7 +29,7 @@ function contentStartOf(enc: TextEncoding): number {
 export function pageOfBytes(bytes: Buffer, override: string | undefined, offset: number, limit: number): TextPage {
   const enc = detectEncoding(bytes, override);
   const scan = scanWhole(bytes, contentStartOf(enc), layoutOf(enc.encoding), offset, limit);
-  const lines = scan.starts.map((s, i) => decodeLine(bytes.subarray(s, Math.min(scan.ends[i]!, s + LINE_PREFIX_BYTES)), enc.encoding));
+  const lines = decodePage(bytes, scan, enc.encoding, scan.counts.cr === 0 && scan.counts.crlf === 0);
   const last = offset + lines.length - 1;
   return { enc, lines, offset, total: scan.total, more: last < scan.total && lines.length > 0, counts: scan.counts };
 }

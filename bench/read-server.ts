@@ -1,0 +1,48 @@
+/**
+ * Child process for the Read bench: the built sidefile app (dist/, from `npm run build`) plus,
+ * in the same process, a bare Fastify route doing what the simplest Read would do:
+ * fs.readFile + number the first 2,000 lines + the same JSON shape (`result` + `text`).
+ * Sends `{ port }` over IPC once listening.
+ *
+ * Usage: node --import tsx bench/read-server.ts <root> <dataDir> <logLevel>
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+type BuildApp = typeof import('../src/app.js').buildApp;
+
+const [root, dataDir, logLevel = 'info'] = process.argv.slice(2);
+if (!root || !dataDir) throw new Error('usage: read-server.ts <root> <dataDir> [logLevel]');
+
+const dist = pathToFileURL(path.resolve('dist/app.js')).href;
+const { buildApp } = (await import(dist)) as { buildApp: BuildApp };
+
+const app = await buildApp({
+  root, host: '127.0.0.1', port: 0, token: null, readOnly: false, denyRead: [], denyWrite: [], dataDir,
+  encodings: [], bodyLimit: 32 * 1024 * 1024, lockTimeoutMs: 10_000, sessionTtlMs: 24 * 3600e3,
+  historyVersions: 50, logLevel,
+});
+
+/** The baseline: no path policy, no sniffing, no encoding detection, no read state. */
+app.post('/bench/bare-read', async (request) => {
+  const { file_path } = request.body as { file_path: string };
+  const text = await fsp.readFile(path.join(root, file_path), 'utf8');
+  const all = text.split('\n');
+  if (all.at(-1) === '') all.pop();
+  const lines = all.slice(0, 2000);
+  return {
+    result: {
+      type: 'text',
+      file: {
+        file_path, content: lines.join('\n'), start_line: 1, num_lines: lines.length, total_lines: all.length,
+        encoding: 'utf-8', line_endings: 'LF', bom: false,
+      },
+    },
+    text: lines.map((l, i) => `${String(i + 1).padStart(6, ' ')}→${l}`).join('\n'),
+  };
+});
+
+await app.listen({ host: '127.0.0.1', port: 0 });
+process.send?.({ port: (app.server.address() as { port: number }).port });
+process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

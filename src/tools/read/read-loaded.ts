@@ -1,0 +1,94 @@
+import type { Stats } from 'node:fs';
+import { ToolError } from '../../errors.js';
+import { readNotebook } from '../../notebook/read-notebook.js';
+import type { FileStamp, ReadUnit } from '../../read-state/types.js';
+import { sha256Hex } from '../../read-state/unchanged.js';
+import { decodeText } from '../../text/codec.js';
+import { sniff } from '../../text/sniff.js';
+import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
+import { MAX_IMAGE_BYTES, MAX_UNPAGED_BYTES, humanSize } from './format.js';
+import type { ReadInput, ReadResult } from './schema.js';
+import { pageOfBytes, textOutput } from './text-file.js';
+
+/** One Read call, once the file is open and stat'ed. */
+export interface ReadJob {
+  input: ReadInput;
+  ctx: ToolContext;
+  target: ResolvedPath;
+  st: Stats;
+  stamp: FileStamp;
+  offset: number;
+  limit: number;
+  rangeKey: string;
+  notebook: boolean;
+  /** SIDEFILE_ENCODINGS match for this path, if any. */
+  override: string | undefined;
+}
+
+/** Records what this read returned (SPEC §5 read state), keyed by the real path. */
+export function record(job: ReadJob, hash: string | null, unit: ReadUnit, total: number | null, count: number): void {
+  const range = count === 0 ? null : ([job.offset, job.offset + count - 1] as const);
+  job.ctx.readState.recordRead(job.ctx.session, job.target.real, { stamp: job.stamp, hash, unit, total, range, rangeKey: job.rangeKey });
+}
+
+export function binaryFile(path: string): ToolError {
+  return new ToolError(
+    'BINARY_FILE',
+    `${path} is a binary file, which Read cannot show as text. Read returns text files, notebooks and PNG, JPEG, GIF or WebP images.`,
+  );
+}
+
+export function unpagedTooLarge(path: string, size: number): ToolError {
+  return new ToolError(
+    'FILE_TOO_LARGE',
+    `${path} is ${humanSize(size)}, over the 256 KiB Read returns without paging. Read it in pages: ` +
+      `call Read with offset 1 and limit 2000, then continue from the offset the closing line gives (or read only the lines you need).`,
+    { size, max_size: MAX_UNPAGED_BYTES },
+  );
+}
+
+export function imageTooLarge(path: string, size: number): ToolError {
+  return new ToolError(
+    'FILE_TOO_LARGE',
+    `${path} is an image of ${humanSize(size)}, over the 5 MiB Read returns. Ask the user to shrink it, or skip it.`,
+    { size, max_size: MAX_IMAGE_BYTES },
+  );
+}
+
+function notebookNote(path: string, error: string): string {
+  return `Note: ${path} is not valid notebook JSON (${error}), so it is shown as text. Repair it by writing the whole notebook with Write.`;
+}
+
+/** A file held whole in memory (≤ 64 MiB): image, notebook or text page; hashed whole. */
+export function readLoaded(job: ReadJob, bytes: Buffer): ToolOutput<ReadResult> {
+  const path = job.target.relative;
+  const kind = sniff(bytes.subarray(0, 8192));
+  if (kind.kind === 'binary') throw binaryFile(path);
+  const hash = sha256Hex(bytes);
+  if (kind.kind === 'image') {
+    if (bytes.length > MAX_IMAGE_BYTES) throw imageTooLarge(path, bytes.length);
+    // An image has no lines: recorded as read in full (total 0), so Write may replace it.
+    record(job, hash, 'lines', 0, 0);
+    const file = { file_path: path, media_type: kind.mediaType as 'image/png', base64: bytes.toString('base64'), size: bytes.length };
+    const text = `[Image ${path}: ${kind.mediaType}, ${humanSize(bytes.length)}; the image itself is in result.file.base64.]`;
+    return { result: { type: 'image', file }, text, metrics: { bytes: bytes.length } };
+  }
+  const noPaging = job.input.offset === undefined && job.input.limit === undefined;
+  let notebookError: string | undefined;
+  if (job.notebook) {
+    const nb = readNotebook(decodeText(bytes, job.override).text, path, { offset: job.input.offset, limit: job.input.limit });
+    if (nb.ok) {
+      job.ctx.readState.recordRead(job.ctx.session, job.target.real, {
+        stamp: job.stamp, hash, unit: 'cells', total: nb.total, range: nb.range, rangeKey: job.rangeKey,
+      });
+      return { result: nb.result, text: nb.text, metrics: { bytes: bytes.length } };
+    }
+    notebookError = nb.error;
+  }
+  if (noPaging && bytes.length > MAX_UNPAGED_BYTES) throw unpagedTooLarge(path, bytes.length);
+  const page = pageOfBytes(bytes, job.override, job.offset, job.limit);
+  const out = textOutput(path, page, notebookError);
+  if (notebookError !== undefined) out.text = `${notebookNote(path, notebookError)}\n${out.text}`;
+  record(job, hash, 'lines', page.total, page.lines.length);
+  return { ...out, metrics: { bytes: bytes.length } };
+}
