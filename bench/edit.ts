@@ -201,6 +201,7 @@ export async function benchEdit(print: (line: string) => void = console.log, sec
     await scenario(print, contenders, '1 MB, 1 client', { size: 1024 * 1024, files: 1, clients: 1, ms });
     await scenario(print, contenders, '4 KB, 16 clients, 16 files', { size: 4 * 1024, files: 16, clients: 16, ms });
     await scenario(print, contenders, '4 KB, 16 clients, 1 shared file', { size: 4 * 1024, files: 1, clients: 16, ms });
+    print('edit note: the bare route takes no lock, so on 1 shared file its writes overlap and overwrite each other (lost updates); sidefile serializes them per file.');
   } finally {
     await withHistory.app.close();
     await noHistory.app.close();
