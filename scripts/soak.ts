@@ -13,7 +13,7 @@ import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { httpClient } from '../bench/support/http-client.js';
+import { httpClient, type HttpClient } from '../bench/support/http-client.js';
 import { quantile } from '../bench/support/measure.js';
 import { startSidefile } from '../bench/support/sidefile-server.js';
 import { checkSoakFiles, makeSoakFiles, type CheckReport } from './soak-files.js';
@@ -72,10 +72,14 @@ async function main(): Promise<number> {
   const server = await startSidefile({ root, dataDir: path.join(base, 'data'), logFile });
   const client = httpClient(server.port, {}, options.clients * 2);
   const rss: number[] = [];
+  const heap: number[] = [];
   const sample = async () => {
     const kib = await server.rssKiB();
     if (kib !== null) rss.push(kib);
+    const used = await heapUsedKiB(client);
+    if (used !== null) heap.push(used);
   };
+  const bytesBefore = await workspaceBytes(root);
   let failed = true;
   try {
     await sample();
@@ -88,10 +92,12 @@ async function main(): Promise<number> {
     const elapsed = (Date.now() - started) / 1000;
     clearInterval(sampler);
     await sample();
-    client.close();
     await server.stop(30_000);
     const report = await checkSoakFiles(root, files);
-    failed = printSummary(load.stats, report, rss, elapsed);
+    const bytesAfter = await workspaceBytes(root);
+    console.log(`\nworkspace: ${(bytesBefore / 2 ** 20).toFixed(1)} MiB at start, ${(bytesAfter / 2 ** 20).toFixed(1)} MiB at the end ` +
+      '(every write inserts: the files grow, and with them the work per request)');
+    failed = printSummary(load.stats, report, { rss, heap }, elapsed);
   } finally {
     client.close();
     await server.stop();
@@ -99,6 +105,19 @@ async function main(): Promise<number> {
     else await fsp.rm(base, { recursive: true, force: true });
   }
   return failed ? 1 : 0;
+}
+
+/** V8 heap in use, from the server's own Prometheus metrics (prom-client's default gauges). */
+async function heapUsedKiB(client: HttpClient): Promise<number | null> {
+  const res = await client.request('GET', '/metrics').catch(() => null);
+  const match = res && /^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?(?:e\+\d+)?)$/m.exec(res.body);
+  return match ? Number(match[1]) / 1024 : null;
+}
+
+async function workspaceBytes(root: string): Promise<number> {
+  const entries = await fsp.readdir(root, { recursive: true, withFileTypes: true });
+  const sizes = await Promise.all(entries.filter((e) => e.isFile()).map((e) => fsp.stat(path.join(e.parentPath ?? e.path, e.name)).then((st) => st.size)));
+  return sizes.reduce((sum, n) => sum + n, 0);
 }
 
 const mib = (kib: number | undefined) => (kib === undefined ? '?' : `${(kib / 1024).toFixed(1)} MiB`);
@@ -109,7 +128,8 @@ function progress(stats: LoadStats, rss: number[], started: number): void {
 }
 
 /** Prints the figures; true when any check failed. */
-function printSummary(stats: LoadStats, report: CheckReport, rss: number[], elapsed: number): boolean {
+function printSummary(stats: LoadStats, report: CheckReport, memory: { rss: number[]; heap: number[] }, elapsed: number): boolean {
+  const { rss, heap } = memory;
   const fivexx = [...stats.statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
   const ops = stats.ops.Read + stats.ops.Edit + stats.ops.NotebookEdit;
   const pct = (n: number) => `${((100 * n) / Math.max(1, ops)).toFixed(1)}%`;
@@ -117,7 +137,6 @@ function printSummary(stats: LoadStats, report: CheckReport, rss: number[], elap
     const sorted = stats.latencies[tool].sort((a, b) => a - b);
     return `${tool} p50 ${quantile(sorted, 0.5).toFixed(1)} ms / p99 ${quantile(sorted, 0.99).toFixed(1)} ms`;
   };
-  console.log('');
   console.log(`requests: ${stats.requests} in ${elapsed.toFixed(0)} s = ${(stats.requests / elapsed).toFixed(1)} requests/s`);
   console.log(`operations: ${ops} — Read ${stats.ops.Read} (${pct(stats.ops.Read)}), Edit ${stats.ops.Edit} (${pct(stats.ops.Edit)}), ` +
     `NotebookEdit ${stats.ops.NotebookEdit} (${pct(stats.ops.NotebookEdit)}); re-reads after a 409: ${stats.retried}`);
@@ -130,6 +149,9 @@ function printSummary(stats: LoadStats, report: CheckReport, rss: number[], elap
   console.log(`5xx: ${fivexx}`);
   console.log(`refused writes present anyway: ${report.phantom.length}; temp files left: ${report.tempFiles.length}; connection errors: ${stats.networkErrors}`);
   console.log(`RSS (server VmRSS): start ${mib(rss[0])}, end ${mib(rss.at(-1))}, min ${mib(Math.min(...rss))}, max ${mib(Math.max(...rss))}`);
+  // Samples are 10 s apart: one a minute shows the trend without the GC saw-tooth noise of each.
+  console.log(`RSS each minute (MiB): ${rss.filter((_, i) => i % 6 === 0).map((k) => (k / 1024).toFixed(0)).join(' ')}`);
+  if (heap.length > 0) console.log(`V8 heap used: start ${mib(heap[0])}, end ${mib(heap.at(-1))}, max ${mib(Math.max(...heap))}`);
   for (const line of [...report.lost, ...report.corrupt, ...report.phantom, ...report.tempFiles].slice(0, 20)) console.log(`  ! ${line}`);
   const failed = report.lost.length + report.corrupt.length + report.phantom.length + report.tempFiles.length + fivexx + stats.networkErrors > 0;
   console.log(failed ? 'SOAK FAILED' : 'SOAK PASSED');
