@@ -1,0 +1,33 @@
+/**
+ * `npm run bench [-- name ...]`: builds, then runs the named scenarios (default: all) in order,
+ * printing figures as they come. One file per scenario; adding one is one line below.
+ * Each scenario measures its own baseline in the same run and prints ratios to it.
+ */
+import { benchEdit } from './edit.js';
+import { benchNotebook } from './notebook.js';
+import { benchPeers } from './peers.js';
+import { benchRead } from './read.js';
+
+type Print = (line: string) => void;
+
+const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
+  ['read', (print) => benchRead(print)],
+  ['edit', (print) => benchEdit(print)],
+  ['notebook', (print) => benchNotebook(print)],
+  ['peers', (print) => benchPeers(print)],
+];
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((w) => !SCENARIOS.some(([name]) => name === w));
+if (unknown.length > 0) {
+  console.error(`unknown scenario(s): ${unknown.join(', ')}; known: ${SCENARIOS.map(([n]) => n).join(', ')}`);
+  process.exit(2);
+}
+const print: Print = (line) => console.log(line);
+for (const [name, run] of SCENARIOS) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  print(`\n== ${name} ==`);
+  const started = performance.now();
+  await run(print);
+  print(`(${name}: ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+}
