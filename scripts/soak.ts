@@ -6,7 +6,7 @@
  *
  *   npm run soak                     10 minutes
  *   npm run soak -- --minutes 2      (or --seconds 30; --clients 16 --sessions 100 --files 200
- *                                     --notebooks 20 --seed 1 --keep to keep the temp folder)
+ *                                     --notebooks 20 --mix 70,20,10 --seed 1 --keep to keep the temp folder)
  * Exit status 1 when any check fails.
  */
 import { promises as fsp } from 'node:fs';
@@ -27,6 +27,8 @@ interface SoakOptions {
   notebooks: number;
   seed: number;
   keep: boolean;
+  /** Shares of Read, Edit, NotebookEdit (sum 1). */
+  mix: [number, number, number];
 }
 
 function parseOptions(argv: string[]): SoakOptions {
@@ -35,6 +37,7 @@ function parseOptions(argv: string[]): SoakOptions {
     options: {
       minutes: { type: 'string' }, seconds: { type: 'string' }, clients: { type: 'string' }, sessions: { type: 'string' },
       files: { type: 'string' }, notebooks: { type: 'string' }, seed: { type: 'string' }, keep: { type: 'boolean' },
+      mix: { type: 'string' },
     },
   });
   const num = (value: string | undefined, fallback: number, name: string) => {
@@ -46,8 +49,18 @@ function parseOptions(argv: string[]): SoakOptions {
   return {
     seconds, clients: num(values.clients, 16, 'clients'), sessions: num(values.sessions, 100, 'sessions'),
     files: num(values.files, 200, 'files'), notebooks: num(values.notebooks, 20, 'notebooks'),
-    seed: num(values.seed, 1, 'seed'), keep: values.keep ?? false,
+    seed: num(values.seed, 1, 'seed'), keep: values.keep ?? false, mix: parseMix(values.mix ?? '70,20,10'),
   };
+}
+
+/** `--mix 70,20,10`: percentages of Read, Edit, NotebookEdit (`100,0,0` = reads only, nothing grows). */
+function parseMix(text: string): [number, number, number] {
+  const parts = text.split(',').map(Number);
+  const sum = parts.reduce((a, b) => a + b, 0);
+  if (parts.length !== 3 || parts.some((n) => !Number.isFinite(n) || n < 0) || sum <= 0) {
+    throw new Error(`--mix: expected three percentages like 70,20,10, got ${text}`);
+  }
+  return [parts[0]! / sum, parts[1]! / sum, parts[2]! / sum];
 }
 
 /** mulberry32: a seeded generator, so a failing run can be replayed with the same choices. */
@@ -84,8 +97,8 @@ async function main(): Promise<number> {
   try {
     await sample();
     console.log(`soak: ${options.seconds} s, ${options.clients} clients, ${options.sessions} sessions, ` +
-      `${options.files} files (${options.notebooks} notebooks), seed ${options.seed}; server pid ${server.pid}, log ${logFile}`);
-    const load = new SoakLoad(client, files, { sessions: options.sessions, readShare: 0.7, editShare: 0.2, retries: 5 }, random);
+      `${options.files} files (${options.notebooks} notebooks), mix ${options.mix.map((n) => Math.round(n * 100)).join('/')}, seed ${options.seed}; server pid ${server.pid}, log ${logFile}`);
+    const load = new SoakLoad(client, files, { sessions: options.sessions, readShare: options.mix[0], editShare: options.mix[1], retries: 5 }, random);
     const started = Date.now();
     const sampler = setInterval(() => void sample().then(() => progress(load.stats, rss, started)), 10_000);
     await Promise.all(Array.from({ length: options.clients }, () => load.loop(started + options.seconds * 1000)));
