@@ -1,16 +1,11 @@
-import { compileGlobs } from '../paths/globs.js';
+import { encodingOverrideFor as overrideFor } from '../text/overrides.js';
 
 type Pairs = ReadonlyArray<readonly [glob: string, encoding: string]>;
 
-const compiled = new WeakMap<Pairs, Array<[(rel: string) => boolean, string]>>();
-
-/** The `--encodings` override for a relative path (first matching glob wins), if any. */
+/**
+ * The `--encodings` override for a relative path (first matching glob wins), if any.
+ * Delegates to the codec's one lookup so that Read and every write tool agree.
+ */
 export function encodingOverrideFor(relative: string, pairs: Pairs): string | undefined {
-  if (pairs.length === 0) return undefined;
-  let matchers = compiled.get(pairs);
-  if (!matchers) {
-    matchers = pairs.map(([glob, encoding]) => [compileGlobs([glob]), encoding]);
-    compiled.set(pairs, matchers);
-  }
-  return matchers.find(([matches]) => matches(relative))?.[1];
+  return overrideFor(pairs, relative);
 }
