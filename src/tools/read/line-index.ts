@@ -45,6 +45,7 @@ export class LineIndex {
   constructor(
     readonly key: IndexKey,
     contentStart: number,
+    private readonly maxCheckpoints = MAX_CHECKPOINTS,
   ) {
     this.push(1, contentStart);
   }
@@ -75,7 +76,7 @@ export class LineIndex {
   }
 
   push(line: number, byte: number): void {
-    if (this.count === MAX_CHECKPOINTS) this.thin();
+    if (this.count === this.maxCheckpoints) this.thin();
     if (this.count === this.lines.length) {
       this.lines = grow(this.lines);
       this.bytes = grow(this.bytes);
