@@ -148,3 +148,22 @@ describe('Read state: what write tools check (SPEC §5, §7)', () => {
     expect((await edit('a.txt', 'one', 'uno')).status).toBe(200);
   });
 });
+
+describe('Read state keys (SPEC §5: keyed by the real path)', () => {
+  it('counts a read through a symbolic link inside the root as a read of its target', async () => {
+    await start();
+    await put('real.txt', 'one\n');
+    await fs.symlink('real.txt', abs('link.txt'));
+    const res = await read({ file_path: 'link.txt' });
+    expect(res.body.result.file).toMatchObject({ file_path: 'link.txt', content: 'one' });
+    expect((await write('real.txt', 'two\n')).status).toBe(200);
+    expect(await fs.readFile(abs('real.txt'), 'utf8')).toBe('two\n');
+  });
+
+  it('dedups an image read of the same unchanged file', async () => {
+    await start();
+    await fs.writeFile(abs('a.gif'), Buffer.from('GIF89a\x01\0\x01\0', 'latin1'));
+    expect((await read({ file_path: 'a.gif' })).body.result.type).toBe('image');
+    expect((await read({ file_path: 'a.gif' })).body).toEqual(UNCHANGED);
+  });
+});

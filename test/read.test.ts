@@ -72,6 +72,12 @@ describe('Read: text files (SPEC §5)', () => {
     expect(c.text).toBe('     1→a\n     2→b\n     3→c');
   });
 
+  it('reports lone-CR line endings as CR', async () => {
+    await start();
+    await put('mac.txt', 'a\rb\r');
+    expect((await read({ file_path: 'mac.txt' })).body.result.file).toMatchObject({ content: 'a\nb', total_lines: 2, line_endings: 'CR' });
+  });
+
   it('returns 2000 lines by default and ends with the offset to continue from', async () => {
     await start();
     await put('big.txt', lines(2001).join('\n') + '\n');
