@@ -168,3 +168,13 @@ describe('line endings', () => {
     expect(canonicalEncoding('UTF8')).toBe('utf-8');
   });
 });
+
+describe('legacy detection on a longer file', () => {
+  it('looks at the non-ASCII part of a file whose first 64 KiB are ASCII', () => {
+    const ascii = 'plain ascii line\n'.repeat(5000); // 85 KB
+    const text = `${ascii}# 注释：这是一个测试文件，用于检测编码。\nprint("完成")\n`;
+    const decoded = decodeText(iconv.encode(text, 'gbk'));
+    expect(decoded.encoding).toBe('gbk');
+    expect(decoded.text).toBe(text);
+  });
+});

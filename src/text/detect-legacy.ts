@@ -52,11 +52,24 @@ function canonicalDetected(name: string): string[] {
   return [n];
 }
 
-/** A sample that ends after a line feed: 0x0A is never a trail byte in these encodings. */
+function firstNonAscii(bytes: Buffer): number {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return i;
+  return -1;
+}
+
+/**
+ * A sample that starts at the line holding the first non-ASCII byte (pure ASCII tells the
+ * encodings apart not at all) and ends after a line feed: 0x0A is never a trail byte in these
+ * encodings, so no character is cut.
+ */
 function sampleOf(bytes: Buffer): Buffer {
   if (bytes.length <= SAMPLE_BYTES) return bytes;
-  const cut = bytes.lastIndexOf(0x0a, SAMPLE_BYTES);
-  return bytes.subarray(0, cut > 0 ? cut + 1 : SAMPLE_BYTES);
+  const high = firstNonAscii(bytes);
+  const start = high <= 0 ? 0 : bytes.lastIndexOf(0x0a, high) + 1;
+  const end = Math.min(bytes.length, start + SAMPLE_BYTES);
+  if (end === bytes.length) return bytes.subarray(start);
+  const cut = bytes.lastIndexOf(0x0a, end - 1);
+  return bytes.subarray(start, cut > start ? cut + 1 : end);
 }
 
 function losslessDecode(bytes: Buffer, encoding: string): string | null {
@@ -112,7 +125,7 @@ export function detectLegacyEncoding(bytes: Buffer): { encoding: string; text: s
       bucket(a.penalty) - bucket(b.penalty) || b.confidence - a.confidence || a.order - b.order,
   );
   for (const c of ranked) {
-    const text = sample === bytes ? iconv.decode(bytes, c.encoding, { stripBOM: false }) : losslessDecode(bytes, c.encoding);
+    const text = sample.length === bytes.length ? iconv.decode(bytes, c.encoding, { stripBOM: false }) : losslessDecode(bytes, c.encoding);
     if (text !== null) return { encoding: c.encoding, text };
   }
   // Unreachable in practice (iso-8859-1 holds every byte), but never lose bytes silently.
