@@ -87,7 +87,7 @@ function jupyterCalls(client: HttpClient, op: OpKey, files: string[], w: Workloa
     if (res.status !== 200 && res.status !== 201) throw new Error(`${method} contents: HTTP ${res.status}`);
     return method === 'GET' ? jsonOf(res) : null;
   };
-  const counted = (rel: string, step: (n: number) => Promise<void>): Call => {
+  const counted = (step: (n: number) => Promise<void>): Call => {
     let n = 0;
     return async () => {
       await step(n);
@@ -101,15 +101,15 @@ function jupyterCalls(client: HttpClient, op: OpKey, files: string[], w: Workloa
     case 'readNb':
       return files.map((rel) => () => send('GET', rel, '?type=notebook&content=1'));
     case 'edit':
-      return files.map((rel) => counted(rel, async (n) => {
+      return files.map((rel) => counted(async (n) => {
         const model = await send('GET', rel, '?type=file&format=text&content=1');
         const content = (model.content as string).replace(marker(n), () => marker(n + 1));
         await send('PUT', rel, '', { type: 'file', format: 'text', content });
       }));
     case 'write':
-      return files.map((rel) => counted(rel, (n) => send('PUT', rel, '', { type: 'file', format: 'text', content: writeContent(w, n + 1) })));
+      return files.map((rel) => counted((n) => send('PUT', rel, '', { type: 'file', format: 'text', content: writeContent(w, n + 1) })));
     case 'nbEdit':
-      return files.map((rel) => counted(rel, async (n) => {
+      return files.map((rel) => counted(async (n) => {
         const model = await send('GET', rel, '?type=notebook&content=1');
         model.content.cells[w.notebook.cellIndex].source = marker(n + 1);
         await send('PUT', rel, '', { type: 'notebook', content: model.content });

@@ -28,7 +28,17 @@ export async function sidefilePeer(root: string, dataDir: string, logFile: strin
     if (res.status !== 200) throw new Error(`${name}: HTTP ${res.status} ${errorCode(res.body)}`);
     if (res.body.includes('"type":"file_unchanged"')) throw new Error(`${name}: file_unchanged (session reused)`);
   };
-  const establish = (session: string, rel: string, full: boolean) => readInSession(client, root, session, rel, full);
+  /** One write loop per file: its own session reads the file once, then the n-th call writes. */
+  const loops = (files: string[], full: boolean, step: (rel: string, session: string, n: number) => Promise<void>) =>
+    Promise.all(files.map(async (rel) => {
+      const session = fresh();
+      await readInSession(client, root, session, rel, full);
+      let n = 0;
+      return async () => {
+        await step(rel, session, n);
+        n += 1;
+      };
+    }));
   const calls = async (op: OpKey, files: string[], w: Workload): Promise<Call[] | string> => {
     switch (op) {
       case 'read4k':
@@ -45,36 +55,14 @@ export async function sidefilePeer(root: string, dataDir: string, logFile: strin
         });
       }
       case 'edit':
-        return Promise.all(files.map(async (rel) => {
-          const session = fresh();
-          await establish(session, rel, false);
-          let n = 0;
-          return async () => {
-            await tool('edit', session, { file_path: rel, old_string: marker(n), new_string: marker(n + 1) });
-            n += 1;
-          };
-        }));
+        return loops(files, false, (rel, session, n) =>
+          tool('edit', session, { file_path: rel, old_string: marker(n), new_string: marker(n + 1) }));
       case 'write':
-        return Promise.all(files.map(async (rel) => {
-          const session = fresh();
-          await establish(session, rel, true);
-          let n = 0;
-          return async () => {
-            await tool('write', session, { file_path: rel, content: writeContent(w, n + 1) });
-            n += 1;
-          };
-        }));
+        return loops(files, true, (rel, session, n) =>
+          tool('write', session, { file_path: rel, content: writeContent(w, n + 1) }));
       case 'nbEdit':
-        return Promise.all(files.map(async (rel) => {
-          const session = fresh();
-          await establish(session, rel, false);
-          let n = 0;
-          const cell = `cell-${w.notebook.cellIndex}`;
-          return async () => {
-            await tool('notebook_edit', session, { notebook_path: rel, cell_id: cell, new_source: marker(n + 1) });
-            n += 1;
-          };
-        }));
+        return loops(files, false, (rel, session, n) =>
+          tool('notebook_edit', session, { notebook_path: rel, cell_id: `cell-${w.notebook.cellIndex}`, new_source: marker(n + 1) }));
     }
   };
   return {
