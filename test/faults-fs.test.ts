@@ -136,10 +136,8 @@ describe('file-system faults during a write, over HTTP (SPEC §4, §8)', () => {
     }
   }
 
-  // BUG (write pipeline, reported): the history version is kept alongside the temp write and
-  // not dropped when the write fails, so a failed write leaves a version (of bytes it never
-  // replaced) that takes one of the --history-versions slots and can evict a real one.
-  it.fails('keeps no history version for a write that failed (SPEC §10: a version is content a write replaced)', async () => {
+  // A failed write discards the version it kept alongside its temp file.
+  it('keeps no history version for a write that failed (SPEC §10: a version is content a write replaced)', async () => {
     const session = 'fs-history';
     const created = await t.request.post('/v1/tools/write').set('x-session-id', session).send({ file_path: 'h.txt', content: 'old\n' });
     expect(created.status).toBe(200);

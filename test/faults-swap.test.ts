@@ -23,18 +23,7 @@ const ANSWER_WITHIN_MS = 2_500;
  * Cases that fail today, each a bug reported to the module's owner (kept as `it.fails` so CI
  * stays green and flags the fix: remove the entry once the case passes).
  */
-const KNOWN_BUGS: Record<string, string> = {
-  // write/load-current.ts opens the file with a blocking fs.openSync(real, 'r'): a FIFO blocks
-  // the event loop until a writer appears, so the whole server hangs.
-  'Write/fifo/resolved': 'loadCurrent blocks on a FIFO',
-  'Edit/fifo/resolved': 'loadCurrent blocks on a FIFO',
-  'NotebookEdit/fifo/resolved': 'loadCurrent blocks on a FIFO',
-  // The history version is kept by linking (else copying) the path: a directory there fails
-  // the copy with EISDIR, which maps to 500 INTERNAL instead of a refusal.
-  'Write/dir/loaded': 'history keep of a directory → INTERNAL',
-  'Edit/dir/loaded': 'history keep of a directory → INTERNAL',
-  'NotebookEdit/dir/loaded': 'history keep of a directory → INTERNAL',
-};
+const KNOWN_BUGS: Record<string, string> = {};
 
 let build: ServerBuild;
 let base: string;
@@ -150,19 +139,16 @@ describe('a file replaced between the read and the write is refused cleanly (SPE
 
   // The last check before the rename compares size and mtime, then reads the bytes: these
   // originals make the swapped-in thing look the same size as the file.
-  // BUG (write/staleness.ts, reported): same size 0, so assertStillCurrent reads the FIFO with
-  // a blocking fs.readFileSync; the server hangs.
-  it.fails('Edit: an empty file replaced by a FIFO after it was loaded', async () => {
+  it('Edit: an empty file replaced by a FIFO after it was loaded', async () => {
     await runCase('Edit', 'fifo', 'loaded', '');
   });
-  it.fails('Write: an empty file replaced by a FIFO after it was loaded', async () => {
+  it('Write: an empty file replaced by a FIFO after it was loaded', async () => {
     await runCase('Write', 'fifo', 'loaded', '');
   });
-  // BUG (as 'dir/loaded' above): INTERNAL from the history keep.
-  it.fails('Write: a file replaced by a directory of the same st_size after it was loaded', async () => {
+  it('Write: a file replaced by a directory of the same st_size after it was loaded', async () => {
     await runCase('Write', 'dir', 'loaded', 'x'.repeat(dirSize));
   });
-  it.fails('NotebookEdit: a notebook replaced by a directory of the same st_size after it was loaded', async () => {
+  it('NotebookEdit: a notebook replaced by a directory of the same st_size after it was loaded', async () => {
     const text = nb('');
     await runCase('NotebookEdit', 'dir', 'loaded', nb('p'.repeat(Math.max(0, dirSize - text.length))));
   });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { promisify } from 'node:util';
 import { ToolError } from '../errors.js';
 import { mapFsError } from './fs-errors.js';
+import { isInside, realPathNow } from './resolve-sync.js';
 
 export const MAX_WRITE_BYTES = 64 * 1024 * 1024;
 
@@ -14,13 +15,22 @@ export interface CurrentFile {
 /** Files up to this size are loaded with sync calls: page-cache reads cost less than round trips. */
 const SYNC_LOAD_BYTES = 64 * 1024;
 
+/**
+ * Security: never blocks and never follows a link. O_NONBLOCK: a FIFO swapped in for the file
+ * would otherwise block the open (and, sync, the whole server) until a writer appears.
+ * O_NOFOLLOW: the real path is link-free; a link there now was swapped in after resolution.
+ */
+export const SAFE_OPEN = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW;
+
 /** Current bytes and stats from one open file, so both describe the same file. */
-export async function loadCurrent(real: string): Promise<CurrentFile> {
+export async function loadCurrent(root: string, real: string): Promise<CurrentFile> {
   let fd: number;
   try {
-    fd = fs.openSync(real, 'r');
+    fd = fs.openSync(real, SAFE_OPEN);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { bytes: null, stat: null };
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { bytes: null, stat: null };
+    if (code === 'ELOOP') throw repointed(root, real);
     throw mapFsError(err);
   }
   try {
@@ -40,6 +50,20 @@ export async function loadCurrent(real: string): Promise<CurrentFile> {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The real path became a link after it was resolved: where does it lead now? */
+function repointed(root: string, real: string): ToolError {
+  let now: string | null = null;
+  try {
+    now = realPathNow(real);
+  } catch {
+    // A loop or a vanished link: treated as leading nowhere inside.
+  }
+  if (now === null || !isInside(root, now)) {
+    return new ToolError('PATH_OUTSIDE_WORKSPACE', 'The path now leads outside the workspace through a symbolic link; nothing was written.');
+  }
+  return new ToolError('FILE_MODIFIED_SINCE_READ', 'The file was replaced by a link after it was read; nothing was written. Read it again, then retry.');
 }
 
 const readAsync = promisify(fs.read);

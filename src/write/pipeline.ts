@@ -10,7 +10,7 @@ import { makePatch, type PatchHunk, type TextPatch } from './patch.js';
 import { assertNoAddedSecret } from './secret-guard.js';
 import { countTextLines } from './text-lines.js';
 import { loadCurrent, type CurrentFile } from './load-current.js';
-import { assertStillCurrent, changedMeanwhile, checkReadState, type ReadRequirement } from './staleness.js';
+import { assertStillCurrent, changedMeanwhile, checkReadState, isStillLoadedFile, type ReadRequirement } from './staleness.js';
 
 export { MAX_WRITE_BYTES, type CurrentFile } from './load-current.js';
 
@@ -100,7 +100,7 @@ interface Locked<T> {
 
 /** Everything under the lock; `release` may be called early, once the new file is recorded. */
 async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<T>, release: () => void): Promise<Locked<T>> {
-  const current = await loadCurrent(target.real);
+  const current = await loadCurrent(ctx.root, target.real);
   plan.precheck?.(current);
   const knownHash = current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat) : null;
   const computed = await plan.compute(current);
@@ -111,14 +111,26 @@ async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: Writ
   const base = { bytes: computed.bytes?.length ?? 0, extra: computed.extra, computed };
   if (computed.bytes === null) {
     const version = await keep();
-    await atomicDelete({ root: ctx.root, target, lastCheck, fs: plan.fs });
+    await discardOnFailure(ctx, realRel, () => version, atomicDelete({ root: ctx.root, target, lastCheck, fs: plan.fs }));
     const patch = makePatch(target.relative, computed.before, computed.after);
     announce(ctx, plan.tool, target, { type: 'delete', patch, version });
     return { ...base, type: 'delete', version, patch };
   }
   const type = current.bytes ? 'update' : 'create';
-  const stored = await store(ctx, target, plan, { type, computed, bytes: computed.bytes, current, kept: keep(), lastCheck, release });
+  const step = { type, key: realRel, computed, bytes: computed.bytes, current, kept: keep(), lastCheck, release } as const;
+  const stored = await store(ctx, target, plan, step);
   return { ...base, type, ...stored };
+}
+
+/** A version kept for a write that then failed is not history (nothing replaced it): drop it. */
+async function discardOnFailure(ctx: ToolContext, key: string, version: () => string | null, write: Promise<void>): Promise<void> {
+  try {
+    await write;
+  } catch (err) {
+    const kept = version();
+    if (kept !== null) await ctx.history.discard?.(key, kept).catch(() => {});
+    throw err;
+  }
 }
 
 /** The after-write hooks, called under the lock so that a file's events come in disk order. */
@@ -136,6 +148,8 @@ function announce(ctx: ToolContext, tool: WriteToolName, target: ResolvedPath, d
 
 interface StoreStep {
   type: 'create' | 'update';
+  /** History key: the real path relative to the root. */
+  key: string;
   current: CurrentFile;
   computed: ComputedWrite<unknown>;
   bytes: Buffer;
@@ -154,7 +168,7 @@ async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unk
     hash: sha256Hex(bytes),
     total: computed.total ?? countTextLines(computed.after),
   });
-  await atomicWrite({
+  const write = atomicWrite({
     root: ctx.root,
     dataDir: ctx.settings.dataDir,
     target,
@@ -177,6 +191,8 @@ async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unk
     },
     fs: plan.fs,
   });
+  // `version` is set by then: a failed write waits for `alongside` before it rejects.
+  await discardOnFailure(ctx, step.key, () => version, write);
   return { version, patch: (derived ?? derive()).patch };
 }
 
@@ -187,12 +203,16 @@ async function keepHistory(
   target: { real: string; current: CurrentFile; knownHash: string | null },
 ): Promise<string | null> {
   const { real, current, knownHash } = target;
+  const existed = current.bytes !== null && current.stat !== null;
+  // Security: the history links (or copies) the path; never hand it a link, FIFO or directory
+  // swapped in since the load.
+  if (existed && !isStillLoadedFile(real, current)) throw changedMeanwhile();
   const previous = current.bytes && current.stat ? { real, size: current.stat.size, sha256: knownHash ?? sha256Hex(current.bytes) } : null;
   try {
     return await ctx.history.keep(key, previous, { session: ctx.session, tool });
   } catch (err) {
-    // The file went away (or was swapped) under us while its version was being kept.
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw changedMeanwhile();
+    // The file went away or was swapped under us while its version was being kept.
+    if (existed && !isStillLoadedFile(real, current)) throw changedMeanwhile();
     throw mapFsError(err);
   }
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { ToolError } from '../errors.js';
 import { hasSeenInFull, isUnchangedSince, sameStamp, stampOf } from '../read-state/unchanged.js';
 import type { ResolvedPath, ToolContext } from '../tools/types.js';
-import type { CurrentFile } from './load-current.js';
+import { SAFE_OPEN, type CurrentFile } from './load-current.js';
 
 export type ReadRequirement = 'none' | 'any' | 'full';
 
@@ -40,17 +40,30 @@ export function checkReadState(
  * with the same bytes (a touch) is still the same file.
  */
 export function assertStillCurrent(real: string, current: CurrentFile): void {
-  let now: fs.Stats | null = null;
-  try {
-    now = fs.statSync(real);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+  // lstat: a link, FIFO or directory swapped in is a change, never something to read.
+  const now = fs.lstatSync(real, { throwIfNoEntry: false }) ?? null;
   const before = current.stat;
   if (now === null && before === null) return;
-  if (now && before && now.size === before.size && now.mtimeMs === before.mtimeMs && now.ino === before.ino) return;
-  if (now && current.bytes && now.size === current.bytes.length && fs.readFileSync(real).equals(current.bytes)) return;
+  if (now === null || before === null || !now.isFile()) throw changedMeanwhile();
+  if (now.size === before.size && now.mtimeMs === before.mtimeMs && now.ino === before.ino) return;
+  if (current.bytes && now.size === current.bytes.length && sameBytes(real, current.bytes)) return;
   throw changedMeanwhile();
+}
+
+/** True when the regular file at `real` holds exactly `bytes` (read without blocking or following links). */
+function sameBytes(real: string, bytes: Buffer): boolean {
+  const fd = fs.openSync(real, SAFE_OPEN);
+  try {
+    return fs.fstatSync(fd).isFile() && fs.readFileSync(fd).equals(bytes);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** True while `real` is still the regular file that was loaded (same inode). */
+export function isStillLoadedFile(real: string, current: CurrentFile): boolean {
+  const now = fs.lstatSync(real, { throwIfNoEntry: false });
+  return !!now && now.isFile() && current.stat !== null && now.ino === current.stat.ino;
 }
 
 export function changedMeanwhile(): ToolError {
