@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { promises as fsp, writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -137,5 +138,25 @@ describe('the write pipeline (SPEC §8)', () => {
     expect(isToolError(err) && err.code).toBe('FILE_NOT_READ');
     await bed.markRead('a.txt');
     expect((await write('a.txt', plan('x', { requireRead: 'full' }))).type).toBe('update');
+  });
+
+  it('refuses with NOT_A_FILE, without blocking, a FIFO swapped in after the path was resolved', async () => {
+    await fsp.writeFile(file('a.txt'), 'old');
+    await bed.markRead('a.txt');
+    const ctx = bed.ctx();
+    const target = await ctx.resolve('a.txt', 'write');
+    await fsp.rm(file('a.txt'));
+    execFileSync('mkfifo', [file('a.txt')]);
+    const err = await runWrite(ctx, target, plan('new')).catch((e: unknown) => e);
+    expect(isToolError(err) && err.code).toBe('NOT_A_FILE');
+    expect((await fsp.lstat(file('a.txt'))).isFIFO()).toBe(true);
+  });
+
+  it('discards the history version it kept when the write then fails', async () => {
+    await fsp.writeFile(file('a.txt'), 'old');
+    await bed.markRead('a.txt');
+    const err = await write('a.txt', plan('new', { fs: failingWrite('ENOSPC') })).catch((e: unknown) => e);
+    expect(isToolError(err) && err.code).toBe('STORAGE_FULL');
+    expect(await bed.ctx().history.list('a.txt')).toEqual([]);
   });
 });
