@@ -280,6 +280,12 @@ describe('Read: binary files and images (SPEC §5)', () => {
     );
   });
 
+  it('refuses a file whose first NUL byte comes after the first 8 KiB', async () => {
+    await start();
+    await put('late.bin', Buffer.concat([Buffer.from('x'.repeat(10_000)), Buffer.from([0])]));
+    expectError(await read({ file_path: 'late.bin' }), 415, 'BINARY_FILE');
+  });
+
   it('refuses a known binary type without NUL bytes', async () => {
     await start();
     await put('doc.txt', Buffer.from('%PDF-1.7\n1 0 obj\n'));
