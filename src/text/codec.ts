@@ -66,6 +66,16 @@ export function canonicalEncoding(name: string): string {
   return ALIASES[n] ?? n;
 }
 
+/** The canonical name of a configured encoding; UNSUPPORTED_ENCODING when iconv-lite lacks it. */
+function knownOverride(override: string): string {
+  const encoding = canonicalEncoding(override);
+  if (encoding === 'utf-8' || iconv.encodingExists(encoding)) return encoding;
+  throw new ToolError(
+    'UNSUPPORTED_ENCODING',
+    `The encoding "${override}" configured for this file is not supported by the server; ask the operator to fix --encodings.`,
+  );
+}
+
 function decodeAs(bytes: Buffer, encoding: string): string {
   if (encoding === 'utf-8') return bytes.toString('utf8');
   return iconv.decode(bytes, encoding, { stripBOM: false });
@@ -85,13 +95,7 @@ export function decodeText(bytes: Buffer, override?: string): DecodedText {
     return done(decodeAs(bytes.subarray(bomBytes(bomEnc)!.length), bomEnc), bomEnc, true);
   }
   if (override !== undefined) {
-    const encoding = canonicalEncoding(override);
-    if (encoding !== 'utf-8' && !iconv.encodingExists(encoding)) {
-      throw new ToolError(
-        'UNSUPPORTED_ENCODING',
-        `The encoding "${override}" configured for this file is not supported by the server; ask the operator to fix --encodings.`,
-      );
-    }
+    const encoding = knownOverride(override);
     return done(decodeAs(bytes, encoding), encoding, false);
   }
   if (isUtf8(bytes)) return done(bytes.toString('utf8'), 'utf-8', false);
@@ -113,11 +117,7 @@ function headSample(head: Buffer): Buffer {
 export function detectEncoding(bytes: Buffer, override?: string, partial = false): TextEncoding {
   const bomEnc = bomEncoding(bytes);
   if (bomEnc !== undefined) return { encoding: bomEnc, bom: true };
-  if (override !== undefined) {
-    const encoding = canonicalEncoding(override);
-    if (encoding === 'utf-8' || iconv.encodingExists(encoding)) return { encoding, bom: false };
-    return { encoding: decodeText(bytes.subarray(0, 0), override).encoding, bom: false }; // throws the same error
-  }
+  if (override !== undefined) return { encoding: knownOverride(override), bom: false };
   const sample = partial ? headSample(bytes) : bytes;
   if (isUtf8(sample)) return { encoding: 'utf-8', bom: false };
   return { encoding: detectLegacyEncoding(sample).encoding, bom: false };
