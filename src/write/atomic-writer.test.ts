@@ -191,3 +191,22 @@ describe('journal', () => {
     expect(await journalEntries(dataDir)).toEqual([b]);
   });
 });
+
+describe('a temp file that cannot be removed', () => {
+  it('stays journaled, so start-up removes it', async () => {
+    const t = target('a.txt');
+    await fsp.writeFile(t.real, 'old');
+    const stuck: WriterFs = {
+      ...nodeWriterFs,
+      rename: async () => { throw errno('EIO'); },
+      unlink: async () => { throw errno('EROFS'); },
+    };
+    const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('new'), previous: null, fs: stuck }).catch((e: unknown) => e);
+    expect(isToolError(err) && err.code).toBe('INTERNAL');
+    expect(await leftovers()).toHaveLength(1);
+    expect(await journalEntries(dataDir)).toHaveLength(1);
+    expect(await cleanupJournal(dataDir)).toBe(1);
+    expect(await leftovers()).toEqual([]);
+    expect(await fsp.readFile(t.real, 'utf8')).toBe('old');
+  });
+});

@@ -92,12 +92,13 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
     opts.afterRename?.();
     await syncDir(fsx, dir);
   } catch (err) {
-    if (created) await fsx.unlink(temp).catch(() => {});
+    // A temp file that cannot be removed now stays journaled, for start-up to remove.
+    if (created) created = !(await fsx.unlink(temp).then(() => true, () => false));
     // The rename never happens without `alongside` settled: keep its side effects ordered.
     await opts.alongside?.catch(() => {});
     throw mapFsError(err);
   } finally {
-    journalRemove(opts.dataDir, temp);
+    if (!created) journalRemove(opts.dataDir, temp);
   }
 }
 
