@@ -110,14 +110,14 @@ function apply(nb: Json, step: EditStep): { request: NotebookEditRequest; cells:
 function expectCells(got: Json[], expected: Json[], hasIds: boolean): void {
   expect(got.length).toBe(expected.length);
   got.forEach((cell, i) => {
-    const want = { ...expected[i]!, source: joined(expected[i]!.source) };
-    const have = { ...cell, source: joined(cell.source) };
-    if (want[NEW as any]) {
+    const want: Json = { ...expected[i]!, source: joined(expected[i]!.source) };
+    const have: Json = { ...cell, source: joined(cell.source) };
+    if (want[NEW as unknown as string]) {
       // A new cell gets a fresh id when nbformat >= 4.5, and none before.
       if (hasIds) expect(have.id).toMatch(CELL_ID_PATTERN);
       else expect(have.id).toBeUndefined();
       delete have.id;
-      delete want[NEW as any];
+      delete want[NEW as unknown as string];
     }
     expect(have).toEqual(want);
   });
