@@ -28,7 +28,7 @@ describe('gitDiffOf', () => {
   it('is absent outside a git work tree', async () => {
     const file = path.join(base, 'a.txt');
     await fsp.writeFile(file, 'x\n');
-    expect(await gitDiffOf({ real: file, after: 'y\n', decode })).toBeUndefined();
+    expect(await gitDiffOf({ root: base, real: file, after: 'y\n', decode })).toBeUndefined();
   });
 
   it('diffs a tracked file against HEAD', async () => {
@@ -38,7 +38,7 @@ describe('gitDiffOf', () => {
     git(base, 'init', '-q');
     git(base, 'add', '.');
     git(base, 'commit', '-qm', 'init');
-    const diff = await gitDiffOf({ real: file, after: 'one\n2\nthree\n', decode });
+    const diff = await gitDiffOf({ root: base, real: file, after: 'one\n2\nthree\n', decode });
     expect(diff).toEqual({
       patch: 'diff --git a/src/a.txt b/src/a.txt\n--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n',
       additions: 1,
@@ -49,7 +49,7 @@ describe('gitDiffOf', () => {
   it('diffs an untracked file against empty', async () => {
     git(base, 'init', '-q');
     const file = path.join(base, 'new.txt');
-    const diff = await gitDiffOf({ real: file, after: 'a\nb\n', decode });
+    const diff = await gitDiffOf({ root: base, real: file, after: 'a\nb\n', decode });
     expect(diff?.additions).toBe(2);
     expect(diff?.deletions).toBe(0);
     expect(diff?.patch).toContain('--- /dev/null\n+++ b/new.txt\n');
@@ -74,9 +74,43 @@ describe('gitDiffOf', () => {
     for (const hook of ['post-checkout', 'post-index-change', 'pre-commit', 'reference-transaction']) {
       await fsp.writeFile(path.join(base, '.git', 'hooks', hook), `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
     }
-    const diff = await gitDiffOf({ real: file, after: 'new\n', decode });
+    const diff = await gitDiffOf({ root: base, real: file, after: 'new\n', decode });
     expect(diff?.additions).toBe(1);
     expect(diff?.deletions).toBe(1);
     expect(fs.existsSync(marker)).toBe(false);
+  });
+
+  it('is present for a root inside a repository whose .git lies above the root', async () => {
+    const root = path.join(base, 'sub');
+    await fsp.mkdir(root);
+    await fsp.writeFile(path.join(root, 'a.txt'), 'one\n');
+    git(base, 'init', '-q');
+    git(base, 'add', '.');
+    git(base, 'commit', '-qm', 'init');
+    const diff = await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'two\n', decode });
+    expect(diff?.patch).toContain('--- a/sub/a.txt');
+  });
+
+  it('never shows another repository’s content through a planted gitfile or alternates', async () => {
+    const other = path.join(base, 'other');
+    const root = path.join(base, 'ws');
+    await fsp.mkdir(other);
+    await fsp.mkdir(root);
+    await fsp.writeFile(path.join(other, 'a.txt'), 'SECRET\n');
+    git(other, 'init', '-q');
+    git(other, 'add', '.');
+    git(other, 'commit', '-qm', 'secret');
+    await fsp.writeFile(path.join(root, 'a.txt'), 'mine\n');
+    // A gitfile pointing outside the workspace.
+    await fsp.writeFile(path.join(root, '.git'), `gitdir: ${path.join(other, '.git')}\n`);
+    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode })).toBeUndefined();
+    // A repository of its own that borrows the other one's objects.
+    await fsp.rm(path.join(root, '.git'));
+    git(root, 'init', '-q');
+    await fsp.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), `${path.join(other, '.git', 'objects')}\n`);
+    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode })).toBeUndefined();
+    // Its own objects only: present again.
+    await fsp.rm(path.join(root, '.git', 'objects', 'info', 'alternates'));
+    expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode }))?.additions).toBe(1);
   });
 });

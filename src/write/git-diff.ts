@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import fs, { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { trustedGitDir } from './git-dir.js';
 import { formatGitPatch, makePatch } from './patch.js';
 
 export interface GitDiff {
@@ -11,6 +12,8 @@ export interface GitDiff {
 }
 
 export interface GitDiffInput {
+  /** Real path of the workspace root. */
+  root: string;
   /** Real path of the file that was written. */
   real: string;
   /** Its new text; null when the file was deleted. */
@@ -33,9 +36,10 @@ const GIT_TIMEOUT_MS = 5000;
 export async function gitDiffOf(input: GitDiffInput): Promise<GitDiff | undefined> {
   try {
     const top = findWorkTree(path.dirname(input.real));
-    if (!top) return undefined;
+    const gitDir = top === null ? null : trustedGitDir(top, input.root);
+    if (top === null || gitDir === null) return undefined;
     const rel = path.relative(top, input.real).split(path.sep).join('/');
-    const head = await headBlob(top, rel);
+    const head = await headBlob(top, gitDir, rel);
     if (head === undefined) return undefined;
     const before = head === null ? '' : input.decode(head);
     const patch = makePatch(rel, before, input.after ?? '', 3);
@@ -69,12 +73,14 @@ function cleanHome(): Promise<string> {
 }
 
 /** HEAD's blob of `rel`; null when untracked or there is no HEAD; undefined when git failed. */
-async function headBlob(top: string, rel: string): Promise<Buffer | null | undefined> {
+async function headBlob(top: string, gitDir: string, rel: string): Promise<Buffer | null | undefined> {
   const home = await cleanHome();
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
     XDG_CONFIG_HOME: home,
+    // The checked git dir, so git does no discovery of its own.
+    GIT_DIR: gitDir,
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_TERMINAL_PROMPT: '0',
@@ -85,6 +91,7 @@ async function headBlob(top: string, rel: string): Promise<Buffer | null | undef
   };
   const args = [
     '-c', `safe.directory=${top}`,
+    '-c', `safe.directory=${gitDir}`,
     '-c', 'core.fsmonitor=false',
     '-c', 'core.hooksPath=/dev/null',
     '-c', 'protocol.allow=never',

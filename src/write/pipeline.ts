@@ -82,6 +82,7 @@ export async function runWrite<T>(ctx: ToolContext, target: ResolvedPath, plan: 
   const { computed, patch, ...rest } = done;
   // The git diff needs no lock: it describes the bytes this write produced.
   const gitDiff = await gitDiffOf({
+    root: ctx.root,
     real: target.real,
     after: computed.bytes === null ? null : computed.after,
     decode: computed.decode ?? ((b) => b.toString('utf8')),
