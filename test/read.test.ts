@@ -184,6 +184,14 @@ describe('Read: text files (SPEC §5)', () => {
     expect(ok.body.text.length).toBeLessThanOrEqual(100_000);
   });
 
+  it('refuses a huge limit over many short lines by the text size, without collecting them all', async () => {
+    await start();
+    await put('short.txt', '\n'.repeat(20_000));
+    const res = await read({ file_path: 'short.txt', limit: 1_000_000_000 });
+    expectError(res, 413, 'FILE_TOO_LARGE');
+    expect((await read({ file_path: 'short.txt', offset: 19_999, limit: 1_000_000_000 })).body.text).toBe(' 19999→\n 20000→');
+  });
+
   it('answers FILE_NOT_FOUND for a missing file', async () => {
     await start();
     const res = await read({ file_path: 'nope/missing.txt' });

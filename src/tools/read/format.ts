@@ -5,6 +5,12 @@ export const MAX_LINE_CHARS = 2000;
 export const TRUNCATION_MARK = '… [truncated]';
 /** SPEC §4: a result text over this is FILE_TOO_LARGE (≈ 25,000 tokens). */
 export const MAX_TEXT_CHARS = 100_000;
+/**
+ * More lines than this can never fit in MAX_TEXT_CHARS (each costs at least 8: `     1→` and a
+ * line break), so a page collects at most this many and lets the size check refuse it: a
+ * limit of a billion must not build a billion-entry array first.
+ */
+export const MAX_PAGE_LINES = Math.ceil(MAX_TEXT_CHARS / 8) + 1;
 /** SPEC §4: a text file over this is FILE_TOO_LARGE when read without offset/limit. */
 export const MAX_UNPAGED_BYTES = 256 * 1024;
 /** Files up to this size are read whole and hashed; larger ones are paged by streaming. */

@@ -18,6 +18,7 @@ export interface ReadJob {
   st: Stats;
   stamp: FileStamp;
   offset: number;
+  /** Lines to collect: the requested limit, capped at MAX_PAGE_LINES. */
   limit: number;
   rangeKey: string;
   notebook: boolean;

@@ -6,7 +6,7 @@ import { sameStamp, stampOf } from '../../read-state/unchanged.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { SNIFF_BYTES, sniff } from '../../text/sniff.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
-import { DEFAULT_LIMIT, MAX_IMAGE_BYTES, MAX_UNPAGED_BYTES, UNCHANGED_TEXT } from './format.js';
+import { DEFAULT_LIMIT, MAX_IMAGE_BYTES, MAX_PAGE_LINES, MAX_UNPAGED_BYTES, UNCHANGED_TEXT } from './format.js';
 import type { LineIndexCache } from './line-index.js';
 import { binaryFile, imageTooLarge, readLoaded, record, unpagedTooLarge, type ReadJob } from './read-loaded.js';
 import { SYNC_READ_MAX_BYTES, readSmallSync } from './read-small.js';
@@ -40,7 +40,7 @@ export function makeRunRead(options: ReadToolOptions) {
       return { result: { type: 'file_unchanged' }, text: UNCHANGED_TEXT };
     }
     const job = (t: ResolvedPath, st: Stats): ReadJob => ({
-      input, ctx, target: t, st, stamp: stampOf(st), offset: input.offset ?? 1, limit: input.limit ?? DEFAULT_LIMIT, rangeKey, notebook,
+      input, ctx, target: t, st, stamp: stampOf(st), offset: input.offset ?? 1, limit: Math.min(input.limit ?? DEFAULT_LIMIT, MAX_PAGE_LINES), rangeKey, notebook,
       override: encodingOverrideFor(ctx.settings.encodings, t.relative),
     });
     const small = readSmallSync(target, Math.min(SYNC_READ_MAX_BYTES, options.hugeFileBytes));
