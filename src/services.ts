@@ -6,7 +6,7 @@ import { ConfigError, defaultDataDir, type AppConfig } from './config/config.js'
 import { FsHistoryStore } from './history/fs-history-store.js';
 import { makeResolver } from './http/path-policy.js';
 import { MemoryReadStateStore } from './read-state/memory-store.js';
-import { cleanupJournal } from './write/journal.js';
+import { cleanupJournal, closeJournal } from './write/journal.js';
 import { MemoryLockManager } from './write/lock-manager.js';
 
 /** Read-state entries kept across all sessions before the least recently used is evicted. */
@@ -45,7 +45,7 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     history: new FsHistoryStore({ dataDir, maxVersions: config.historyVersions }),
     writeListeners: [],
     toolCallListeners: [],
-    closeHooks: [],
+    closeHooks: [() => closeJournal(dataDir)],
     resolve: makeResolver(root, config),
     log,
   };

@@ -22,14 +22,18 @@ export function blobPath(dir: string, version: string): string {
   return path.join(dir, `${version}.blob`);
 }
 
-/** Writes the index atomically (temp file, fsync, rename, fsync the folder). */
+/**
+ * Writes the index atomically (temp file, rename), without fsync: a crashed process leaves the
+ * old or the new index, never a mix. After a power loss the newest entries may be missing
+ * (their blobs are then removed at start-up); the workspace files themselves were fsynced by
+ * the atomic writer. Two fsyncs per write here would double the disk work of every edit.
+ */
 export async function writeIndex(dir: string, index: HistoryIndex): Promise<void> {
   await fs.mkdir(dir, { recursive: true });
   const tmp = path.join(dir, `.index-${randomBytes(6).toString('hex')}.tmp`);
   const handle = await fs.open(tmp, 'w', 0o600);
   try {
     await handle.writeFile(JSON.stringify(index));
-    await handle.sync();
   } finally {
     await handle.close();
   }
@@ -39,7 +43,6 @@ export async function writeIndex(dir: string, index: HistoryIndex): Promise<void
     await fs.rm(tmp, { force: true });
     throw err;
   }
-  await syncDir(dir);
 }
 
 /** Reads one key folder; a missing or unreadable index counts as no history. */
@@ -72,16 +75,4 @@ function isVersion(v: unknown): v is HistoryVersion {
     (r.size === null || typeof r.size === 'number') &&
     (r.sha256 === null || typeof r.sha256 === 'string')
   );
-}
-
-async function syncDir(dir: string): Promise<void> {
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(dir, 'r');
-    await handle.sync();
-  } catch {
-    // Some file systems refuse fsync on a folder; the rename is still atomic.
-  } finally {
-    await handle?.close();
-  }
 }

@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
@@ -30,6 +31,11 @@ export async function resolvePath(rootIn: string, input: string, fsx: WalkFs = f
   const relative = toRelative(root, absolute);
   const names = absolute === root ? [] : path.relative(root, absolute).split(path.sep);
   const shown = showName(relative);
+  const fast = await resolveExisting(root, absolute, fsx);
+  if (fast === 'outside') {
+    throw new ToolError('PATH_OUTSIDE_WORKSPACE', `${shown} resolves outside the workspace through a symbolic link. Use a path inside the workspace.`);
+  }
+  if (fast) return { relative, absolute, real: fast.real, stat: fast.stat };
   let walked;
   try {
     walked = await walkReal(root, names, fsx);
@@ -53,6 +59,27 @@ export async function resolvePath(rootIn: string, input: string, fsx: WalkFs = f
     throw new ToolError('FILE_NOT_FOUND', `${shown} does not exist: it is a link through a missing folder.`);
   }
   return { relative, absolute, real: walked.real, stat: walked.stat };
+}
+
+/**
+ * Fast path for a path that exists: the kernel's own realpath (one call) and a stat. Anything
+ * unusual (missing, dangling link, loop, a fault) returns null and the name-by-name walk
+ * decides, with its precise answers. Only used with the real file system, which has realpath.
+ */
+async function resolveExisting(
+  root: string,
+  absolute: string,
+  fsx: WalkFs & { realpath?: (p: string) => Promise<string>; stat?: (p: string) => Promise<Stats> },
+): Promise<{ real: string; stat: Stats } | 'outside' | null> {
+  if (!fsx.realpath || !fsx.stat) return null;
+  try {
+    const real = await fsx.realpath(absolute);
+    // Security: the same name-by-name comparison against root + sep as the walk's.
+    if (!isInside(root, real)) return 'outside';
+    return { real, stat: await fsx.stat(real) };
+  } catch {
+    return null;
+  }
 }
 
 /** Root-relative `/`-separated form of a real path, for deny globs ("matched against the resolved path"). */
