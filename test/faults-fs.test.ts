@@ -117,6 +117,7 @@ describe('file-system faults during a write, over HTTP (SPEC §4, §8)', () => {
         // Created through the service: the session has seen the file in full.
         const created = await t.request.post('/v1/tools/write').set('x-session-id', session).send({ file_path: tc.file, content: tc.original });
         expect(created.status).toBe(200);
+        const historyBefore = (await t.request.get('/v1/history').query({ file_path: tc.file })).body;
 
         failOnce(where, code);
         const res = await t.request.post(tc.route).set('x-session-id', session).send(tc.body);
@@ -128,6 +129,8 @@ describe('file-system faults during a write, over HTTP (SPEC §4, §8)', () => {
         expect(await tempFilesUnder(t.root)).toEqual([]);
         expect(await journalEntries(t.dataDir)).toEqual([]);
         expect(t.app.services.locks.stats()).toEqual({ held: 0, waiting: 0 });
+        // Nothing kept in the history either: no version of a write that did not happen.
+        expect((await t.request.get('/v1/history').query({ file_path: tc.file })).body).toEqual(historyBefore);
 
         const retry = await t.request.post(tc.route).set('x-session-id', session).send(tc.body);
         expect(retry.status, JSON.stringify(retry.body)).toBe(200);
