@@ -7,6 +7,7 @@
  * Kill moments are seeded; each round's window is calibrated on that round's own
  * (uninterrupted) creates, so kills land before, during and after the writes.
  */
+import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -107,6 +108,14 @@ async function killDuring(s: ServerProcess, rounds: Round[], delayMs: number): P
   await Promise.all(requests);
 }
 
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+async function getJson(s: ServerProcess, route: string): Promise<Record<string, unknown>> {
+  const res = await fetch(`${s.base}${route}`);
+  expect(res.status, route).toBe(200);
+  return (await res.json()) as Record<string, unknown>;
+}
+
 /** Sends the updates together and waits for them; returns how long it took. */
 async function updateAll(s: ServerProcess, rounds: Round[]): Promise<number> {
   const started = performance.now();
@@ -136,7 +145,7 @@ describe('SIGKILL of the server during writes (SPEC §8, issue 7 §2)', () => {
   it(`leaves every file with its old or new bytes, and no temp file after the restart, over ${KILLS} kills during ${KILLS * 3} writes`, async () => {
     const rng = seededRandom(TEST_SEED);
     const all: Round[] = [];
-    const seen = { old: 0, new: 0, tempsBeforeRestart: 0 };
+    const seen = { old: 0, new: 0, tempsBeforeRestart: 0, oldWithVersion: 0 };
     server = await start();
     // Calibration, uninterrupted: the updates land and write exactly the bytes this test expects.
     const warm = TOOLS.map((tool, t) => makeRound(-1 - t, tool));
@@ -161,10 +170,20 @@ describe('SIGKILL of the server during writes (SPEC §8, issue 7 §2)', () => {
       // Start-up cleaned the journal: nothing visible in the workspace, nothing left listed.
       expect(await tempFilesUnder(root)).toEqual([]);
       expect(await journalEntries(dataDir)).toEqual([]);
+      // The history survives the kill: a write that landed kept the bytes it replaced.
+      for (const [k, round] of rounds.entries()) {
+        const versions = (await getJson(server, `/v1/history?file_path=${encodeURIComponent(round.rel)}`)).versions as Array<{ sha256: string | null }>;
+        const keptOld = versions.some((v) => v.sha256 === sha256(round.old));
+        if (outcomes[k] === 'new') expect(versions[0]?.sha256, `${round.rel}: history after the kill`).toBe(sha256(round.old));
+        else if (keptOld) seen.oldWithVersion += 1;
+      }
     }
     for (const round of all) await expectOldOrNew(round);
     // The kills must have hit both sides of the rename, or the test proved little.
-    console.info(`SIGKILL: ${KILLS} kills, ${all.length} writes: ${seen.old} old, ${seen.new} new; ${seen.tempsBeforeRestart} kills left temp files for start-up to remove`);
+    console.info(
+      `SIGKILL: ${KILLS} kills, ${all.length} writes: ${seen.old} old, ${seen.new} new; ${seen.tempsBeforeRestart} kills left temp files ` +
+        `for start-up to remove; ${seen.oldWithVersion} writes killed before the rename left a history version of the unchanged file`,
+    );
     expect(seen.old).toBeGreaterThan(0);
     expect(seen.new).toBeGreaterThan(0);
   }, 180_000);
