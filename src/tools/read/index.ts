@@ -1,12 +1,17 @@
 import type { ToolDefinition } from '../types.js';
 import { LineIndexCache } from './line-index.js';
 import { HASH_LIMIT_BYTES } from './format.js';
+import { HashCache } from './hash-cache.js';
 import { makeRunRead, type ReadToolOptions } from './run.js';
 import { readInput, readResult, type ReadInput, type ReadResult } from './schema.js';
 
 /** A Read tool with its own cache of huge-file line indexes. */
 export function createReadTool(options: Partial<ReadToolOptions> = {}): ToolDefinition<ReadInput, ReadResult> {
-  const run = makeRunRead({ indexes: options.indexes ?? new LineIndexCache(), hugeFileBytes: options.hugeFileBytes ?? HASH_LIMIT_BYTES });
+  const run = makeRunRead({
+    indexes: options.indexes ?? new LineIndexCache(),
+    hashes: options.hashes ?? new HashCache(),
+    hugeFileBytes: options.hugeFileBytes ?? HASH_LIMIT_BYTES,
+  });
   return {
     name: 'Read',
     slug: 'read',

@@ -2,10 +2,10 @@ import type { Stats } from 'node:fs';
 import { ToolError } from '../../errors.js';
 import { readNotebook } from '../../notebook/read-notebook.js';
 import type { FileStamp, ReadUnit } from '../../read-state/types.js';
-import { sha256Hex } from '../../read-state/unchanged.js';
 import { bomEncoding, decodeText } from '../../text/codec.js';
 import { SNIFF_BYTES, sniff } from '../../text/sniff.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
+import type { HashCache } from './hash-cache.js';
 import { MAX_IMAGE_BYTES, MAX_UNPAGED_BYTES, humanSize } from './format.js';
 import type { ReadInput, ReadResult } from './schema.js';
 import { pageOfBytes, textOutput } from './text-file.js';
@@ -24,6 +24,7 @@ export interface ReadJob {
   notebook: boolean;
   /** SIDEFILE_ENCODINGS match for this path, if any. */
   override: string | undefined;
+  hashes: HashCache;
 }
 
 /** Records what this read returned (SPEC §5 read state), keyed by the real path. */
@@ -73,7 +74,7 @@ export function readLoaded(job: ReadJob, bytes: Buffer): ToolOutput<ReadResult> 
   if (kind.kind === 'binary') throw binaryFile(path);
   // The head looked like text; a NUL further in still makes it binary (memchr-fast on a buffer).
   if (kind.kind === 'text' && bytes.length > SNIFF_BYTES && !isWide(bytes) && bytes.includes(0, SNIFF_BYTES)) throw binaryFile(path);
-  const hash = sha256Hex(bytes);
+  const hash = job.hashes.hashOf(job.target.real, job.stamp, bytes);
   if (kind.kind === 'image') {
     if (bytes.length > MAX_IMAGE_BYTES) throw imageTooLarge(path, bytes.length);
     // An image has no lines: recorded as read in full (total 0), so Write may replace it.

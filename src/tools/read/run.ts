@@ -7,6 +7,7 @@ import { encodingOverrideFor } from '../../text/overrides.js';
 import { SNIFF_BYTES, sniff } from '../../text/sniff.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { DEFAULT_LIMIT, MAX_IMAGE_BYTES, MAX_PAGE_LINES, MAX_UNPAGED_BYTES, UNCHANGED_TEXT } from './format.js';
+import type { HashCache } from './hash-cache.js';
 import type { LineIndexCache } from './line-index.js';
 import { binaryFile, imageTooLarge, readLoaded, record, unpagedTooLarge, type ReadJob } from './read-loaded.js';
 import { SYNC_READ_MAX_BYTES, readSmallSync } from './read-small.js';
@@ -15,6 +16,7 @@ import { pageOfHugeFile, textOutput } from './text-file.js';
 
 export interface ReadToolOptions {
   indexes: LineIndexCache;
+  hashes: HashCache;
   /** Files over this are paged by streaming and not hashed (SPEC: 64 MiB; smaller in tests). */
   hugeFileBytes: number;
 }
@@ -41,7 +43,7 @@ export function makeRunRead(options: ReadToolOptions) {
     }
     const job = (t: ResolvedPath, st: Stats): ReadJob => ({
       input, ctx, target: t, st, stamp: stampOf(st), offset: input.offset ?? 1, limit: Math.min(input.limit ?? DEFAULT_LIMIT, MAX_PAGE_LINES), rangeKey, notebook,
-      override: encodingOverrideFor(ctx.settings.encodings, t.relative),
+      override: encodingOverrideFor(ctx.settings.encodings, t.relative), hashes: options.hashes,
     });
     const small = readSmallSync(target, Math.min(SYNC_READ_MAX_BYTES, options.hugeFileBytes));
     if (small) return readLoaded(job(target, small.stat), small.bytes);

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../read-state/unchanged.js';
+import { HashCache } from './hash-cache.js';
+
+const stamp = { size: 3, mtimeMs: 1, ctimeMs: 1, ino: 1 };
+
+describe('HashCache', () => {
+  it('hashes a version once and remembers it by real path and stamp', () => {
+    const cache = new HashCache();
+    expect(cache.hashOf('/f', stamp, Buffer.from('abc'))).toBe(sha256Hex(Buffer.from('abc')));
+    // Same stamp: the remembered hash (these bytes are never hashed).
+    expect(cache.hashOf('/f', stamp, Buffer.from('xyz'))).toBe(sha256Hex(Buffer.from('abc')));
+  });
+  it('hashes again when any stamp field moved', () => {
+    const cache = new HashCache();
+    cache.hashOf('/f', stamp, Buffer.from('abc'));
+    for (const moved of [{ mtimeMs: 2 }, { ctimeMs: 2 }, { ino: 2 }]) {
+      expect(cache.hashOf('/f', { ...stamp, ...moved }, Buffer.from('xyz'))).toBe(sha256Hex(Buffer.from('xyz')));
+      cache.hashOf('/f', stamp, Buffer.from('abc'));
+    }
+    expect(cache.hashOf('/f', { ...stamp, size: 4 }, Buffer.from('wxyz'))).toBe(sha256Hex(Buffer.from('wxyz')));
+  });
+});
