@@ -170,4 +170,30 @@ describe('random requests against every tool route (SPEC §4)', () => {
     const health = await t.app.inject({ method: 'GET', url: '/healthz' });
     expect(health.statusCode).toBe(200);
   });
+
+  it('with a token set, answers 401 UNAUTHORIZED to every request without it, and never 5xx', async () => {
+    const guarded = await makeTestApp({ config: { token: 's3cret-token' } });
+    try {
+      await fc.assert(
+        fc.asyncProperty(requestArb, fc.constantFrom('Bearer s3cret-token', 'Bearer s3cret-toke', 'bearer s3cret-token', 'Bearer  s3cret-token', 's3cret-token', undefined), async (req, auth) => {
+          const headers = sendable(req.headers as Record<string, string>);
+          delete headers.authorization;
+          if (auth !== undefined) headers.authorization = auth;
+          const res = await guarded.app.inject({ method: req.method as 'POST', url: req.route, headers, ...(req.body === undefined ? {} : { payload: req.body }) });
+          expect(res.statusCode, res.body).toBeLessThan(500);
+          const body = JSON.parse(res.body) as Record<string, any>;
+          // Only the token passes. (A lower-case `bearer` is refused today; RFC 9110 makes scheme
+          // names case-insensitive, so either answer is accepted here.)
+          if (auth === 'bearer s3cret-token') return;
+          if (auth !== 'Bearer s3cret-token') {
+            expect(res.statusCode).toBe(401);
+            expect(body.error.code).toBe('UNAUTHORIZED');
+          } else expect(res.statusCode).not.toBe(401);
+        }),
+        { seed: TEST_SEED, numRuns: 300, interruptAfterTimeLimit: 3_000 },
+      );
+    } finally {
+      await guarded.close();
+    }
+  });
 });
