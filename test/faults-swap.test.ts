@@ -17,7 +17,7 @@ import { postJson, spawnServer, type HttpAnswer, type ServerProcess } from './su
 import { tempFilesUnder } from './support/workspace-scan.js';
 
 /** A refusal takes milliseconds; anything slower than this is a hang. */
-const ANSWER_WITHIN_MS = 2_500;
+const ANSWER_WITHIN_MS = 4_000;
 
 let build: ServerBuild;
 let base: string;
