@@ -56,6 +56,27 @@ describe('atomicWrite', () => {
     expect(await fsp.readFile(t.real, 'utf8')).toBe('hi');
   });
 
+  it('refuses to create parents through a missing folder swapped for an outside link mid-write', async () => {
+    const outside = path.join(base, 'outside');
+    await fsp.mkdir(outside);
+    const t = target('new/deeper/f.txt');
+    let swapped = false;
+    const fs: WriterFs = {
+      ...nodeWriterFs,
+      // The race: right after the resolve, `new` appears as a link to the outside.
+      open: async (p, flags, mode) => {
+        if (!swapped) {
+          swapped = true;
+          await fsp.symlink(outside, path.join(root, 'new'));
+        }
+        return nodeWriterFs.open(p, flags, mode);
+      },
+    };
+    const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('hi'), previous: null, createParents: true, fs }).catch((e) => e);
+    expect(isToolError(err) && err.code).toBe('PATH_OUTSIDE_WORKSPACE');
+    expect(await fsp.readdir(outside)).toEqual([]);
+  });
+
   it('writes through a link inside the root to its target; the link stays a link', async () => {
     await fsp.writeFile(path.join(root, 'real.txt'), 'old');
     await fsp.symlink('real.txt', path.join(root, 'link.txt'));

@@ -12,7 +12,8 @@ export interface WriterFs extends ResolveFs {
   open(p: string, flags: string, mode?: number): Promise<FileHandle>;
   rename(from: string, to: string): Promise<void>;
   unlink(p: string): Promise<void>;
-  mkdir(p: string, opts: { recursive: true }): Promise<unknown>;
+  /** Makes one folder (not recursive). */
+  mkdir(p: string): Promise<unknown>;
 }
 
 /** Read once: process.umask() is only changed at start-up, if ever. */
@@ -22,7 +23,7 @@ export const nodeWriterFs: WriterFs = {
   open: (p, flags, mode) => fsp.open(p, flags, mode),
   rename: (from, to) => fsp.rename(from, to),
   unlink: (p) => fsp.unlink(p),
-  mkdir: (p, opts) => fsp.mkdir(p, opts),
+  mkdir: (p) => fsp.mkdir(p),
   realpathSync: (p) => fs.realpathSync.native(p),
   lstatSync: (p) => fs.lstatSync(p),
   readlinkSync: (p) => fs.readlinkSync(p),
@@ -130,8 +131,43 @@ async function openTemp(fsx: WriterFs, temp: string, opts: AtomicWriteOptions): 
   } catch (err) {
     // Parents are made only when missing: a mkdir per write would cost a round trip each time.
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !opts.createParents) throw err;
-    await fsx.mkdir(path.dirname(temp), { recursive: true });
+    await makeParents(fsx, opts.root, path.dirname(temp));
     return fsx.open(temp, 'wx', mode);
+  }
+}
+
+/**
+ * Makes the missing folders of `dir` one level at a time. Security: before each mkdir the
+ * folder it goes into is checked to be a real folder (not a link) inside the root, so a
+ * missing folder swapped for a link to the outside cannot carry the mkdir (or the temp file)
+ * out of the workspace. (Node has no mkdirat: a window of one syscall remains.)
+ */
+async function makeParents(fsx: WriterFs, root: string, dir: string): Promise<void> {
+  const missing: string[] = [];
+  let existing = dir;
+  while (existing !== root && !lstatOrNull(fsx, existing)) {
+    missing.unshift(path.basename(existing));
+    existing = path.dirname(existing);
+  }
+  let current = existing;
+  for (const name of [...missing, null]) {
+    const st = lstatOrNull(fsx, current);
+    if (!isInside(root, current) || !st || st.isSymbolicLink() || !st.isDirectory()) {
+      throw new ToolError('PATH_OUTSIDE_WORKSPACE', 'A folder on the path was replaced by a link while writing; nothing was written.');
+    }
+    if (name === null) return;
+    current = path.join(current, name);
+    await fsx.mkdir(current).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+  }
+}
+
+function lstatOrNull(fsx: WriterFs, p: string): fs.Stats | null {
+  try {
+    return fsx.lstatSync(p);
+  } catch {
+    return null;
   }
 }
 
