@@ -51,10 +51,10 @@ describe('auth', () => {
     expectError(await t.request.get('/v1/tools').set('Authorization', 'Bearer '), 401, 'UNAUTHORIZED');
   });
 
-  it('accepts the right token', async () => {
+  it('accepts the right token, the scheme in any case (RFC 9110)', async () => {
     await start({ token: 'tok-123' });
-    const res = await t.request.get('/v1/tools').set('Authorization', 'Bearer tok-123');
-    expect(res.status).toBe(200);
+    expect((await t.request.get('/v1/tools').set('Authorization', 'Bearer tok-123')).status).toBe(200);
+    expect((await t.request.get('/v1/tools').set('Authorization', 'bearer tok-123')).status).toBe(200);
   });
 
   it('leaves health, readiness, docs and the OpenAPI document public', async () => {
