@@ -27,11 +27,6 @@ export function cutLine(line: string): string {
   return line.slice(0, end) + TRUNCATION_MARK;
 }
 
-/** `     1→import x`: the number right-aligned in 6 columns, then →, then the line. */
-export function numberLine(n: number, line: string): string {
-  return `${String(n).padStart(6, ' ')}→${line}`;
-}
-
 /** The closing line when the range ends before the file does. */
 export function continueHint(start: number, end: number, total: number | null): string {
   const seen = total === null ? `Showing lines ${start}-${end}; the file's total line count is not known yet` : `Showing lines ${start}-${end} of ${total}`;

@@ -110,7 +110,7 @@ export function renderPage(path: string, lines: string[], start: number, total: 
   let text = '';
   for (let i = 0; i < lines.length; i++) {
     const num = String(start + i);
-    // Same as numberLine(); inlined because this loop runs for every line of every page.
+    // `     1→import x`: the number right-aligned in 6 columns, then →, then the line.
     text += (i === 0 ? '' : '\n') + (num.length < 6 ? PADS[num.length] : '') + num + '→' + lines[i];
     if (text.length > MAX_TEXT_CHARS) throw tooLarge(path, start, lines.length, i + 1, text.length);
   }
