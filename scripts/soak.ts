@@ -6,7 +6,8 @@
  *
  *   npm run soak                     10 minutes
  *   npm run soak -- --minutes 2      (or --seconds 30; --clients 16 --sessions 100 --files 200
- *                                     --notebooks 20 --mix 70,20,10 --seed 1 --keep to keep the temp folder)
+ *                                     --notebooks 20 --mix 70,20,10 --seed 1 --keep to keep the temp folder,
+ *                                     --heap-mib 96 to cap the server's V8 heap)
  * Exit status 1 when any check fails.
  */
 import { promises as fsp } from 'node:fs';
@@ -27,6 +28,8 @@ interface SoakOptions {
   notebooks: number;
   seed: number;
   keep: boolean;
+  /** Old-space cap for the server's V8 heap in MiB (0 = Node's default). */
+  heapMiB: number;
   /** Shares of Read, Edit, NotebookEdit (sum 1). */
   mix: [number, number, number];
 }
@@ -37,7 +40,7 @@ function parseOptions(argv: string[]): SoakOptions {
     options: {
       minutes: { type: 'string' }, seconds: { type: 'string' }, clients: { type: 'string' }, sessions: { type: 'string' },
       files: { type: 'string' }, notebooks: { type: 'string' }, seed: { type: 'string' }, keep: { type: 'boolean' },
-      mix: { type: 'string' },
+      mix: { type: 'string' }, 'heap-mib': { type: 'string' },
     },
   });
   const num = (value: string | undefined, fallback: number, name: string) => {
@@ -50,6 +53,7 @@ function parseOptions(argv: string[]): SoakOptions {
     seconds, clients: num(values.clients, 16, 'clients'), sessions: num(values.sessions, 100, 'sessions'),
     files: num(values.files, 200, 'files'), notebooks: num(values.notebooks, 20, 'notebooks'),
     seed: num(values.seed, 1, 'seed'), keep: values.keep ?? false, mix: parseMix(values.mix ?? '70,20,10'),
+    heapMiB: values['heap-mib'] === undefined ? 0 : num(values['heap-mib'], 0, 'heap-mib'),
   };
 }
 
@@ -82,7 +86,9 @@ async function main(): Promise<number> {
   const logFile = path.join(base, 'sidefile.log');
   const random = seeded(options.seed);
   const files = await makeSoakFiles(root, options.files, options.notebooks, random);
-  const server = await startSidefile({ root, dataDir: path.join(base, 'data'), logFile });
+  // A capped heap tells retention from lazy GC: a leak runs out of it, garbage does not.
+  const nodeArgs = options.heapMiB > 0 ? [`--max-old-space-size=${options.heapMiB}`] : [];
+  const server = await startSidefile({ root, dataDir: path.join(base, 'data'), logFile, nodeArgs });
   const client = httpClient(server.port, {}, options.clients * 2);
   const rss: number[] = [];
   const heap: number[] = [];
@@ -97,7 +103,7 @@ async function main(): Promise<number> {
   try {
     await sample();
     console.log(`soak: ${options.seconds} s, ${options.clients} clients, ${options.sessions} sessions, ` +
-      `${options.files} files (${options.notebooks} notebooks), mix ${options.mix.map((n) => Math.round(n * 100)).join('/')}, seed ${options.seed}; server pid ${server.pid}, log ${logFile}`);
+      `${options.files} files (${options.notebooks} notebooks)${options.heapMiB ? `, server heap cap ${options.heapMiB} MiB` : ''}, mix ${options.mix.map((n) => Math.round(n * 100)).join('/')}, seed ${options.seed}; server pid ${server.pid}, log ${logFile}`);
     const load = new SoakLoad(client, files, { sessions: options.sessions, readShare: options.mix[0], editShare: options.mix[1], retries: 5 }, random);
     const started = Date.now();
     const sampler = setInterval(() => void sample().then(() => progress(load.stats, rss, started)), 10_000);

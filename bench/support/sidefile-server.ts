@@ -22,6 +22,8 @@ export interface StartOptions {
   /** Where the server's stdout/stderr go. */
   logFile: string;
   extraArgs?: string[];
+  /** Node flags for the server process (e.g. `--max-old-space-size=96`). */
+  nodeArgs?: string[];
   /** The project directory holding dist/ (default: the current directory). */
   projectDir?: string;
 }
@@ -36,7 +38,7 @@ export async function startSidefile(options: StartOptions): Promise<ServerChild>
   const out = openSync(options.logFile, 'a');
   const child = spawn(
     process.execPath,
-    [entry, '--root', options.root, '--port', '0', '--host', '127.0.0.1', '--data-dir', options.dataDir, ...(options.extraArgs ?? [])],
+    [...(options.nodeArgs ?? []), entry, '--root', options.root, '--port', '0', '--host', '127.0.0.1', '--data-dir', options.dataDir, ...(options.extraArgs ?? [])],
     { stdio: ['ignore', out, out], env: childEnv() },
   );
   closeSync(out);
