@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { ToolError } from '../../errors.js';
 import { decodeText, dominantLineBreak, encodeText, roundTrips, type DecodedText } from '../../text/codec.js';
-import { encodingOverrideFor } from '../../write/encoding-override.js';
+import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { applySplices, findSplices } from './match.js';
@@ -22,7 +22,7 @@ export async function runEdit(input: EditInput, ctx: ToolContext, target: Resolv
   if (input.old_string === input.new_string) {
     throw new ToolError('NO_CHANGE', 'old_string and new_string are the same, so there is nothing to change.');
   }
-  const override = encodingOverrideFor(target.relative, ctx.settings.encodings);
+  const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
   const out = await runWrite<EditExtra>(ctx, target, {
     tool: 'Edit',
     requireRead: 'any',

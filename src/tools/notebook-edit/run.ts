@@ -2,7 +2,7 @@ import { ToolError } from '../../errors.js';
 import { editNotebook, type NotebookEditOutcome } from '../../notebook/edit.js';
 import { encodeNotebookEdit } from '../../notebook/encode-edit.js';
 import { decodeText, roundTrips } from '../../text/codec.js';
-import { encodingOverrideFor } from '../../write/encoding-override.js';
+import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import type { NotebookEditInput, NotebookEditResult } from './schema.js';
@@ -23,7 +23,7 @@ export async function runNotebookEdit(
       `${target.relative} is not a Jupyter notebook (.ipynb). Use Edit to change text in it, or Write to replace it.`,
     );
   }
-  const override = encodingOverrideFor(target.relative, ctx.settings.encodings);
+  const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
   const out = await runWrite<NotebookEditOutcome>(ctx, target, {
     tool: 'NotebookEdit',
     requireRead: 'any',
