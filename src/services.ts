@@ -37,15 +37,16 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     dataDir,
     historyVersions: config.historyVersions,
   };
+  const history = new FsHistoryStore({ dataDir, maxVersions: config.historyVersions });
   return {
     root,
     settings,
     readState: new MemoryReadStateStore({ ttlMs: config.sessionTtlMs, maxEntries: MAX_READ_STATE_ENTRIES }),
     locks: new MemoryLockManager(),
-    history: new FsHistoryStore({ dataDir, maxVersions: config.historyVersions }),
+    history,
     writeListeners: [],
     toolCallListeners: [],
-    closeHooks: [() => closeJournal(dataDir)],
+    closeHooks: [() => history.flush(), () => closeJournal(dataDir)],
     resolve: makeResolver(root, config),
     log,
   };

@@ -128,10 +128,19 @@ describe('FsHistoryStore', () => {
     expect(await store.list('a.txt')).toEqual([]);
   });
 
+  it('keeps index writes off the write path, and flush lands them', async () => {
+    const store = new FsHistoryStore({ dataDir, maxVersions: 50 });
+    const kept = await Promise.all([1, 2, 3].map(() => store.keep('a.txt', null, meta)));
+    await store.flush();
+    const reloaded = new FsHistoryStore({ dataDir, maxVersions: 50 });
+    expect((await reloaded.list('a.txt')).map((v) => v.version)).toEqual([...kept].reverse());
+  });
+
   it('survives a restart: versions, contents and increasing ids', async () => {
     let clock = Date.parse('2030-01-01T00:00:00.000Z');
     const first = new FsHistoryStore({ dataDir, maxVersions: 50, now: () => clock });
     const v1 = await first.keep('dir/a.txt', await current('a.txt', 'old'), meta);
+    await first.flush();
     await replace('a.txt', 'new');
     clock -= 60_000; // the clock steps back across the restart
     const second = new FsHistoryStore({ dataDir, maxVersions: 50, now: () => clock });
@@ -144,6 +153,7 @@ describe('FsHistoryStore', () => {
   it('removes blobs no index names after a crash, and ignores a corrupt index', async () => {
     const first = new FsHistoryStore({ dataDir, maxVersions: 50 });
     const v1 = await first.keep('a.txt', await current('a.txt', 'old'), meta);
+    await first.flush();
     const [blob] = await findBlobs(dataDir);
     const orphan = path.join(path.dirname(blob!), '20000101T000000000Z-000000.blob');
     await fs.writeFile(orphan, 'orphan');
@@ -200,6 +210,7 @@ describe('FsHistoryStore.discard', () => {
     const kept = await store.keep('a.txt', await current('a.txt', 'one'), meta);
     await store.discard('a.txt', kept!);
     await store.discard('a.txt', 'unknown');
+    await store.flush();
     expect(await store.list('a.txt')).toEqual([]);
     expect(await findBlobs(dataDir)).toEqual([]);
     expect(await new FsHistoryStore({ dataDir, maxVersions: 50 }).list('a.txt')).toEqual([]);
@@ -213,6 +224,7 @@ describe('FsHistoryStore under concurrent writes to different files', () => {
       Array.from({ length: 30 }, (_, i) => store.keep(`f${i % 5}.txt`, null, { session: `s${i}`, tool: 'Write' })),
     );
     expect(new Set(kept).size).toBe(30);
+    await store.flush();
     const reloaded = new FsHistoryStore({ dataDir, maxVersions: 50 });
     for (let f = 0; f < 5; f += 1) {
       const listed = await store.list(`f${f}.txt`);

@@ -51,6 +51,10 @@ export class FsHistoryStore implements HistoryStore {
   private readonly indexes = new Map<string, HistoryIndex>();
   /** Index writes per key, one at a time, so an older snapshot never lands last. */
   private readonly persisting = new Map<string, Promise<void>>();
+  /** Keys with an index write queued but not started: it will take the newest snapshot. */
+  private readonly queued = new Set<string>();
+  /** Key folders known to exist (saves a mkdir per write). */
+  private readonly made = new Set<string>();
   private readonly ids = new VersionIdGenerator();
   private totalBytes = 0;
   private ready: Promise<void> | undefined;
@@ -77,7 +81,8 @@ export class FsHistoryStore implements HistoryStore {
     const nowMs = this.now();
     const version = this.ids.next(nowMs);
     if (previous) {
-      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+      if (!this.made.has(dir)) await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+      this.made.add(dir);
       await this.storeBlob(previous.real, blobPath(dir, version));
     }
     const entry: HistoryVersion = {
@@ -90,15 +95,11 @@ export class FsHistoryStore implements HistoryStore {
     };
     this.add(key, entry);
     const removed = this.prune(key, version);
-    const touched = new Set([key, ...removed.map((r) => r.key)]);
-    try {
-      await Promise.all([...touched].map((k) => this.persist(k)));
-    } catch (err) {
-      // The index could not be saved (ENOSPC…): the write will fail, so this is not history.
-      await this.discard(key, version).catch(() => undefined);
-      throw err;
-    }
-    await Promise.all(removed.map((r) => this.removeBlob(r)));
+    // Off the write's critical path: the in-memory index answers list/load at once, and the
+    // index files follow (coalesced per key; flushed on shutdown). A crash before they land
+    // loses those entries, and start-up removes their blobs as orphans.
+    for (const k of new Set([key, ...removed.map((r) => r.key)])) this.persist(k);
+    for (const r of removed) void this.removeBlob(r).catch(() => undefined);
     return version;
   }
 
@@ -133,8 +134,13 @@ export class FsHistoryStore implements HistoryStore {
     const at = index ? index.versions.findIndex((v) => v.version === version) : -1;
     if (!index || at < 0) return;
     const removed = this.drop(key, index, at);
-    await this.persist(key);
+    this.persist(key);
     await this.removeBlob(removed);
+  }
+
+  /** Waits until every index write queued so far has landed (shutdown, tests). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.persisting.values()]);
   }
 
   stats(): HistoryStats {
@@ -215,17 +221,20 @@ export class FsHistoryStore implements HistoryStore {
     return best;
   }
 
-  private persist(key: string): Promise<void> {
+  /** Queues an index write for `key` unless one is queued already (it takes the newest snapshot). */
+  private persist(key: string): void {
+    if (this.queued.has(key)) return;
+    this.queued.add(key);
     const previous = this.persisting.get(key) ?? Promise.resolve();
-    const next = previous.then(() => {
-      const index = this.indexes.get(key) ?? { key, versions: [] };
-      return writeIndex(keyDir(this.dir, key), { key, versions: index.versions });
-    });
-    this.persisting.set(
-      key,
-      next.catch(() => undefined),
-    );
-    return next;
+    const next = previous
+      .then(() => {
+        this.queued.delete(key);
+        const index = this.indexes.get(key) ?? { key, versions: [] };
+        return writeIndex(keyDir(this.dir, key), { key, versions: [...index.versions] });
+      })
+      // A lost index write (ENOSPC…) loses history entries, never workspace bytes.
+      .catch(() => undefined);
+    this.persisting.set(key, next);
   }
 
   private async removeBlob(removal: Removal): Promise<void> {

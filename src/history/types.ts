@@ -33,6 +33,8 @@ export interface HistoryStore {
   discard?(key: string, version: string): Promise<void>;
   /** For metrics; optional so a stand-in store need not count. */
   stats?(): HistoryStats;
+  /** Waits for pending index writes (called on shutdown). */
+  flush?(): Promise<void>;
 }
 
 export interface HistoryStats {
