@@ -12,7 +12,7 @@ function digest(text: string): Buffer {
 
 /** Security: constant-time comparison of equal-length digests, whatever the token length. */
 export function tokenMatches(header: string | undefined, token: string): boolean {
-  const match = /^Bearer +(.+)$/i.exec(header ?? '');
+  const match = /^Bearer (.+)$/i.exec(header ?? '');
   return timingSafeEqual(digest(match?.[1] ?? ''), digest(token)) && match !== null;
 }
 
