@@ -29,7 +29,7 @@ export const notebookCellSchema = z
     cell_id: z
       .string()
       .describe('The cell\'s id, or "cell-N" (N = index) when it has none. Use it as NotebookEdit\'s cell_id.'),
-    index: z.number().int().describe('0-based position of the cell in the notebook.'),
+    index: z.number().int().nonnegative().describe('0-based position of the cell in the notebook.'),
     cell_type: z.string().describe('code, markdown or raw (nbformat 3 also: heading).'),
     source: z.string().describe('The whole source of the cell, never cut.'),
     execution_count: z
@@ -47,9 +47,9 @@ export const notebookFileSchema = z
     language: z
       .string()
       .describe('metadata.language_info.name, else metadata.kernelspec.language, else "python".'),
-    nbformat: z.number().int().describe('Major nbformat version of the notebook.'),
-    nbformat_minor: z.number().int().describe('Minor nbformat version (0 when the notebook does not say).'),
-    total_cells: z.number().int().describe('Number of cells in the whole notebook.'),
+    nbformat: z.number().int().nonnegative().describe('Major nbformat version of the notebook.'),
+    nbformat_minor: z.number().int().nonnegative().describe('Minor nbformat version (0 when the notebook does not say).'),
+    total_cells: z.number().int().nonnegative().describe('Number of cells in the whole notebook.'),
     cells: z
       .array(notebookCellSchema)
       .describe('The cells this read returned (offset/limit count cells, 1-based).'),

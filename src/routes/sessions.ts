@@ -23,7 +23,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: AppService
         200: z
           .object({
             session: z.string().describe('The session id.'),
-            forgotten: z.number().int().describe('How many files the session had read (0 for an unknown session).'),
+            forgotten: z.number().int().nonnegative().describe('How many files the session had read (0 for an unknown session).'),
           })
           .describe('The session was forgotten.'),
         ...errorResponses(['INVALID_INPUT']),

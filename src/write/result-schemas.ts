@@ -4,10 +4,10 @@ import { z } from 'zod';
 
 export const hunkSchema = z
   .object({
-    oldStart: z.number().int().describe('First line of the hunk in the old file (1-based).'),
-    oldLines: z.number().int().describe('Lines of the old file the hunk covers.'),
-    newStart: z.number().int().describe('First line of the hunk in the new file (1-based).'),
-    newLines: z.number().int().describe('Lines of the new file the hunk covers.'),
+    oldStart: z.number().int().nonnegative().describe('First line of the hunk in the old file (1-based).'),
+    oldLines: z.number().int().nonnegative().describe('Lines of the old file the hunk covers.'),
+    newStart: z.number().int().nonnegative().describe('First line of the hunk in the new file (1-based).'),
+    newLines: z.number().int().nonnegative().describe('Lines of the new file the hunk covers.'),
     lines: z
       .array(z.string())
       .describe('The hunk lines, each prefixed with " " (context), "-" (removed) or "+" (added).'),
@@ -21,7 +21,7 @@ export const structuredPatchSchema = z
 export const gitDiffSchema = z
   .object({
     patch: z.string().describe('Unified diff of the file against git HEAD (untracked: against empty).'),
-    additions: z.number().int().describe('Lines added relative to HEAD.'),
-    deletions: z.number().int().describe('Lines removed relative to HEAD.'),
+    additions: z.number().int().nonnegative().describe('Lines added relative to HEAD.'),
+    deletions: z.number().int().nonnegative().describe('Lines removed relative to HEAD.'),
   })
   .describe('Present only when the workspace is inside a git work tree.');

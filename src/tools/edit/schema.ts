@@ -20,7 +20,7 @@ export type EditInput = z.infer<typeof editInput>;
 export const editResult = z
   .object({
     file_path: z.string().describe('The edited file, relative to the workspace root.'),
-    replacements: z.number().int().describe('How many occurrences were replaced.'),
+    replacements: z.number().int().nonnegative().describe('How many occurrences were replaced.'),
     structured_patch: structuredPatchSchema,
     git_diff: gitDiffSchema.optional(),
   })

@@ -32,8 +32,8 @@ export const textFileSchema = z
     content: z
       .string()
       .describe('The lines read, joined with \\n, without line numbers; lines over 2000 characters are cut and end with "… [truncated]".'),
-    start_line: z.number().int().describe('1-based number of the first line read (the offset).'),
-    num_lines: z.number().int().describe('How many lines were read.'),
+    start_line: z.number().int().nonnegative().describe('1-based number of the first line read (the offset).'),
+    num_lines: z.number().int().nonnegative().describe('How many lines were read.'),
     total_lines: z
       .number()
       .int()
@@ -68,7 +68,7 @@ export const imageReadResultSchema = z
           .enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
           .describe('Media type, known from the file\'s magic bytes (not its extension).'),
         base64: z.string().describe('The whole file, base64-encoded.'),
-        size: z.number().int().describe('File size in bytes.'),
+        size: z.number().int().nonnegative().describe('File size in bytes.'),
       })
       .describe('An image file.'),
   })
