@@ -43,6 +43,21 @@ app.post('/bench/bare-read', async (request) => {
   };
 });
 
+/**
+ * The ceiling for any route with Read's answer: the Read answer for a file, captured once, then
+ * returned as a constant (no file system, no checks). What it reaches relative to /healthz is
+ * the most any Read of that file could reach on this machine.
+ */
+const captured = new Map<string, unknown>();
+app.post('/bench/constant-read', async (request) => {
+  const { file_path } = request.body as { file_path: string };
+  if (!captured.has(file_path)) {
+    const res = await app.inject({ method: 'POST', url: '/v1/tools/read', payload: { file_path }, headers: { 'x-session-id': 'capture' } });
+    captured.set(file_path, JSON.parse(res.body));
+  }
+  return captured.get(file_path);
+});
+
 await app.listen({ host: '127.0.0.1', port: 0 });
 process.send?.({ port: (app.server.address() as { port: number }).port });
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

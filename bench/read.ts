@@ -126,6 +126,11 @@ async function throughput(print: Print, port: number, seconds: number, connectio
     `  context: bare readFile+number route on the same 4 KB: ${fmt(bare4.base.rps)} req/s = ${fmt(bare4.base.rps / small.base.rps, 2)}× healthz; ` +
       `Read = ${fmt(bare4.ratio, 2)}× the bare route (${spread(bare4)})`,
   );
+  const ceiling = await paired(run('/healthz'), run('/bench/constant-read', { file_path: 'small-4k.txt' }));
+  print(
+    `  ceiling: Read's own 4 KB answer returned as a constant: ${fmt(ceiling.subject.rps)} req/s = ${fmt(ceiling.ratio, 2)}× healthz ` +
+      `(${spread(ceiling)}): no route with this answer can beat that here`,
+  );
   const medium = await paired(
     run('/bench/bare-read', { file_path: 'medium-100k.txt' }),
     run('/v1/tools/read', { file_path: 'medium-100k.txt' }),
