@@ -19,7 +19,7 @@ export function registerHealthRoutes(app: FastifyInstance, services: AppServices
       security: [],
       response: {
         200: z
-          .object({ status: z.literal('ok'), version: z.string().describe('The package version.') })
+          .object({ status: z.literal('ok').describe('Always `ok`.'), version: z.string().describe('The package version.') })
           .describe('The process is alive.'),
         ...errorResponses([]),
       },
@@ -36,8 +36,8 @@ export function registerHealthRoutes(app: FastifyInstance, services: AppServices
       tags: ['health'],
       security: [],
       response: {
-        200: z.object({ status: z.literal('ready') }).describe('Ready to serve.'),
-        503: z.object({ status: z.literal('unavailable') }).describe('The root is not reachable (or not writable).'),
+        200: z.object({ status: z.literal('ready').describe('Always `ready`.') }).describe('Ready to serve.'),
+        503: z.object({ status: z.literal('unavailable').describe('Always `unavailable`.') }).describe('The root is not reachable (or not writable).'),
         ...errorResponses([]),
       },
     },

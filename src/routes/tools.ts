@@ -75,7 +75,7 @@ export function registerToolList(app: FastifyInstance, tools: readonly ToolDefin
                 description: z.string().describe('Written for a model.'),
                 input_schema: z.record(z.string(), z.unknown()).describe('JSON Schema of the input.'),
               }),
-            ),
+            ).describe('Read, Edit, Write and NotebookEdit, each ready to hand to a model.'),
           })
           .describe('The tools.'),
         ...errorResponses(['UNAUTHORIZED']),
