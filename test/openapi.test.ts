@@ -27,4 +27,30 @@ describe('OpenAPI document', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.servers.map((s: { url: string }) => s.url)).toEqual(['/', 'http://127.0.0.1:8080']);
   });
+
+  it('describes every field of every request and response body for a reader of the docs', async () => {
+    const doc = JSON.parse(await renderOpenApi());
+    const missing: string[] = [];
+    const walk = (schema: Record<string, unknown> | undefined, where: string): void => {
+      if (!schema || typeof schema !== 'object') return;
+      for (const [name, sub] of Object.entries((schema.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+        if (!sub.description && !sub.$ref) missing.push(`${where}.${name}`);
+        walk(sub, `${where}.${name}`);
+      }
+      for (const key of ['items', 'additionalProperties']) walk(schema[key] as Record<string, unknown>, `${where}[${key}]`);
+      for (const key of ['anyOf', 'oneOf', 'allOf']) {
+        ((schema[key] ?? []) as Array<Record<string, unknown>>).forEach((s, i) => walk(s, `${where}|${i}`));
+      }
+    };
+    for (const [url, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        walk(op.requestBody?.content?.['application/json']?.schema, `${method} ${url} body`);
+        for (const [status, res] of Object.entries(op.responses as Record<string, any>)) {
+          walk(res.content?.['application/json']?.schema, `${method} ${url} ${status}`);
+        }
+        for (const param of op.parameters ?? []) if (!param.description) missing.push(`${method} ${url} ${param.name}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
 });
