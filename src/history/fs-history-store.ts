@@ -51,8 +51,8 @@ export class FsHistoryStore implements HistoryStore {
   private readonly indexes = new Map<string, HistoryIndex>();
   /** Index writes per key, one at a time, so an older snapshot never lands last. */
   private readonly persisting = new Map<string, Promise<void>>();
-  /** Keys with an index write queued but not started: it will take the newest snapshot. */
-  private readonly queued = new Set<string>();
+  /** Index writes queued but not started, by key: each will take the newest snapshot. */
+  private readonly queued = new Map<string, Promise<void>>();
   /** Key folders known to exist (saves a mkdir per write). */
   private readonly made = new Set<string>();
   private readonly ids = new VersionIdGenerator();
@@ -95,11 +95,18 @@ export class FsHistoryStore implements HistoryStore {
     };
     this.add(key, entry);
     const removed = this.prune(key, version);
-    // Off the write's critical path: the in-memory index answers list/load at once, and the
-    // index files follow (coalesced per key; flushed on shutdown). A crash before they land
-    // loses those entries, and start-up removes their blobs as orphans.
-    for (const k of new Set([key, ...removed.map((r) => r.key)])) this.persist(k);
-    for (const r of removed) void this.removeBlob(r).catch(() => undefined);
+    // Awaited, so a write that lands has its history entry on disk (a SIGKILL cannot lose it);
+    // it overlaps the temp file's fsync (the pipeline keeps history alongside), and concurrent
+    // writes to one file share one index write.
+    const touched = new Set([key, ...removed.map((r) => r.key)]);
+    try {
+      await Promise.all([...touched].map((k) => this.persist(k)));
+    } catch (err) {
+      // The index could not be saved (ENOSPC…): the write will fail, so this is not history.
+      await this.discard(key, version).catch(() => undefined);
+      throw err;
+    }
+    await Promise.all(removed.map((r) => this.removeBlob(r)));
     return version;
   }
 
@@ -134,7 +141,7 @@ export class FsHistoryStore implements HistoryStore {
     const at = index ? index.versions.findIndex((v) => v.version === version) : -1;
     if (!index || at < 0) return;
     const removed = this.drop(key, index, at);
-    this.persist(key);
+    await this.persist(key).catch(() => undefined);
     await this.removeBlob(removed);
   }
 
@@ -221,20 +228,25 @@ export class FsHistoryStore implements HistoryStore {
     return best;
   }
 
-  /** Queues an index write for `key` unless one is queued already (it takes the newest snapshot). */
-  private persist(key: string): void {
-    if (this.queued.has(key)) return;
-    this.queued.add(key);
+  /**
+   * Writes `key`'s index after any write of it in flight. A write queued but not started is
+   * shared: it snapshots the index when it starts, so it carries every entry added meanwhile.
+   */
+  private persist(key: string): Promise<void> {
+    const queued = this.queued.get(key);
+    if (queued) return queued;
     const previous = this.persisting.get(key) ?? Promise.resolve();
-    const next = previous
-      .then(() => {
-        this.queued.delete(key);
-        const index = this.indexes.get(key) ?? { key, versions: [] };
-        return writeIndex(keyDir(this.dir, key), { key, versions: [...index.versions] });
-      })
-      // A lost index write (ENOSPC…) loses history entries, never workspace bytes.
-      .catch(() => undefined);
-    this.persisting.set(key, next);
+    const next = previous.then(() => {
+      this.queued.delete(key);
+      const index = this.indexes.get(key) ?? { key, versions: [] };
+      return writeIndex(keyDir(this.dir, key), { key, versions: [...index.versions] });
+    });
+    this.queued.set(key, next);
+    this.persisting.set(
+      key,
+      next.catch(() => undefined),
+    );
+    return next;
   }
 
   private async removeBlob(removal: Removal): Promise<void> {

@@ -29,14 +29,13 @@ export function blobPath(dir: string, version: string): string {
  * the atomic writer. Two fsyncs per write here would double the disk work of every edit.
  */
 export async function writeIndex(dir: string, index: HistoryIndex): Promise<void> {
-  await fs.mkdir(dir, { recursive: true });
   const tmp = path.join(dir, `.index-${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await fs.open(tmp, 'w', 0o600);
-  try {
-    await handle.writeFile(JSON.stringify(index));
-  } finally {
-    await handle.close();
-  }
+  // One call where a folder-check plus a write would be two: the folder is made only when missing.
+  await fs.writeFile(tmp, JSON.stringify(index), { mode: 0o600 }).catch(async (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    await fs.writeFile(tmp, JSON.stringify(index), { mode: 0o600 });
+  });
   try {
     await fs.rename(tmp, path.join(dir, INDEX_FILE));
   } catch (err) {
