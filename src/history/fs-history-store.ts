@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constants, promises as fs } from 'node:fs';
+import { constants, linkSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import type { WriteToolName } from '../tools/types.js';
 import {
@@ -65,7 +65,8 @@ export class FsHistoryStore implements HistoryStore {
     this.maxTotalBytes = options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES;
     this.maxVersionBytes = options.maxVersionBytes ?? MAX_VERSION_BYTES;
     this.now = options.now ?? Date.now;
-    this.link = options.link ?? ((a, b) => fs.link(a, b));
+    // Sync link: one metadata call, cheaper than a thread-pool round trip on the write path.
+    this.link = options.link ?? (async (a, b) => linkSync(a, b));
   }
 
   async keep(
@@ -106,7 +107,9 @@ export class FsHistoryStore implements HistoryStore {
       await this.discard(key, version).catch(() => undefined);
       throw err;
     }
-    await Promise.all(removed.map((r) => this.removeBlob(r)));
+    // Pruned blobs go in the background: the index no longer names them, and a crash before
+    // they are gone leaves orphans that start-up removes.
+    for (const r of removed) void this.removeBlob(r).catch(() => undefined);
     return version;
   }
 
@@ -251,14 +254,16 @@ export class FsHistoryStore implements HistoryStore {
 
   private async removeBlob(removal: Removal): Promise<void> {
     if (removal.version.size === null) return;
-    await fs.rm(blobPath(keyDir(this.dir, removal.key), removal.version.version), { force: true });
+    await fs.unlink(blobPath(keyDir(this.dir, removal.key), removal.version.version)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
   }
 
   /** Hard link (zero copy); on another file system, or where links are refused, a copy. */
   private async storeBlob(source: string, target: string): Promise<void> {
     // A file with other names can be changed in place through them after the rename; only a
     // file whose one name the atomic write replaces is safe to keep by linking.
-    const shared = (await fs.stat(source)).nlink > 1;
+    const shared = statSync(source).nlink > 1;
     try {
       if (!shared) {
         await this.link(source, target);
