@@ -46,7 +46,7 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     history,
     writeListeners: [],
     toolCallListeners: [],
-    closeHooks: [() => history.flush(), () => closeJournal(dataDir)],
+    closeHooks: [() => history.close(), () => closeJournal(dataDir)],
     resolve: makeResolver(root, config),
     log,
   };

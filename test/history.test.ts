@@ -259,7 +259,9 @@ async function ready(building: ReturnType<typeof buildApp>) {
 async function blobInodes(dataDir: string): Promise<number[]> {
   const out: number[] = [];
   const historyDir = path.join(dataDir, 'history');
-  for (const dir of await readdir(historyDir)) {
+  for (const entry of await readdir(historyDir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue; // the history log sits beside the key folders
+    const dir = entry.name;
     for (const name of await readdir(path.join(historyDir, dir))) {
       if (name.endsWith('.blob')) out.push((await stat(path.join(historyDir, dir, name))).ino);
     }

@@ -1,15 +1,16 @@
 import { createHash } from 'node:crypto';
-import { constants, linkSync, promises as fs, statSync } from 'node:fs';
+import { linkSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { WriteToolName } from '../tools/types.js';
 import {
   blobPath,
-  INDEX_FILE,
   keyDir,
   readIndex,
   writeIndex,
   type HistoryIndex,
 } from './history-index.js';
+import { removeOrphans, storeBlob } from './history-blobs.js';
+import { HistoryLog, readLogs, type LogRecord } from './history-log.js';
 import type { HistoryStats, HistoryStore, HistoryVersion } from './types.js';
 import { VersionIdGenerator } from './version-id.js';
 
@@ -25,6 +26,8 @@ export interface FsHistoryOptions {
   maxTotalBytes?: number;
   /** Larger versions are not kept. Default 64 MiB (SPEC §10). */
   maxVersionBytes?: number;
+  /** Bytes of history log before it is rotated (default 1 MiB). */
+  logLimit?: number;
   /** Seams for tests. */
   now?: () => number;
   link?: (existing: string, created: string) => Promise<void>;
@@ -55,12 +58,17 @@ export class FsHistoryStore implements HistoryStore {
   private readonly queued = new Map<string, Promise<void>>();
   /** Key folders known to exist (saves a mkdir per write). */
   private readonly made = new Set<string>();
+  /** Append-only log of every change; index.json files are lazy snapshots of it. */
+  private readonly log: HistoryLog;
+  /** Keys with records in the current log (snapshotted before an old log is removed). */
+  private logged = new Set<string>();
   private readonly ids = new VersionIdGenerator();
   private totalBytes = 0;
   private ready: Promise<void> | undefined;
 
   constructor(options: FsHistoryOptions) {
     this.dir = path.join(options.dataDir, 'history');
+    this.log = new HistoryLog(this.dir, options.logLimit);
     this.maxVersions = Math.max(0, options.maxVersions);
     this.maxTotalBytes = options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES;
     this.maxVersionBytes = options.maxVersionBytes ?? MAX_VERSION_BYTES;
@@ -84,7 +92,7 @@ export class FsHistoryStore implements HistoryStore {
     if (previous) {
       if (!this.made.has(dir)) await fs.mkdir(dir, { recursive: true, mode: 0o700 });
       this.made.add(dir);
-      await this.storeBlob(previous.real, blobPath(dir, version));
+      await storeBlob(previous.real, blobPath(dir, version), this.link);
     }
     const entry: HistoryVersion = {
       version,
@@ -96,17 +104,16 @@ export class FsHistoryStore implements HistoryStore {
     };
     this.add(key, entry);
     const removed = this.prune(key, version);
-    // Awaited, so a write that lands has its history entry on disk (a SIGKILL cannot lose it);
-    // it overlaps the temp file's fsync (the pipeline keeps history alongside), and concurrent
-    // writes to one file share one index write.
-    const touched = new Set([key, ...removed.map((r) => r.key)]);
     try {
-      await Promise.all([...touched].map((k) => this.persist(k)));
+      // Security of the history: appended (sync) before the workspace file is renamed, so a
+      // killed process never loses the entry of a write that landed.
+      this.log.append([{ op: 'add', key, entry }, ...removed.map((r) => dropRecord(r))]);
     } catch (err) {
-      // The index could not be saved (ENOSPC…): the write will fail, so this is not history.
-      await this.discard(key, version).catch(() => undefined);
+      // The log could not be written (ENOSPC…): the write will fail, so this is not history.
+      this.forget(key, version);
       throw err;
     }
+    this.snapshotLater([key, ...removed.map((r) => r.key)]);
     // Pruned blobs go in the background: the index no longer names them, and a crash before
     // they are gone leaves orphans that start-up removes.
     for (const r of removed) void this.removeBlob(r).catch(() => undefined);
@@ -144,12 +151,24 @@ export class FsHistoryStore implements HistoryStore {
     const at = index ? index.versions.findIndex((v) => v.version === version) : -1;
     if (!index || at < 0) return;
     const removed = this.drop(key, index, at);
-    await this.persist(key).catch(() => undefined);
+    try {
+      this.log.append([dropRecord(removed)]);
+    } catch {
+      // Without the record a restart may list this version; its blob is gone, so it is dropped then.
+    }
+    this.snapshotLater([key]);
     await this.removeBlob(removed);
   }
 
-  /** Waits until every index write queued so far has landed (shutdown, tests). */
+  /** Closes the log once pending snapshots have landed (shutdown). */
+  async close(): Promise<void> {
+    await this.flush();
+    this.log.close();
+  }
+
+  /** Snapshots every index the log changed and waits until all index writes landed. */
   async flush(): Promise<void> {
+    for (const key of this.logged) void this.persist(key).catch(() => undefined);
     await Promise.all([...this.persisting.values()]);
   }
 
@@ -170,19 +189,62 @@ export class FsHistoryStore implements HistoryStore {
     for (const name of await fs.readdir(this.dir)) {
       const dir = path.join(this.dir, name);
       const index = await readIndex(dir);
-      if (!index || keyDir(this.dir, index.key) !== dir) continue;
-      const names = new Set(await fs.readdir(dir));
-      // A blob gone missing (removed by hand) drops its version rather than failing a restore.
-      index.versions = index.versions
-        .filter((v) => v.size === null || names.has(path.basename(blobPath(dir, v.version))))
-        .sort((a, b) => compare(a.version, b.version));
-      for (const v of index.versions) {
-        this.ids.seed(v.version);
-        this.totalBytes += v.size ?? 0;
-      }
-      this.indexes.set(index.key, index);
-      await removeOrphans(dir, index, names);
+      if (index && keyDir(this.dir, index.key) === dir) this.indexes.set(index.key, index);
     }
+    const records = await readLogs(this.dir);
+    for (const record of records) this.replay(record);
+    for (const index of this.indexes.values()) await this.settle(index);
+    if (records.length > 0) {
+      // Everything the logs said is now in memory: snapshot it, then start a fresh log.
+      for (const key of new Set(records.map((r) => r.key))) await this.persist(key);
+      this.log.clear();
+    }
+    this.log.open();
+  }
+
+  private replay(record: LogRecord): void {
+    const index = this.indexes.get(record.key) ?? { key: record.key, versions: [] };
+    this.indexes.set(record.key, index);
+    index.versions = index.versions.filter((v) => v.version !== (record.op === 'add' ? record.entry.version : record.version));
+    if (record.op === 'add') index.versions.push(record.entry);
+  }
+
+  /** At start-up: drops versions whose blob is gone, counts sizes, removes orphans. */
+  private async settle(index: HistoryIndex): Promise<void> {
+    const dir = keyDir(this.dir, index.key);
+    const names = new Set(await fs.readdir(dir).catch(() => [] as string[]));
+    // A blob gone missing (removed by hand) drops its version rather than failing a restore.
+    index.versions = index.versions
+      .filter((v) => v.size === null || names.has(path.basename(blobPath(dir, v.version))))
+      .sort((a, b) => compare(a.version, b.version));
+    for (const v of index.versions) {
+      this.ids.seed(v.version);
+      this.totalBytes += v.size ?? 0;
+    }
+    if (names.size > 0) await removeOrphans(dir, index, names);
+  }
+
+  /**
+   * Notes keys with records in the current log. Index snapshots are not written per write (the
+   * log holds the truth); when the log is long it is rotated, its keys snapshotted in the
+   * background, and the old log removed once they landed.
+   */
+  private snapshotLater(keys: string[]): void {
+    for (const key of keys) this.logged.add(key);
+    if (!this.log.wantsRotation()) return;
+    this.log.rotate();
+    const covered = [...this.logged];
+    this.logged = new Set();
+    // Each snapshot starts after the rotation, so it holds every record of the old log.
+    void Promise.all(covered.map((k) => this.persist(k)))
+      .then(() => this.log.removeOld())
+      .catch(() => undefined);
+  }
+
+  private forget(key: string, version: string): void {
+    const index = this.indexes.get(key);
+    const at = index ? index.versions.findIndex((v) => v.version === version) : -1;
+    if (index && at >= 0) this.drop(key, index, at);
   }
 
   private add(key: string, entry: HistoryVersion): void {
@@ -259,39 +321,10 @@ export class FsHistoryStore implements HistoryStore {
     });
   }
 
-  /** Hard link (zero copy); on another file system, or where links are refused, a copy. */
-  private async storeBlob(source: string, target: string): Promise<void> {
-    // A file with other names can be changed in place through them after the rename; only a
-    // file whose one name the atomic write replaces is safe to keep by linking.
-    const shared = statSync(source).nlink > 1;
-    try {
-      if (!shared) {
-        await this.link(source, target);
-        return;
-      }
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw err;
-      // EXDEV, EPERM (protected_hardlinks), ENOTSUP, EMLINK: fall back to copying.
-    }
-    const tmp = `${target}.tmp`;
-    try {
-      await fs.copyFile(source, tmp, constants.COPYFILE_FICLONE);
-      await fs.chmod(tmp, 0o600);
-      await fs.rename(tmp, target);
-    } catch (err) {
-      await fs.rm(tmp, { force: true });
-      throw err;
-    }
-  }
 }
 
-/** Blobs and temp files no index entry names: left by a crash between blob and index. */
-async function removeOrphans(dir: string, index: HistoryIndex, names: Set<string>): Promise<void> {
-  const wanted = new Set(index.versions.map((v) => path.basename(blobPath(dir, v.version))));
-  wanted.add(INDEX_FILE);
-  for (const name of names) {
-    if (!wanted.has(name)) await fs.rm(path.join(dir, name), { force: true });
-  }
+function dropRecord(r: Removal): LogRecord {
+  return { op: 'drop', key: r.key, version: r.version.version };
 }
 
 function compare(a: string, b: string): number {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, promises as fs, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { HistoryVersion } from './types.js';
 import { VERSION_ID_PATTERN } from './version-id.js';
@@ -23,28 +23,22 @@ export function blobPath(dir: string, version: string): string {
 }
 
 /**
- * Writes the index atomically (temp file, rename), without fsync: a killed process leaves the
- * old or the new index, never a mix, and the page cache keeps it. After a power loss the newest
- * entries may be missing (their blobs are then removed at start-up); the workspace files
- * themselves were fsynced by the atomic writer.
- *
- * Sync on purpose: an index is a few KiB written to the page cache (tens of µs), while each
- * async call costs a thread-pool round trip; four of them per write were a third of an Edit.
+ * Writes the index atomically (temp file, rename), without fsync: a snapshot of what the
+ * history log already holds (the log is what a restart trusts), written at log rotation and
+ * shutdown, never on the write path.
  */
 export async function writeIndex(dir: string, index: HistoryIndex): Promise<void> {
   const tmp = path.join(dir, `.index-${randomBytes(6).toString('hex')}.tmp`);
   const text = JSON.stringify(index);
+  await fs.writeFile(tmp, text, { mode: 0o600 }).catch(async (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    await fs.writeFile(tmp, text, { mode: 0o600 });
+  });
   try {
-    writeFileSync(tmp, text, { mode: 0o600 });
+    await fs.rename(tmp, path.join(dir, INDEX_FILE));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileSync(tmp, text, { mode: 0o600 });
-  }
-  try {
-    renameSync(tmp, path.join(dir, INDEX_FILE));
-  } catch (err) {
-    rmSync(tmp, { force: true });
+    await fs.rm(tmp, { force: true });
     throw err;
   }
 }

@@ -33,8 +33,10 @@ export interface HistoryStore {
   discard?(key: string, version: string): Promise<void>;
   /** For metrics; optional so a stand-in store need not count. */
   stats?(): HistoryStats;
-  /** Waits for pending index writes (called on shutdown). */
+  /** Waits for pending index writes. */
   flush?(): Promise<void>;
+  /** Flushes and releases files (called on shutdown). */
+  close?(): Promise<void>;
 }
 
 export interface HistoryStats {

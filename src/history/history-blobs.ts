@@ -1,0 +1,41 @@
+import { constants, promises as fs, statSync } from 'node:fs';
+import path from 'node:path';
+import { blobPath, INDEX_FILE, type HistoryIndex } from './history-index.js';
+
+/** Hard link (zero copy); on another file system, or where links are refused, a copy. */
+export async function storeBlob(
+  source: string,
+  target: string,
+  link: (existing: string, created: string) => Promise<void>,
+): Promise<void> {
+  // A file with other names can be changed in place through them after the rename; only a
+  // file whose one name the atomic write replaces is safe to keep by linking.
+  const shared = statSync(source).nlink > 1;
+  try {
+    if (!shared) {
+      await link(source, target);
+      return;
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw err;
+    // EXDEV, EPERM (protected_hardlinks), ENOTSUP, EMLINK: fall back to copying.
+  }
+  const tmp = `${target}.tmp`;
+  try {
+    await fs.copyFile(source, tmp, constants.COPYFILE_FICLONE);
+    await fs.chmod(tmp, 0o600);
+    await fs.rename(tmp, target);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** Blobs and temp files no index entry names: left by a crash between blob and index. */
+export async function removeOrphans(dir: string, index: HistoryIndex, names: Set<string>): Promise<void> {
+  const wanted = new Set(index.versions.map((v) => path.basename(blobPath(dir, v.version))));
+  wanted.add(INDEX_FILE);
+  for (const name of names) {
+    if (!wanted.has(name)) await fs.rm(path.join(dir, name), { force: true });
+  }
+}
