@@ -1,4 +1,4 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeTool } from './fixtures/probe-tool.js';
@@ -32,6 +32,17 @@ describe('health and readiness', () => {
     const res = await t.request.get('/readyz');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ready' });
+  });
+});
+
+describe('readiness when the root is gone', () => {
+  it('answers 503 unavailable (the documented exception to the error shape)', async () => {
+    await start();
+    await rm(t.root, { recursive: true, force: true });
+    const res = await t.request.get('/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ status: 'unavailable' });
+    expect((await t.request.get('/healthz')).status).toBe(200);
   });
 });
 
