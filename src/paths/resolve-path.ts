@@ -1,4 +1,4 @@
-import { realpathSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
@@ -31,6 +31,8 @@ export async function resolvePath(rootIn: string, input: string, fsx: WalkFs = f
   const relative = toRelative(root, absolute);
   const names = absolute === root ? [] : path.relative(root, absolute).split(path.sep);
   const shown = showName(relative);
+  const plain = resolvePlain(root, names, fsx);
+  if (plain) return { relative, absolute, real: absolute, stat: plain };
   const fast = resolveExisting(root, absolute, fsx);
   if (fast === 'outside') {
     throw new ToolError('PATH_OUTSIDE_WORKSPACE', `${shown} resolves outside the workspace through a symbolic link. Use a path inside the workspace.`);
@@ -59,6 +61,31 @@ export async function resolvePath(rootIn: string, input: string, fsx: WalkFs = f
     throw new ToolError('FILE_NOT_FOUND', `${shown} does not exist: it is a link through a missing folder.`);
   }
   return { relative, absolute, real: walked.real, stat: walked.stat };
+}
+
+/**
+ * Fastest path, for the common case: every name below the (real) root exists and none is a
+ * link, so the path is its own real path. One lstat per name below the root — the walk's own
+ * steps (walkReal also starts from the root) — where realpath(3) also readlinks every folder
+ * above the root: 5 system calls for a file in the root instead of 1. A link, a missing name or
+ * any error returns null and the paths below decide, exactly as before.
+ * Security: no link was met, so the real path is the lexically checked absolute path.
+ */
+function resolvePlain(root: string, names: string[], fsx: WalkFs): Stats | null {
+  if (fsx !== fs || names.length === 0) return null;
+  let current = root;
+  let st: Stats | undefined;
+  try {
+    for (let i = 0; i < names.length; i++) {
+      current = path.join(current, names[i]!);
+      st = lstatSync(current, { throwIfNoEntry: false });
+      if (!st || st.isSymbolicLink()) return null;
+      if (i < names.length - 1 && !st.isDirectory()) return null;
+    }
+  } catch {
+    return null;
+  }
+  return st ?? null;
 }
 
 /**
