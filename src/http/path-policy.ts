@@ -20,7 +20,8 @@ export function makeResolver(root: string, policy: AccessPolicy): (input: string
   const writeDenied = compileGlobs([...ALWAYS_DENY_WRITE, ...policy.denyWrite]);
   return async (input, access) => {
     const target = await resolvePath(root, input);
-    const names = [target.relative, relativeReal(root, target.real)];
+    // A path met no link when its real path is the lexical one: then both names are the same.
+    const names = target.real === target.absolute ? [target.relative] : [target.relative, relativeReal(root, target.real)];
     const denied = names.some((n) => readDenied(n) || (access === 'write' && writeDenied(n)));
     // Security: a denied path is refused before anything about the file is revealed.
     if (denied) {
