@@ -19,6 +19,7 @@ import { quantile } from '../bench/support/measure.js';
 import { startSidefile } from '../bench/support/sidefile-server.js';
 import { checkSoakFiles, makeSoakFiles, type CheckReport } from './soak-files.js';
 import { SoakLoad, type LoadStats } from './soak-load.js';
+import { seededRandom } from '../test/support/seeded.js';
 
 interface SoakOptions {
   seconds: number;
@@ -67,24 +68,12 @@ function parseMix(text: string): [number, number, number] {
   return [parts[0]! / sum, parts[1]! / sum, parts[2]! / sum];
 }
 
-/** mulberry32: a seeded generator, so a failing run can be replayed with the same choices. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-soak-')));
   const root = path.join(base, 'ws');
   const logFile = path.join(base, 'sidefile.log');
-  const random = seeded(options.seed);
+  const random = seededRandom(options.seed);
   const files = await makeSoakFiles(root, options.files, options.notebooks, random);
   // A capped heap tells retention from lazy GC: a leak runs out of it, garbage does not.
   const nodeArgs = options.heapMiB > 0 ? [`--max-old-space-size=${options.heapMiB}`] : [];

@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTestApp, type TestApp } from './helpers.js';
+import { makeTestApp, readFully, type TestApp } from './helpers.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -11,11 +11,7 @@ afterEach(async () => {
   await t.close();
 });
 
-/** A full Read in `session`, through the Read tool. */
-async function markRead(rel: string, session = 'default'): Promise<void> {
-  const res = await t.request.post('/v1/tools/read').set('X-Session-Id', session).send({ file_path: rel });
-  expect(res.status).toBe(200);
-}
+const markRead = (rel: string, session = 'default'): Promise<void> => readFully(t, rel, session);
 
 describe('POST /v1/tools/edit', () => {
   it('edits a read file and answers the SPEC §6 result and text', async () => {

@@ -58,3 +58,9 @@ export async function makeTestApp(
     },
   };
 }
+
+/** A full Read of `rel` in `session`, through the Read tool: what a write needs first. */
+export async function readFully(t: TestApp, rel: string, session = 'default'): Promise<void> {
+  const res = await t.request.post('/v1/tools/read').set('X-Session-Id', session).send({ file_path: rel });
+  if (res.status !== 200) throw new Error(`Read of ${rel} answered ${res.status}: ${JSON.stringify(res.body)}`);
+}

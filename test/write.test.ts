@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTestApp, type TestApp } from './helpers.js';
+import { makeTestApp, readFully, type TestApp } from './helpers.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -12,11 +12,7 @@ afterEach(async () => {
   await t.close();
 });
 
-/** A full Read in `session`, through the Read tool. */
-async function markRead(rel: string, session = 'default'): Promise<void> {
-  const res = await t.request.post('/v1/tools/read').set('X-Session-Id', session).send({ file_path: rel });
-  expect(res.status).toBe(200);
-}
+const markRead = (rel: string, session = 'default'): Promise<void> => readFully(t, rel, session);
 
 function git(...args: string[]): void {
   execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], {
