@@ -4,8 +4,10 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppServices } from './app-services.js';
 import type { AppConfig } from './config/config.js';
 import { installAuth } from './http/auth.js';
+import { installBodyTypeCheck } from './http/body-type.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { installOpenApi } from './http/openapi.js';
+import { installOriginCheck } from './http/origin.js';
 import { ID_PATTERN } from './http/session.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -46,7 +48,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  // SPEC §4 order: origin and host → auth → body and headers.
+  installOriginCheck(app, config);
   installAuth(app, config.token);
+  installBodyTypeCheck(app);
   installErrorHandling(app);
 
   const services = await createServices(config, app.log);

@@ -86,5 +86,7 @@ export interface ToolDefinition<I extends Record<string, unknown> = any, R = any
   /** Which input field holds the path the route resolves before `run`. */
   pathField: 'file_path' | 'notebook_path';
   access: Access;
+  /** Body media types the route accepts (SPEC §17); default `application/json` only. */
+  bodyTypes?: readonly string[];
   run(input: I, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<R>>;
 }
