@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -38,6 +39,13 @@ describe('the command line', () => {
       expect(out.stdout).toContain(`--${name}`);
       expect(out.stdout).toContain(s.env);
     }
+  });
+
+  it('documents the same settings in the README Configuration table', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## API overview'));
+    const rows = [...section.matchAll(/^\| [^|]+ \| `(SIDEFILE_[A-Z_]+)(?:=1)?` \| `--([a-z-]+)` \|/gm)].map((m) => [m[2], m[1]]);
+    expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(Object.entries(SETTINGS).map(([name, s]) => [name, s.env])));
   });
 
   it('prints the version for --version and exits 0', async () => {
