@@ -10,6 +10,7 @@ import { installOpenApi } from './http/openapi.js';
 import { installOriginCheck } from './http/origin.js';
 import { ID_PATTERN } from './http/session.js';
 import { zodValidator } from './http/validator.js';
+import { registerCompatRoutes } from './routes/compat.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerHistoryRoutes } from './routes/history.js';
@@ -73,6 +74,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   registerHistoryRoutes(app, services);
   for (const tool of tools) registerToolRoute(app, services, tool);
   registerToolList(app, tools);
+  registerCompatRoutes(app, services, tools);
   app.addHook('onClose', async () => {
     for (const tool of tools) await tool.close?.();
     for (const hook of services.closeHooks) await hook();
