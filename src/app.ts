@@ -71,7 +71,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const metrics = registerMetricsRoutes(app, services);
   const events = registerEventRoutes(app, services);
   metrics.setEventSource(() => events.stats());
-  registerHistoryRoutes(app, services);
+  registerHistoryRoutes(app, services, config.denyRead);
   for (const tool of tools) registerToolRoute(app, services, tool);
   registerToolList(app, tools);
   registerCompatRoutes(app, services, tools);

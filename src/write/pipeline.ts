@@ -107,7 +107,8 @@ async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: Writ
   const computed = await plan.compute(current);
   const realRel = path.relative(ctx.root, target.real).split(path.sep).join('/');
   assertNoAddedSecret([target.relative, realRel], computed.before, computed.after);
-  const keep = () => keepHistory(ctx, plan.tool, realRel, { real: target.real, current, knownHash });
+  const change = computed.bytes === null ? 'delete' : current.bytes ? 'update' : 'create';
+  const keep = () => keepHistory(ctx, plan.tool, realRel, { real: target.real, current, knownHash, change });
   const lastCheck = () => assertStillCurrent(target.real, current);
   const base = { bytes: computed.bytes?.length ?? 0, extra: computed.extra, computed };
   if (computed.bytes === null) {
@@ -201,16 +202,16 @@ async function keepHistory(
   ctx: ToolContext,
   tool: WriteToolName,
   key: string,
-  target: { real: string; current: CurrentFile; knownHash: string | null },
+  target: { real: string; current: CurrentFile; knownHash: string | null; change: 'create' | 'update' | 'delete' },
 ): Promise<string | null> {
-  const { real, current, knownHash } = target;
+  const { real, current, knownHash, change } = target;
   const existed = current.bytes !== null && current.stat !== null;
   // Security: the history links (or copies) the path; never hand it a link, FIFO or directory
   // swapped in since the load.
   if (existed && !isStillLoadedFile(real, current)) throw changedMeanwhile();
   const previous = current.bytes && current.stat ? { real, size: current.stat.size, sha256: knownHash ?? sha256Hex(current.bytes) } : null;
   try {
-    return await ctx.history.keep(key, previous, { session: ctx.session, tool });
+    return await ctx.history.keep(key, previous, { session: ctx.session, tool, change });
   } catch (err) {
     // The file went away or was swapped under us while its version was being kept.
     if (existed && !isStillLoadedFile(real, current)) throw changedMeanwhile();
