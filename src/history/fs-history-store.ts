@@ -145,6 +145,10 @@ export class FsHistoryStore implements HistoryStore {
     return picked.slice(0, limit).map(({ key, entry }) => ({ key, entry: publicVersion(entry) }));
   }
 
+  nextId(): string {
+    return this.ids.next(this.now());
+  }
+
   async since(after: string, limit: number): Promise<KeyedVersion[]> {
     await this.init();
     const picked: KeyedVersion[] = [];

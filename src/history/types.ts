@@ -39,6 +39,11 @@ export interface HistoryStore {
   recent?(options: { limit: number; before?: string }): Promise<KeyedVersion[]>;
   /** Across every file, oldest first: at most `limit` versions newer than `after` (exclusive). */
   since?(after: string, limit: number): Promise<KeyedVersion[]>;
+  /**
+   * A fresh id from the same sequence as version ids (change event ids, SPEC §10): it sorts after
+   * every version kept so far and before every version kept later.
+   */
+  nextId?(): string;
   /** The bytes of a version (null: "did not exist"); undefined when there is no such version. */
   load(key: string, version: string): Promise<{ bytes: Buffer | null } | undefined>;
   /**
