@@ -22,9 +22,9 @@ export function makeResolver(root: string, policy: AccessPolicy): (input: string
     const target = await resolvePath(root, input);
     // A path met no link when its real path is the lexical one: then both names are the same.
     const names = target.real === target.absolute ? [target.relative] : [target.relative, relativeReal(root, target.real)];
-    const denied = names.some((n) => readDenied(n) || (access === 'write' && writeDenied(n)));
+    const isDenied = (n: string): boolean => readDenied(n) || (access === 'write' && writeDenied(n));
     // Security: a denied path is refused before anything about the file is revealed.
-    if (denied) {
+    if (names.some(isDenied)) {
       throw new ToolError('PATH_DENIED', `Access to ${target.relative} is denied by the server's ${access} policy.`);
     }
     if (access === 'write' && policy.readOnly) {
@@ -33,6 +33,8 @@ export function makeResolver(root: string, policy: AccessPolicy): (input: string
     if (target.stat && !target.stat.isFile()) {
       throw new ToolError('NOT_A_FILE', `${target.relative || '.'} is not a regular file (a directory, FIFO, socket or device).`);
     }
+    // Security: every later open checks its descriptor's real path against the same globs.
+    target.denied = isDenied;
     return target;
   };
 }

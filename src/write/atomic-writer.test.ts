@@ -63,13 +63,13 @@ describe('atomicWrite', () => {
     let swapped = false;
     const fs: WriterFs = {
       ...nodeWriterFs,
-      // The race: right after the resolve, `new` appears as a link to the outside.
-      open: async (p, flags, mode) => {
+      // The race: right before the writer makes `new`, `new` appears as a link to the outside.
+      mkdir: async (p) => {
         if (!swapped) {
           swapped = true;
           await fsp.symlink(outside, path.join(root, 'new'));
         }
-        return nodeWriterFs.open(p, flags, mode);
+        return nodeWriterFs.mkdir(p);
       },
     };
     const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('hi'), previous: null, createParents: true, fs }).catch((e) => e);
