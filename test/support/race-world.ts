@@ -20,6 +20,8 @@ import { tempFilesUnder } from './workspace-scan.js';
 export const RACE_MS = Number(process.env.SIDEFILE_RACE_MS ?? 1500);
 /** Concurrent clients per attack. */
 export const CLIENTS = Number(process.env.SIDEFILE_RACE_CLIENTS ?? 4);
+/** SIDEFILE_RACE_LOG=1: error logs (an INTERNAL's cause) on stderr. */
+const LOGGER = process.env.SIDEFILE_RACE_LOG === '1' ? { level: 'error' } : false;
 export const CLIENT_IDS = Array.from({ length: CLIENTS }, (_, i) => i);
 
 export interface RaceWorld {
@@ -75,7 +77,7 @@ export async function makeRaceWorld(build: BuildOptions = {}): Promise<RaceWorld
   // The file-swap case: d/f.txt swapped for a link to the outside f.txt.
   await fsp.symlink(path.join(outside, 'f.txt'), path.join(root, 'd', 'f.link'));
   const config = testConfig(root, dataDir, { denyRead: ['**/*.env'] });
-  const app = await buildApp(config, { logger: false, ...build });
+  const app = await buildApp(config, { logger: LOGGER, ...build });
   await app.ready();
   return {
     base, root, outside, dataDir, marker, denyMarker, config, app,
@@ -137,10 +139,18 @@ function tally(counts: Counts, a: Answer, secret: string): void {
   counts.tried += 1;
   if (a.status === 200) counts.succeeded += 1;
   else counts.refused += 1;
-  const code = a.status === 200 ? 'ok' : (JSON.parse(a.body) as { code?: string }).code ?? String(a.status);
+  const code = a.status === 200 ? 'ok' : (errorCode(a.body) ?? String(a.status));
   counts.codes[code] = (counts.codes[code] ?? 0) + 1;
   if (a.body.includes(secret)) counts.leaked += 1;
-  if (a.status >= 500 && code === 'INTERNAL') counts.internal += 1;
+  if (a.status === 500 || code === 'INTERNAL') counts.internal += 1;
+}
+
+function errorCode(body: string): string | undefined {
+  try {
+    return (JSON.parse(body) as { error?: { code?: string } }).error?.code;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Every entry under `dir` (links not followed) with its bytes' hash or its link target. */
@@ -164,7 +174,7 @@ export async function outsideSnapshot(dir: string): Promise<Record<string, strin
 /** Restarts the app on the same data dir (start-up runs the journal cleanup); temp files left anywhere. */
 export async function tempsAfterRestart(world: RaceWorld): Promise<string[]> {
   await world.app.close();
-  world.app = await buildApp(world.config, { logger: false });
+  world.app = await buildApp(world.config, { logger: LOGGER });
   await world.app.ready();
   const inside = await tempFilesUnder(world.root);
   const outside = await tempFilesUnder(world.outside);

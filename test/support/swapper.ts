@@ -52,7 +52,7 @@ export function compileSwapper(): string | null {
  * Swaps `entry` with `link` (a symlink) for `ms` milliseconds at `rate` swaps a second
  * (`hold` is a free name in the same folder). Resolves when done; `entry` is the real one again.
  */
-export function runSwapper(entry: string, link: string, ms: number, rate = 2000): Promise<SwapRun> {
+export function runSwapper(entry: string, link: string, ms: number, rate = 5000): Promise<SwapRun> {
   const bin = process.env.SIDEFILE_RACE_NODE_SWAPPER === '1' ? null : compileSwapper();
   const hold = `${entry}.hold`;
   const args = [entry, link, hold, String(ms), String(rate)];
