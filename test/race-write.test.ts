@@ -7,7 +7,7 @@
  * restart (buildApp again on the same data dir runs the journal cleanup).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { attack, makeRaceWorld, outsideSnapshot, post, RACE_MS, report, tempsAfterRestart, type Answer, type RaceWorld } from './support/race-world.js';
+import { attack, changedEntries, makeRaceWorld, outsideSnapshot, post, RACE_MS, report, tempsAfterRestart, type Answer, type RaceWorld } from './support/race-world.js';
 
 let world: RaceWorld | undefined;
 afterEach(async () => {
@@ -24,6 +24,7 @@ async function expectHeld(name: string, w: RaceWorld, step: (c: number, n: numbe
   report(name, c);
   const after = await outsideSnapshot(w.outside);
   const temps = await tempsAfterRestart(w);
+  console.log(`race ${name}: outside entries created/changed/removed ${changedEntries(before, after)}; temp files after restart ${temps.length}`);
   expect(c.swap.rate).toBeGreaterThanOrEqual(500);
   expect(c.refused).toBeGreaterThan(0);
   expect(c.succeeded).toBeGreaterThan(0);

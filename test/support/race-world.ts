@@ -171,6 +171,12 @@ export async function outsideSnapshot(dir: string): Promise<Record<string, strin
   return out;
 }
 
+/** How many outside entries were created, changed or removed between two snapshots. */
+export function changedEntries(before: Record<string, string>, after: Record<string, string>): number {
+  const names = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...names].filter((n) => before[n] !== after[n]).length;
+}
+
 /** Restarts the app on the same data dir (start-up runs the journal cleanup); temp files left anywhere. */
 export async function tempsAfterRestart(world: RaceWorld): Promise<string[]> {
   await world.app.close();
