@@ -46,8 +46,8 @@ function probeProcFd(): boolean {
 export type DenyCheck = (relativeReal: string) => boolean;
 
 const DIR_FLAGS = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY;
-/** Security: never follow a last link, never block on a FIFO. */
-export const FILE_READ_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+/** Security: never follow a last link, never block on a FIFO, never take a terminal as ours. */
+export const FILE_READ_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY;
 
 export function outsideError(shown = 'The path'): ToolError {
   return new ToolError(
@@ -198,12 +198,37 @@ export function openFileIn(root: string, dir: CheckedDir, name: string, deny?: D
     if (code === 'ELOOP') return 'changed';
     throw err;
   }
+  return checkOpened(root, fd, path.join(dir.real, name), deny, shown);
+}
+
+/**
+ * The read fast path: opens `real` by its path (no last link, no blocking) and checks the
+ * descriptor's real path against the root and the deny globs before anything is read — the
+ * check on the opened descriptor is what makes it safe; it saves the folder's open and check
+ * (~25 µs of a small Read). Only for reads: nothing is created, and an outside file that a
+ * swapped parent leads to is opened read-only, never read. Same answers as openFileIn.
+ */
+export function openFileDirect(root: string, real: string, deny?: DenyCheck, shown?: string): CheckedFile | null | 'changed' {
+  let fd: number;
   try {
-    const real = fdRealPath(fd) ?? path.join(dir.real, name);
+    fd = fs.openSync(real, FILE_READ_FLAGS);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    if (code === 'ELOOP') return 'changed';
+    throw err;
+  }
+  return checkOpened(root, fd, real, deny, shown);
+}
+
+function checkOpened(root: string, fd: number, fallback: string, deny?: DenyCheck, shown?: string): CheckedFile | 'changed' {
+  try {
+    const real = fdRealPath(fd) ?? fallback;
     if (real.endsWith(' (deleted)')) {
       fs.closeSync(fd);
       return 'changed';
     }
+    // Security: the descriptor's real path decides, before a byte is read.
     assertRealInside(root, real, deny, shown);
     return { fd, real, stat: fs.fstatSync(fd) };
   } catch (err) {

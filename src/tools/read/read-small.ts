@@ -1,6 +1,6 @@
 import { closeSync, readSync, type Stats } from 'node:fs';
 import { isToolError } from '../../errors.js';
-import { openFileChecked } from '../../paths/fd-policy.js';
+import { openFileDirect } from '../../paths/fd-policy.js';
 import { showName } from '../../paths/lexical.js';
 import type { ResolvedPath } from '../types.js';
 
@@ -14,19 +14,18 @@ export const SYNC_READ_MAX_BYTES = 256 * 1024;
  * of a file of a few KiB from the page cache takes ~15 µs in all; the event loop is held for
  * at most one ≤ 256 KiB read.
  *
- * Security: the same proof as paths/open-resolved.ts, first attempt, with sync calls: the
- * parent folder is opened and its descriptor checked, the file opened in it with O_NOFOLLOW
- * and its descriptor's real path checked against the root and the deny globs (a swap to the
- * outside throws PATH_OUTSIDE_WORKSPACE before a byte is read). Any other doubt (a link, a
- * vanished file, another inode or real path, a larger file) returns null and the async path
- * re-resolves from scratch.
+ * Security (SPEC §3 "Under races"): the file is opened with O_NOFOLLOW and its descriptor's
+ * real path checked against the root and the deny globs before a byte is read (fd-policy.ts,
+ * openFileDirect): a swap to the outside throws PATH_OUTSIDE_WORKSPACE. Any other doubt (a
+ * link, a vanished file, another inode or real path, a larger file) returns null and the
+ * async path re-resolves from scratch.
  */
 export function readSmallSync(root: string, target: ResolvedPath, maxBytes = SYNC_READ_MAX_BYTES): { bytes: Buffer; stat: Stats } | null {
   const expected = target.stat;
   if (!expected || !expected.isFile() || expected.size > maxBytes) return null;
   let opened;
   try {
-    opened = openFileChecked(root, target.real, target.denied, showName(target.relative));
+    opened = openFileDirect(root, target.real, target.denied, showName(target.relative));
   } catch (err) {
     if (isToolError(err)) throw err;
     return null;
