@@ -217,6 +217,16 @@ describe('cleanupJournal', () => {
     expect(await journalEntries(dataDir)).toEqual([]);
   });
 
+  it.runIf(FD_CHECKS)('with the root, never removes outside a folder swapped for a link to the outside', async () => {
+    const outside = path.join(base, 'outside');
+    await fsp.mkdir(outside);
+    await fsp.writeFile(path.join(outside, '.sidefile-tmp-abc'), 'not ours');
+    journalAdd(dataDir, path.join(root, 'd', '.sidefile-tmp-abc'));
+    await fsp.symlink(outside, path.join(root, 'd'));
+    expect(await cleanupJournal(dataDir, root)).toBe(0);
+    expect(await fsp.readFile(path.join(outside, '.sidefile-tmp-abc'), 'utf8')).toBe('not ours');
+  });
+
   it('does nothing without a journal', async () => {
     expect(await cleanupJournal(path.join(base, 'none'))).toBe(0);
   });
