@@ -41,7 +41,7 @@ describe('Read of notebooks over HTTP', () => {
     expect(res.body.text.length).toBeLessThanOrEqual(100_000);
   });
 
-  it('pages by cells: offset and limit count cells', async () => {
+  itCorpus('pages by cells: offset and limit count cells', async () => {
     await copy('notebooks/02.02-The-Basics-Of-NumPy-Arrays.ipynb', 'n.ipynb');
     const res = await read({ file_path: 'n.ipynb', offset: 3, limit: 2 });
     expect(res.status).toBe(200);
@@ -52,7 +52,7 @@ describe('Read of notebooks over HTTP', () => {
 });
 
 describe('Read → NotebookEdit → Read', () => {
-  it('edits after a partial read, and the next read shows the new cell', async () => {
+  itCorpus('edits after a partial read, and the next read shows the new cell', async () => {
     await copy('notebooks/zh-ML-Exercise4.ipynb', 'zh.ipynb');
     expect((await read({ file_path: 'zh.ipynb', offset: 1, limit: 1 })).status).toBe(200);
     const edit = await notebookEdit({ notebook_path: 'zh.ipynb', cell_id: 'cell-0', new_source: '# 新标题', cell_type: 'markdown' });
