@@ -116,7 +116,18 @@ describe('POST /v1/compat/anthropic/text-editor', () => {
   });
 });
 
-describe('text editor route with a token', () => {
+describe('text editor route: who may call it', () => {
+  it('is 403 ORIGIN_DENIED for a foreign browser origin, not 200', async () => {
+    const t = await makeTestApp();
+    try {
+      const res = await t.request.post(ROUTE).set('Origin', 'http://evil.example').send({ command: 'view', path: '.' });
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('ORIGIN_DENIED');
+    } finally {
+      await t.close();
+    }
+  });
+
   it('is 401 without the token, not 200', async () => {
     const t = await makeTestApp({ config: { token: 'secret' } });
     try {

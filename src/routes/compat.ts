@@ -41,7 +41,7 @@ export function registerCompatRoutes(app: FastifyInstance, services: AppServices
         max_characters: z.coerce.number().int().min(1).optional().describe('view: cut the content at this many characters.'),
       }),
       body: textEditorInput,
-      response: { 200: answer, ...errorResponses(['UNAUTHORIZED']) },
+      response: { 200: answer, ...errorResponses(['UNAUTHORIZED', 'ORIGIN_DENIED']) },
     },
     errorHandler: (err: unknown, request: FastifyRequest, reply: FastifyReply) => {
       const error = toToolError(err);
