@@ -20,7 +20,7 @@ export function fixtureWriteTools(): ToolDefinition[] {
     pathField: 'file_path',
     access: 'write',
     run: async (args, ctx, target) => {
-      const out = await runWrite(ctx, target, {
+      const out = await runWrite(ctx, target!, {
         tool: 'Write',
         requireRead: 'none',
         unit: 'lines',
@@ -41,7 +41,7 @@ export function fixtureWriteTools(): ToolDefinition[] {
     slug: 'fixture_append',
     description: 'Test-only: appends content; needs a prior read, like Edit.',
     run: async (args, ctx, target) => {
-      const out = await runWrite(ctx, target, {
+      const out = await runWrite(ctx, target!, {
         tool: 'Edit',
         requireRead: 'any',
         unit: 'lines',

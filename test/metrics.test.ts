@@ -22,9 +22,9 @@ const lockedWrite: ToolDefinition = {
   pathField: 'file_path',
   access: 'write',
   run: async (input, ctx, target) => {
-    const release = await ctx.locks.acquire(target.real, 1000);
+    const release = await ctx.locks.acquire(target!.real, 1000);
     release();
-    ctx.afterWrite({ tool: 'Write', session: ctx.session, path: target, type: 'create', additions: 1, deletions: 0, version: null });
+    ctx.afterWrite({ tool: 'Write', session: ctx.session, path: target!, type: 'create', additions: 1, deletions: 0, version: null });
     return { result: { ok: true }, text: 'ok', metrics: { bytes: Buffer.byteLength(String(input.content)) } };
   },
 };

@@ -29,21 +29,21 @@ function notify<E>(listeners: Array<(event: E) => void>, event: E, request: Fast
   }
 }
 
-export interface ToolCall<R> {
-  /** Resolves the call's path with the route's checks (SPEC §4 order). */
-  resolve(): Promise<ResolvedPath>;
-  run(ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<R>>;
+export interface ToolCall<R, T extends ResolvedPath | null = ResolvedPath | null> {
+  /** Resolves the call's path with the route's checks (SPEC §4 order); null for a tool that resolves its own. */
+  resolve(): Promise<T>;
+  run(ctx: ToolContext, target: T): Promise<ToolOutput<R>>;
 }
 
 /**
  * Runs one tool call and emits its SPEC §8 telemetry line (never content) and the tool-call
  * listeners (metrics), on success and on failure alike. Shared by the tool routes and restore.
  */
-export async function runToolCall<R>(
+export async function runToolCall<R, T extends ResolvedPath | null>(
   services: AppServices,
   request: FastifyRequest,
   tool: string,
-  call: ToolCall<R>,
+  call: ToolCall<R, T>,
 ): Promise<{ result: R; text: string }> {
   const started = performance.now();
   let session = 'default';
@@ -68,7 +68,7 @@ export async function runToolCall<R>(
   try {
     session = sessionOf(request);
     const target = await call.resolve();
-    path = target.relative;
+    path = target?.relative ?? null;
     const out = await call.run(contextFor(services, request, session), target);
     metrics = out.metrics ?? {};
     emit(null, 200);

@@ -19,6 +19,17 @@ export const SECURED = [{ bearerAuth: [] }];
 
 /** One generic route per tool: validate → resolve path → run → telemetry. */
 export function registerToolRoute(app: FastifyInstance, services: AppServices, tool: ToolDefinition): void {
+  const raw = tool.rawText;
+  if (!raw) return defineToolRoute(app, services, tool);
+  // Its own context, so the raw-text content types are accepted on this route only.
+  void app.register(async (child) => {
+    child.addContentTypeParser(raw.contentTypes, { parseAs: 'string' }, (_request, body, done) => done(null, { [raw.field]: body }));
+    defineToolRoute(child, services, tool);
+  });
+}
+
+function defineToolRoute(app: FastifyInstance, services: AppServices, tool: ToolDefinition): void {
+  const pathField = tool.pathField;
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'POST',
     url: `/v1/tools/${tool.slug}`,
@@ -43,7 +54,7 @@ export function registerToolRoute(app: FastifyInstance, services: AppServices, t
     handler: async (request) => {
       const input = request.body as Record<string, unknown>;
       return runToolCall(services, request, tool.name, {
-        resolve: () => services.resolve(String(input[tool.pathField]), tool.access),
+        resolve: async () => (pathField === null ? null : services.resolve(String(input[pathField]), tool.access)),
         run: (ctx, target) => tool.run(input, ctx, target),
       });
     },

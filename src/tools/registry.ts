@@ -3,6 +3,7 @@ import { readTool } from './read/index.js';
 import { editTool } from './edit/index.js';
 import { writeTool } from './write/index.js';
 import { notebookEditTool } from './notebook-edit/index.js';
+import { applyPatchTool } from './apply-patch/index.js';
 
 /** Every tool the service offers. The routes, OpenAPI and GET /v1/tools all come from here. */
 export const TOOLS: ToolDefinition[] = [
@@ -10,4 +11,5 @@ export const TOOLS: ToolDefinition[] = [
   editTool,
   writeTool,
   notebookEditTool,
+  applyPatchTool,
 ];

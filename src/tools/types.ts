@@ -39,7 +39,7 @@ export interface WriteEvent {
   version: string | null;
 }
 
-export type WriteToolName = 'Edit' | 'Write' | 'NotebookEdit' | 'Restore';
+export type WriteToolName = 'Edit' | 'Write' | 'NotebookEdit' | 'ApplyPatch' | 'Restore';
 
 /** The logging a tool needs (the request's pino child, so the request id comes along). */
 export type Log = Pick<BaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
@@ -83,8 +83,10 @@ export interface ToolDefinition<I extends Record<string, unknown> = any, R = any
   description: string;
   input: z.ZodType<I>;
   result: z.ZodType<R>;
-  /** Which input field holds the path the route resolves before `run`. */
-  pathField: 'file_path' | 'notebook_path';
+  /** Which input field holds the path the route resolves before `run`; null: the tool resolves its own paths (ApplyPatch). */
+  pathField: 'file_path' | 'notebook_path' | null;
   access: Access;
-  run(input: I, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<R>>;
+  /** Also take the body as raw text with these content types, as `{ [field]: text }` (ApplyPatch's text/x-diff). */
+  rawText?: { contentTypes: string[]; field: string };
+  run(input: I, ctx: ToolContext, target: ResolvedPath | null): Promise<ToolOutput<R>>;
 }

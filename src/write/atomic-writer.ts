@@ -73,8 +73,7 @@ export interface AtomicWriteOptions {
 export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
   const fsx = opts.fs ?? nodeWriterFs;
   const dir = path.dirname(opts.target.real);
-  const id = randomBytes(9).toString('hex');
-  const temp = path.join(dir, `.sidefile-tmp-${id}`);
+  const temp = tempPathFor(opts.target.real);
   let created = false;
   // Observed from the start so an early rejection is never reported as unhandled.
   opts.alongside?.catch(() => {});
@@ -124,7 +123,15 @@ export async function atomicDelete(opts: AtomicDeleteOptions): Promise<void> {
   }
 }
 
-async function openTemp(fsx: WriterFs, temp: string, opts: AtomicWriteOptions): Promise<FileHandle> {
+/** A fresh temp-file name in the folder of `real` (SPEC §8: `.sidefile-tmp-*`, same folder). */
+export function tempPathFor(real: string): string {
+  return path.join(path.dirname(real), `.sidefile-tmp-${randomBytes(9).toString('hex')}`);
+}
+
+type TempOptions = Pick<AtomicWriteOptions, 'root' | 'previous' | 'createParents'>;
+
+/** Creates the temp file (exclusive) with the kept mode; makes missing parents when asked. */
+export async function openTemp(fsx: WriterFs, temp: string, opts: TempOptions): Promise<FileHandle> {
   const mode = opts.previous ? opts.previous.mode & 0o7777 : 0o666;
   try {
     return await fsx.open(temp, 'wx', mode);
@@ -171,7 +178,8 @@ function lstatOrNull(fsx: WriterFs, p: string): fs.Stats | null {
   }
 }
 
-async function writeAndSync(handle: FileHandle, opts: AtomicWriteOptions): Promise<void> {
+/** Writes the bytes, sets the kept mode and owner, fsyncs, and closes the handle. */
+export async function writeAndSync(handle: FileHandle, opts: Pick<AtomicWriteOptions, 'bytes' | 'previous' | 'whileSyncing'>): Promise<void> {
   try {
     await handle.writeFile(opts.bytes);
     const prev = opts.previous;
@@ -192,7 +200,8 @@ async function writeAndSync(handle: FileHandle, opts: AtomicWriteOptions): Promi
   }
 }
 
-function assertStillTarget(opts: { root: string; target: WriteTarget }, fsx: ResolveFs): void {
+/** Security: the path still resolves to the real path it was resolved to, inside the root. */
+export function assertStillTarget(opts: { root: string; target: WriteTarget }, fsx: ResolveFs = nodeWriterFs): void {
   const now = realPathNow(opts.target.absolute, fsx);
   if (!isInside(opts.root, now)) {
     throw new ToolError('PATH_OUTSIDE_WORKSPACE', 'The path now leads outside the workspace through a symbolic link; nothing was written.');
@@ -210,7 +219,7 @@ function assertStillTarget(opts: { root: string; target: WriteTarget }, fsx: Res
  * here would tell the client "nothing changed" when it did; some file systems cannot fsync a
  * folder at all.
  */
-async function syncDir(fsx: WriterFs, dir: string): Promise<void> {
+export async function syncDir(fsx: WriterFs, dir: string): Promise<void> {
   try {
     const handle = await fsx.open(dir, 'r');
     await handle.sync().catch(() => {});
