@@ -84,7 +84,7 @@ export function parsePatch(text: string): FileOp[] {
     last -= 1;
   }
   if (first > last || lines[first]!.trim() !== BEGIN) {
-    throw patchInvalid(Math.min(first, lines.length - 1) + 1, `the first line of the patch must be '${BEGIN}'.`);
+    throw patchInvalid(Math.max(1, Math.min(first, lines.length - 1) + 1), `the first line of the patch must be '${BEGIN}'.`);
   }
   if (last === first || lines[last]!.trim() !== END) {
     throw patchInvalid(last + 1, `the last line of the patch must be '${END}'.`);
