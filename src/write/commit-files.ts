@@ -157,8 +157,10 @@ function commitSync(ctx: ToolContext, staged: Staged[], state: { recorded: boole
     if (temp !== null) record.renames.push({ temp, target: change.target.real });
     else if (change.current.stat) record.removes.push({ path: change.target.real, dev: change.current.stat.dev, ino: change.current.stat.ino });
   }
-  journalCommit(ctx.settings.dataDir, record);
-  state.recorded = true;
+  // One rename or one removal is atomic on its own: a record would only add an fsync.
+  const single = record.renames.length + record.removes.length <= 1;
+  if (!single) journalCommit(ctx.settings.dataDir, record);
+  state.recorded = !single;
   for (const { temp, target } of record.renames) fs.renameSync(temp, target);
   for (const { path: file } of record.removes) {
     try {
@@ -167,7 +169,7 @@ function commitSync(ctx: ToolContext, staged: Staged[], state: { recorded: boole
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
   }
-  journalCommitDone(ctx.settings.dataDir, record.id);
+  if (!single) journalCommitDone(ctx.settings.dataDir, record.id);
   state.committed = true;
 }
 
