@@ -44,12 +44,11 @@ async function timed(step: () => Promise<void>): Promise<number> {
 }
 
 /** Alternating rounds of the patch step and the Edits step over the same files; medians in ms. */
-async function compare(client: HttpClient, names: string[], rounds: number): Promise<{ patch: number; edits: number }> {
-  const counters = new Map(names.map((f) => [f, 0]));
+async function compare(client: HttpClient, names: string[], rounds: number, counters: Map<string, number>): Promise<{ patch: number; edits: number }> {
   const patch: number[] = [];
   const edits: number[] = [];
   for (let r = 0; r < rounds; r += 1) {
-    const n = counters.get(names[0]!)!;
+    const n = counters.get(names[0]!) ?? 0;
     patch.push(await timed(() => ok(client, '/v1/tools/apply_patch', { patch: patchOf(names, n) })));
     edits.push(
       await timed(async () => {
@@ -71,13 +70,14 @@ export async function benchPatch(print: (line: string) => void = console.log, ro
   const client = httpClient(server.port, {}, 4);
   try {
     for (const f of names) await ok(client, '/v1/tools/read', { file_path: f });
-    await compare(client, names, 3); // warm-up: JIT, page cache, history folders
-    const ten = await compare(client, names, rounds);
+    const counters = new Map<string, number>();
+    await compare(client, names, 3, counters); // warm-up: JIT, page cache, history folders
+    const ten = await compare(client, names, rounds, counters);
     print(
       `patch 10 files x 4 KB | one ApplyPatch ${ten.patch.toFixed(1)} ms, 10 sequential Edits ${ten.edits.toFixed(1)} ms = ` +
         `${(ten.edits / ten.patch).toFixed(2)}x faster (target >= 3x)`,
     );
-    const one = await compare(client, names.slice(0, 1), rounds);
+    const one = await compare(client, names.slice(0, 1), rounds, counters);
     print(
       `patch 1 file x 4 KB   | one ApplyPatch ${one.patch.toFixed(1)} ms, one Edit ${one.edits.toFixed(1)} ms = ` +
         `${(one.edits / one.patch).toFixed(2)}x an Edit's speed (target >= 0.8x)`,
