@@ -256,6 +256,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/compat/anthropic/text-editor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Anthropic's text editor tool (str_replace_based_edit_tool) on sidefile's tools
+         * @description The body is the model's `tool_use.input` for `text_editor_20250728` (and `undo_edit` of earlier versions). view → Read (a folder: two levels deep), str_replace → Edit (with the matching ladder), create → Write, insert → insert after a line, undo_edit → restore the version this session's last write replaced. The answer is ready for the `tool_result` block.
+         */
+        post: operations["compatAnthropicTextEditor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tools/apply_patch": {
         parameters: {
             query?: never;
@@ -333,7 +353,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -357,7 +377,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -381,7 +401,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -431,7 +451,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -455,7 +475,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -479,7 +499,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -502,6 +522,11 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "unavailable";
+                        /**
+                         * @description Why the root cannot serve.
+                         * @enum {string}
+                         */
+                        reason: "root missing" | "root not a folder" | "root not writable" | "root not readable";
                     };
                 };
             };
@@ -546,7 +571,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -570,7 +595,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -594,7 +619,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -638,7 +663,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -662,7 +687,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -686,7 +711,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -730,7 +755,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -754,7 +779,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -778,7 +803,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -846,7 +871,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -870,7 +895,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -894,7 +919,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -918,7 +943,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -942,7 +967,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1027,7 +1052,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1051,7 +1076,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1075,7 +1100,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1099,7 +1124,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1123,7 +1148,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1147,7 +1172,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1171,7 +1196,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1195,7 +1220,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1219,7 +1244,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1243,7 +1268,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1405,7 +1430,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1429,7 +1454,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1453,7 +1478,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1477,7 +1502,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1501,7 +1526,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1525,7 +1550,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1549,7 +1574,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1573,7 +1598,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1597,7 +1622,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1621,7 +1646,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1645,7 +1670,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1740,7 +1765,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1764,7 +1789,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1788,7 +1813,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1812,7 +1837,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1836,7 +1861,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1860,7 +1885,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1884,7 +1909,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1908,7 +1933,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1932,7 +1957,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1956,7 +1981,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1980,7 +2005,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2073,7 +2098,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2097,7 +2122,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2121,7 +2146,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2145,7 +2170,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2169,7 +2194,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2193,7 +2218,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2217,7 +2242,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2241,7 +2266,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2265,7 +2290,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2289,7 +2314,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2313,7 +2338,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2401,7 +2426,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2425,7 +2450,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2449,7 +2474,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2473,7 +2498,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2497,7 +2522,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2521,7 +2546,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2545,7 +2570,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2569,7 +2594,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2593,7 +2618,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2617,7 +2642,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2641,7 +2666,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2706,7 +2731,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2730,7 +2755,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2754,7 +2779,161 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    compatAnthropicTextEditor: {
+        parameters: {
+            query?: {
+                /** @description view: cut the content at this many characters. */
+                max_characters?: number;
+            };
+            header?: {
+                /** @description Names one agent conversation (read-before-write state belongs to it). Default: `default`. */
+                "x-session-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The text editor command.
+                     * @enum {string}
+                     */
+                    command: "view" | "create" | "str_replace" | "insert" | "undo_edit";
+                    /** @description File or folder: relative to the workspace root, or absolute inside it. */
+                    path: string;
+                    /** @description view: [first, last] 1-based lines; last -1 reads to the end. */
+                    view_range?: [
+                        number,
+                        number
+                    ];
+                    /** @description create: the whole content. */
+                    file_text?: string;
+                    /** @description str_replace: the text to replace. */
+                    old_str?: string;
+                    /** @description str_replace: the replacement; insert: the text to insert (as insert_text). */
+                    new_str?: string;
+                    /** @description insert: the line after which to insert (0 = the top). */
+                    insert_line?: number;
+                    /** @description insert: the text to insert. */
+                    insert_text?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Always 200: a failed command is `is_error: true` with the message for the model. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The tool_result content: the file view, or what happened, or the error message. */
+                        content: string;
+                        /** @description The tool_result is_error flag. */
+                        is_error: boolean;
+                    };
+                };
+            };
+            /** @description Invalid input, wrong tool, not a file or no change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2862,7 +3041,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2886,7 +3065,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2910,7 +3089,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2934,7 +3113,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2958,7 +3137,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2982,7 +3161,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3006,7 +3185,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3030,7 +3209,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3054,7 +3233,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3078,7 +3257,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3102,7 +3281,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */

@@ -136,6 +136,8 @@ export interface ToolDefinition<I extends Record<string, unknown> = any, R = any
    * (ApplyPatch's text/x-diff, so a free-form tool call needs no JSON escaping).
    */
   rawText?: { contentTypes: string[]; field: string };
+  /** Body media types the route accepts (SPEC §17); default `application/json` (plus `rawText`'s types). */
+  bodyTypes?: readonly string[];
   /** `target` is null only for a tool without one, or an optional file target left out. */
   run(input: I, ctx: ToolContext, target: ResolvedPath | null): Promise<ToolOutput<R>>;
   /** Releases what the tool holds (caches, background work); called when the app closes. */
