@@ -344,3 +344,44 @@ describe('POST /v1/tools/apply_patch: bytes', () => {
     expect((await fsp.stat(file('b.cs'))).mode & 0o777).toBe(0o751);
   });
 });
+
+describe('POST /v1/tools/apply_patch: concurrency', () => {
+  it('lands both of two patches over the same files in opposite orders (one lock order: no deadlock)', async () => {
+    await t.close();
+    t = await makeTestApp({ config: { lockTimeoutMs: 2000 } });
+    const names = Array.from({ length: 6 }, (_, i) => `f${i}.txt`);
+    for (const n of names) {
+      await put(n, `${n}\nend\n`);
+      await readFully(t, n);
+    }
+    const section = (n: string, tag: string) => `*** Update File: ${n}\n@@\n ${n}\n+${tag}\n`;
+    const forward = wrap(names.map((n) => section(n, 'A')).join(''));
+    const backward = wrap([...names].reverse().map((n) => section(n, 'B')).join(''));
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, k) => apply({ patch: k % 2 ? forward : backward })));
+    for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(200);
+    for (const n of names) {
+      const lines = (await text(n)).split('\n');
+      expect(lines.filter((l) => l === 'A')).toHaveLength(5);
+      expect(lines.filter((l) => l === 'B')).toHaveLength(5);
+    }
+  });
+
+  it('of 8 sessions that read the same version and patch two files at once, exactly one lands', async () => {
+    await put('a.txt', 'a\n');
+    await put('b.txt', 'b\n');
+    const sessions = Array.from({ length: 8 }, (_, k) => `s${k}`);
+    for (const s of sessions) {
+      await readFully(t, 'a.txt', s);
+      await readFully(t, 'b.txt', s);
+    }
+    const answers = await Promise.all(
+      sessions.map((s) => apply({ patch: wrap(`*** Update File: a.txt\n@@\n a\n+${s}\n*** Update File: b.txt\n@@\n b\n+${s}\n`) }, s)),
+    );
+    const won = answers.filter((r) => r.status === 200);
+    expect(won).toHaveLength(1);
+    for (const r of answers.filter((x) => x.status !== 200)) expect(r.body.error.code).toBe('FILE_MODIFIED_SINCE_READ');
+    const winner = sessions[answers.indexOf(won[0]!)];
+    expect(await text('a.txt')).toBe(`a\n${winner}\n`);
+    expect(await text('b.txt')).toBe(`b\n${winner}\n`);
+  });
+});
