@@ -42,20 +42,32 @@ interface Replacement {
   lines: FileLine[];
 }
 
-/** Applies `hunks` in order; throws CONTEXT_NOT_FOUND / MULTIPLE_MATCHES naming the hunk. */
-export function applyHunks(text: string, hunks: Hunk[], filePath: string, lineBreak: string): AppliedHunks {
+/** Work between two yields to the event loop (SPEC §8: no call stalls others). */
+const SLICE_MS = 10;
+const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Applies `hunks` in order; throws CONTEXT_NOT_FOUND / MULTIPLE_MATCHES naming the hunk. Each
+ * search can scan the rest of a large file, so a patch of many hunks yields between slices.
+ */
+export async function applyHunks(text: string, hunks: Hunk[], filePath: string, lineBreak: string): Promise<AppliedHunks> {
   const file = splitFileLines(text);
   const plain = file.map((l) => l.text);
   const replacements: Replacement[] = [];
   let from = 0;
   let rung: Rung = 'exact';
-  hunks.forEach((hunk, index) => {
+  let sliceStart = performance.now();
+  for (const [index, hunk] of hunks.entries()) {
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await yieldNow();
+      sliceStart = performance.now();
+    }
     const placed = placeHunk(plain, hunk, from, filePath, index);
     if (RUNG_ORDER.indexOf(placed.rung) > RUNG_ORDER.indexOf(rung)) rung = placed.rung;
     const old = file.slice(placed.start, placed.start + placed.count);
     replacements.push({ start: placed.start, count: placed.count, lines: newLines(placed.hunk, old, lineBreak) });
     from = placed.start + placed.count;
-  });
+  }
   return { after: assemble(file, replacements, lineBreak), rung };
 }
 

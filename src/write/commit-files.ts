@@ -51,7 +51,7 @@ export interface MultiPlan {
   /** Every path the commit touches (distinct real paths). */
   targets: ResolvedPath[];
   /** The tool's checks and new content, from the files loaded under the locks (keyed by real path). */
-  compute(loaded: Map<string, CurrentFile>): PlannedChange[];
+  compute(loaded: Map<string, CurrentFile>): PlannedChange[] | Promise<PlannedChange[]>;
 }
 
 export interface CommittedChange {
@@ -66,7 +66,7 @@ export async function commitFiles(ctx: ToolContext, plan: MultiPlan): Promise<Co
   try {
     const loaded = new Map<string, CurrentFile>();
     for (const target of plan.targets) loaded.set(target.real, await loadCurrent(ctx.root, target.real));
-    const changes = plan.compute(loaded);
+    const changes = await plan.compute(loaded);
     for (const c of changes) {
       assertNoAddedSecret([c.target.relative, path.relative(ctx.root, c.target.real).split(path.sep).join('/')], c.before, c.after);
     }

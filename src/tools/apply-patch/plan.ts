@@ -58,29 +58,33 @@ export function precheckOps(ops: ResolvedOp[]): void {
 }
 
 /** Every file's checks and new content, in patch order, from the files loaded under the locks. */
-export function planOps(ctx: ToolContext, ops: ResolvedOp[], loaded: Map<string, CurrentFile>): OpOutcome[] {
-  return ops.map((resolved) => {
-    const current = loaded.get(resolved.target.real)!;
-    const { op, target, dest } = resolved;
-    if (op.kind === 'add') return { resolved, changes: [planAdd(target, current, op.lines)], rung: null };
-    const existing = requireExisting(ctx, target, current);
-    if (op.kind === 'delete') {
-      const before = decodeText(existing.bytes, encodingOverrideFor(ctx.settings.encodings, target.relative)).text;
-      const change: PlannedChange = { target, current, bytes: null, type: 'delete', before, after: '', knownHash: existing.knownHash };
-      return { resolved, changes: [change], rung: null };
-    }
-    const updated = planUpdate(ctx, target, existing.bytes, op.hunks);
-    const base = { before: updated.before, after: updated.after, knownHash: existing.knownHash };
-    if (dest === null) {
-      const changes = updated.after === updated.before ? [] : [{ target, current, bytes: updated.bytes, type: 'update' as const, ...base }];
-      return { resolved, changes, rung: updated.rung };
-    }
-    const destCurrent = loaded.get(dest.real)!;
-    if (destCurrent.bytes !== null) throw fileExists(dest, `cannot move ${target.relative} there`);
-    const moved: PlannedChange = { target: dest, current: destCurrent, bytes: updated.bytes, type: 'create', ...base, previous: current.stat, knownHash: null };
-    const removed: PlannedChange = { target, current, bytes: null, type: 'delete', before: updated.before, after: '', knownHash: existing.knownHash };
-    return { resolved, changes: [moved, removed], rung: updated.rung };
-  });
+export async function planOps(ctx: ToolContext, ops: ResolvedOp[], loaded: Map<string, CurrentFile>): Promise<OpOutcome[]> {
+  const out: OpOutcome[] = [];
+  for (const resolved of ops) out.push(await planOp(ctx, resolved, loaded));
+  return out;
+}
+
+async function planOp(ctx: ToolContext, resolved: ResolvedOp, loaded: Map<string, CurrentFile>): Promise<OpOutcome> {
+  const current = loaded.get(resolved.target.real)!;
+  const { op, target, dest } = resolved;
+  if (op.kind === 'add') return { resolved, changes: [planAdd(target, current, op.lines)], rung: null };
+  const existing = requireExisting(ctx, target, current);
+  if (op.kind === 'delete') {
+    const before = decodeText(existing.bytes, encodingOverrideFor(ctx.settings.encodings, target.relative)).text;
+    const change: PlannedChange = { target, current, bytes: null, type: 'delete', before, after: '', knownHash: existing.knownHash };
+    return { resolved, changes: [change], rung: null };
+  }
+  const updated = await planUpdate(ctx, target, existing.bytes, op.hunks);
+  const base = { before: updated.before, after: updated.after, knownHash: existing.knownHash };
+  if (dest === null) {
+    const changes = updated.after === updated.before ? [] : [{ target, current, bytes: updated.bytes, type: 'update' as const, ...base }];
+    return { resolved, changes, rung: updated.rung };
+  }
+  const destCurrent = loaded.get(dest.real)!;
+  if (destCurrent.bytes !== null) throw fileExists(dest, `cannot move ${target.relative} there`);
+  const moved: PlannedChange = { target: dest, current: destCurrent, bytes: updated.bytes, type: 'create', ...base, previous: current.stat, knownHash: null };
+  const removed: PlannedChange = { target, current, bytes: null, type: 'delete', before: updated.before, after: '', knownHash: existing.knownHash };
+  return { resolved, changes: [moved, removed], rung: updated.rung };
 }
 
 function fileExists(target: ResolvedPath, what: string): ToolError {
@@ -107,10 +111,10 @@ function requireExisting(ctx: ToolContext, target: ResolvedPath, current: Curren
   return { bytes: current.bytes, knownHash };
 }
 
-function planUpdate(ctx: ToolContext, target: ResolvedPath, bytes: Buffer, hunks: Parameters<typeof applyHunks>[1]) {
+async function planUpdate(ctx: ToolContext, target: ResolvedPath, bytes: Buffer, hunks: Parameters<typeof applyHunks>[1]) {
   const decoded = decodeText(bytes, encodingOverrideFor(ctx.settings.encodings, target.relative));
   assertRoundTrip(bytes, decoded, target);
-  const applied = applyHunks(decoded.text, hunks, target.relative, dominantLineBreak(decoded.text));
+  const applied = await applyHunks(decoded.text, hunks, target.relative, dominantLineBreak(decoded.text));
   // Characters the file's encoding cannot hold → UNSUPPORTED_ENCODING; the BOM is kept.
   const next = applied.after === decoded.text ? bytes : encodeText(applied.after, decoded);
   return { before: decoded.text, after: applied.after, bytes: next, rung: applied.rung };

@@ -18,8 +18,8 @@ export async function runApplyPatch(input: ApplyPatchInput, ctx: ToolContext): P
   const committed = await commitFiles(ctx, {
     tool: 'ApplyPatch',
     targets: resolved.flatMap((r) => (r.dest ? [r.target, r.dest] : [r.target])),
-    compute: (loaded) => {
-      outcomes = planOps(ctx, resolved, loaded);
+    compute: async (loaded) => {
+      outcomes = await planOps(ctx, resolved, loaded);
       const changes = outcomes.flatMap((o) => o.changes);
       if (changes.length === 0) {
         throw new ToolError('NO_CHANGE', 'The patch changes nothing: every hunk leaves its file as it is. Nothing was written.');
