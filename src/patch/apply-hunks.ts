@@ -15,6 +15,17 @@ interface FileLine {
   eol: string;
 }
 
+/** A text's lines, with where each starts (the text is never copied line by line). */
+interface FileLines {
+  text: string;
+  /** Line contents, without breaks. */
+  lines: string[];
+  /** Offset of each line's start; one more entry: the text's length. */
+  starts: number[];
+  /** Offset where each line's break begins (= its content's end). */
+  ends: number[];
+}
+
 const RUNG_ORDER: Rung[] = ['exact', 'quotes', 'line_numbers', 'trailing_whitespace', 'indentation', 'unicode'];
 
 export interface AppliedHunks {
@@ -23,16 +34,47 @@ export interface AppliedHunks {
   rung: Rung;
 }
 
-export function splitFileLines(text: string): FileLine[] {
-  const out: FileLine[] = [];
+export function splitFileLines(text: string): FileLines {
+  if (!text.includes('\r')) return splitLf(text);
+  const lines: string[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
   const re = /\r\n|\n|\r/g;
   let at = 0;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    out.push({ text: text.slice(at, m.index), eol: m[0] });
+    lines.push(text.slice(at, m.index));
+    starts.push(at);
+    ends.push(m.index);
     at = m.index + m[0].length;
   }
-  if (at < text.length) out.push({ text: text.slice(at), eol: '' });
-  return out;
+  if (at < text.length) {
+    lines.push(text.slice(at));
+    starts.push(at);
+    ends.push(text.length);
+  }
+  starts.push(text.length);
+  return { text, lines, starts, ends };
+}
+
+/** LF-only text (the common case): one native split, offsets from the lengths. */
+function splitLf(text: string): FileLines {
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const starts = new Array<number>(lines.length + 1);
+  const ends = new Array<number>(lines.length);
+  let at = 0;
+  for (let i = 0; i < lines.length; i += 1) {
+    starts[i] = at;
+    ends[i] = at + lines[i]!.length;
+    at = ends[i]! + 1;
+  }
+  starts[lines.length] = text.length;
+  return { text, lines, starts, ends };
+}
+
+/** Line `i` with its own break. */
+function lineAt(file: FileLines, i: number): FileLine {
+  return { text: file.lines[i]!, eol: file.text.slice(file.ends[i], file.starts[i + 1]) };
 }
 
 interface Replacement {
@@ -52,7 +94,7 @@ const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export async function applyHunks(text: string, hunks: Hunk[], filePath: string, lineBreak: string): Promise<AppliedHunks> {
   const file = splitFileLines(text);
-  const plain = file.map((l) => l.text);
+  const plain = file.lines;
   const replacements: Replacement[] = [];
   let from = 0;
   let rung: Rung = 'exact';
@@ -64,7 +106,7 @@ export async function applyHunks(text: string, hunks: Hunk[], filePath: string, 
     }
     const placed = placeHunk(plain, hunk, from, filePath, index);
     if (RUNG_ORDER.indexOf(placed.rung) > RUNG_ORDER.indexOf(rung)) rung = placed.rung;
-    const old = file.slice(placed.start, placed.start + placed.count);
+    const old = Array.from({ length: placed.count }, (_, k) => lineAt(file, placed.start + k));
     replacements.push({ start: placed.start, count: placed.count, lines: newLines(placed.hunk, old, lineBreak) });
     from = placed.start + placed.count;
   }
@@ -135,24 +177,38 @@ function newLines(hunk: Hunk, old: FileLine[], lineBreak: string): FileLine[] {
   return out;
 }
 
-/** The file with every replacement spliced in; the last line's break follows the file's. */
-function assemble(file: FileLine[], replacements: Replacement[], lineBreak: string): string {
-  const out: FileLine[] = [];
+/**
+ * The file with every replacement spliced in: untouched stretches are sliced from the text as
+ * they are. The last line has a break exactly when the file's last line had one.
+ */
+function assemble(file: FileLines, replacements: Replacement[], lineBreak: string): string {
+  const n = file.lines.length;
+  const endsOpen = n > 0 && file.ends[n - 1] === file.text.length;
+  const parts: string[] = [];
   let at = 0;
   for (const r of replacements) {
-    out.push(...file.slice(at, r.start), ...r.lines);
-    at = r.start + r.count;
+    const upTo = file.starts[r.start]!;
+    // Lines appended after a last line without a break: that line gets one first.
+    const gap = r.start === n && endsOpen && r.lines.length > 0 ? lineBreak : '';
+    parts.push(file.text.slice(at, upTo), gap);
+    const reachesEnd = r.start + r.count === n;
+    r.lines.forEach((line, k) => {
+      const last = k === r.lines.length - 1;
+      parts.push(line.text, reachesEnd && last && endsOpen ? '' : line.eol || lineBreak);
+    });
+    // Whole last lines removed from a file without a final break: the break before them goes too.
+    if (reachesEnd && endsOpen && r.lines.length === 0 && r.count > 0) trimTrailingBreak(parts);
+    at = file.starts[r.start + r.count]!;
   }
-  out.push(...file.slice(at));
-  const endsOpen = file.length > 0 && file[file.length - 1]!.eol === '';
-  let text = '';
-  for (let i = 0; i < out.length; i += 1) {
-    const line = out[i]!;
-    const isLast = i === out.length - 1;
-    // A line that was last without a break and now has lines after it gets one; the new last
-    // line has a break exactly when the file's last line had one.
-    const eol = isLast ? (endsOpen ? '' : line.eol || lineBreak) : line.eol || lineBreak;
-    text += line.text + eol;
+  parts.push(file.text.slice(at));
+  return parts.join('');
+}
+
+function trimTrailingBreak(parts: string[]): void {
+  for (let i = parts.length - 1; i >= 0; i -= 1) {
+    const p = parts[i]!;
+    if (p === '') continue;
+    parts[i] = p.endsWith('\r\n') ? p.slice(0, -2) : /[\r\n]$/.test(p) ? p.slice(0, -1) : p;
+    return;
   }
-  return text;
 }
