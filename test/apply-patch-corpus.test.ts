@@ -2,22 +2,21 @@
  * ApplyPatch keeps every byte it was not asked to change, in every corpus encoding and line
  * ending (../shared/corpus/text): all corpus files patched by ONE patch (one line replaced in
  * each, plus one added line), then each file compared byte for byte with its expected bytes.
- * Skips with one notice when the corpus is absent.
+ * Skips without the corpus (test/support/corpus.ts prints the one notice).
  */
-import { existsSync, promises as fsp, readFileSync } from 'node:fs';
+import { promises as fsp, readFileSync } from 'node:fs';
 import path from 'node:path';
 import iconv from 'iconv-lite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runApplyPatch } from '../src/tools/apply-patch/run.js';
 import { applyPatchInput } from '../src/tools/apply-patch/schema.js';
 import { dominantLineBreak } from '../src/text/codec.js';
 import { makeWriteTestbed, type WriteTestbed } from '../src/write/test-context.js';
-import { CORPUS } from './helpers.js';
+import { CORPUS, describeCorpus, HAS_CORPUS } from './support/corpus.js';
 
-const MANIFEST = path.join(CORPUS, 'text-manifest.json');
-const present = existsSync(MANIFEST);
-if (!present) console.info(`apply-patch corpus test skipped: ${CORPUS} is absent`);
-const manifest: Record<string, { encoding: string; text: string }> = present ? JSON.parse(readFileSync(MANIFEST, 'utf8')) : {};
+const manifest: Record<string, { encoding: string; text: string }> = HAS_CORPUS
+  ? JSON.parse(readFileSync(path.join(CORPUS, 'text-manifest.json'), 'utf8'))
+  : {};
 
 function iconvName(described: string): string {
   const name = described.replace(/ with BOM$/, '');
@@ -38,7 +37,7 @@ afterAll(async () => {
   await bed?.close();
 });
 
-describe.skipIf(!present)('ApplyPatch keeps every other byte (../shared/corpus/text)', () => {
+describeCorpus('ApplyPatch keeps every other byte (../shared/corpus/text)', () => {
   it('patches every corpus file in one patch: the changed line and the added one differ, nothing else', async () => {
     const expected = new Map<string, Buffer>();
     let patch = '*** Begin Patch\n';
