@@ -188,8 +188,11 @@ export async function journalCommits(dataDir: string): Promise<CommitRecord[]> {
 export function rollForward(records: CommitRecord[]): void {
   for (const record of records) {
     for (const { temp, target } of record.renames) {
-      // Security: only ever move files named like our temp files, whatever the journal says.
+      // Security: only ever move files named like our temp files, whatever the journal says,
+      // and only within one folder: a temp sits beside its target, so a parent swapped for a link
+      // since the crash leads both names to the same place, where no file of that random name is.
       if (!path.basename(temp).startsWith('.sidefile-tmp-') || !path.isAbsolute(target)) continue;
+      if (path.dirname(temp) !== path.dirname(target)) continue;
       try {
         fs.renameSync(temp, target);
       } catch {
@@ -197,6 +200,7 @@ export function rollForward(records: CommitRecord[]): void {
       }
     }
     for (const { path: file, dev, ino } of record.removes) {
+      // Security: the very inode the commit meant to remove, or nothing.
       const st = fs.lstatSync(file, { throwIfNoEntry: false });
       if (!st || !st.isFile() || st.dev !== dev || st.ino !== ino) continue;
       try {
