@@ -12,6 +12,7 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerHistoryRoutes } from './routes/history.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerSessionRoutes } from './routes/sessions.js';
+import { registerMcpRoutes } from './routes/mcp.js';
 import { registerToolList, registerToolRoute } from './routes/tools.js';
 import { createServices } from './services.js';
 import { TOOLS } from './tools/registry.js';
@@ -63,6 +64,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const tools = options.tools ?? TOOLS;
   for (const tool of tools) registerToolRoute(app, services, tool);
   registerToolList(app, tools);
+  registerMcpRoutes(app, services, tools, { stateless: config.mcpStateless, idleMs: config.sessionTtlMs });
   app.addHook('onClose', async () => {
     for (const hook of services.closeHooks) await hook();
   });

@@ -34,6 +34,7 @@ export function testConfig(root: string, dataDir: string, overrides: Partial<App
     sessionTtlMs: 24 * 3600e3,
     historyVersions: 50,
     logLevel: 'silent',
+    mcpStateless: false,
     ...overrides,
   };
 }

@@ -24,6 +24,8 @@ export interface AppConfig {
   sessionTtlMs: number;
   historyVersions: number;
   logLevel: string;
+  /** SPEC §15 --mcp-stateless: serve /mcp without MCP sessions. */
+  mcpStateless: boolean;
 }
 
 /** A setting that does not parse: start-up stops with status 2 and this one-line message. */
@@ -48,9 +50,13 @@ const SETTINGS = {
   'session-ttl': 'SIDEFILE_SESSION_TTL',
   'history-versions': 'SIDEFILE_HISTORY_VERSIONS',
   'log-level': 'SIDEFILE_LOG_LEVEL',
+  'mcp-stateless': 'SIDEFILE_MCP_STATELESS',
 } as const;
 
 type SettingName = keyof typeof SETTINGS;
+
+/** Settings given as a bare flag (`--read-only`) or 1/0 in the env. */
+const BOOLEAN_SETTINGS = new Set<string>(['read-only', 'mcp-stateless']);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -58,7 +64,7 @@ function readRawSettings(argv: string[], env: NodeJS.ProcessEnv): Partial<Record
   const options = Object.fromEntries(
     Object.keys(SETTINGS).map((name) => [
       name,
-      { type: name === 'read-only' ? ('boolean' as const) : ('string' as const) },
+      { type: BOOLEAN_SETTINGS.has(name) ? ('boolean' as const) : ('string' as const) },
     ]),
   );
   let values: Record<string, string | boolean | undefined>;
@@ -168,5 +174,6 @@ export function parseConfig(
     sessionTtlMs,
     historyVersions: raw['history-versions'] === undefined ? 50 : parseInteger('history-versions', raw['history-versions'], 0, 100_000),
     logLevel,
+    mcpStateless: raw['mcp-stateless'] === undefined ? false : parseBoolean('mcp-stateless', raw['mcp-stateless']),
   };
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
 import { ERROR_CODES } from '../errors.js';
 import { errorResponses } from '../http/error-schema.js';
+import { inputJsonSchema } from '../tools/json-schema.js';
 import type { ToolDefinition } from '../tools/types.js';
 import { runToolCall } from './tool-call.js';
 
@@ -53,9 +54,7 @@ export function registerToolRoute(app: FastifyInstance, services: AppServices, t
 /** GET /v1/tools: the tools with model-facing descriptions and input JSON Schemas. */
 export function registerToolList(app: FastifyInstance, tools: readonly ToolDefinition[]): void {
   const listed = tools.map((tool) => {
-    const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-    delete schema.$schema;
-    return { name: tool.name, endpoint: `/v1/tools/${tool.slug}`, description: tool.description, input_schema: schema };
+    return { name: tool.name, endpoint: `/v1/tools/${tool.slug}`, description: tool.description, input_schema: inputJsonSchema(tool) };
   });
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'GET',
