@@ -3,7 +3,6 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOOLS } from '../src/tools/registry.js';
 import { call, listeningApp, mcpClient, type ListeningApp } from './support/mcp.js';
 
 let t: ListeningApp;
@@ -25,7 +24,7 @@ describe('MCP tools/list', () => {
     const rest = await t.request.get('/v1/tools');
     expect(rest.status).toBe(200);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
+    expect(tools.map((tool) => tool.name)).toEqual(t.app.tools.map((tool) => tool.name));
     expect(tools.map((tool) => tool.name)).toEqual(rest.body.tools.map((tool: { name: string }) => tool.name));
     for (const [i, tool] of tools.entries()) {
       const listed = rest.body.tools[i];
@@ -33,7 +32,8 @@ describe('MCP tools/list', () => {
       expect(tool.inputSchema, tool.name).toEqual(listed.input_schema);
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type, tool.name).toBe('object');
-      expect(typeof tool.title === 'string' && tool.title.length > 0, tool.name).toBe(true);
+      expect(tool.title, tool.name).toBe(listed.title);
+      expect(tool.title!.length, tool.name).toBeGreaterThan(0);
     }
   });
 
@@ -82,6 +82,7 @@ const SCENARIOS: Scenario[] = [
   { name: 'Read of a page', files: { 'a.txt': 'alpha\nbeta\ngamma\n' }, tool: 'Read', args: { file_path: 'a.txt', offset: 2, limit: 1 } },
   { name: 'Read of an image', files: { 'p.png': PNG }, tool: 'Read', args: { file_path: 'p.png' } },
   { name: 'Read of a notebook', files: { 'n.ipynb': NOTEBOOK }, tool: 'Read', args: { file_path: 'n.ipynb' } },
+  { name: 'Read with strict-mode nulls for the optionals', files: { 'a.txt': 'alpha\nbeta\n' }, tool: 'Read', args: { file_path: 'a.txt', offset: null, limit: null } },
   { name: 'Read of a missing file', files: {}, tool: 'Read', args: { file_path: 'nope.txt' } },
   { name: 'Read outside the workspace', files: {}, tool: 'Read', args: { file_path: '../outside.txt' } },
   { name: 'Read with an unknown field', files: { 'a.txt': 'a\n' }, tool: 'Read', args: { file_path: 'a.txt', offest: 2 } },
@@ -116,7 +117,7 @@ async function snapshot(): Promise<Record<string, string>> {
 }
 
 function slugOf(name: string): string {
-  return TOOLS.find((tool) => tool.name === name)!.slug;
+  return t.app.tools.find((tool) => tool.name === name)!.slug;
 }
 
 describe('MCP tools/call answers as REST does for the same request', () => {

@@ -15,7 +15,7 @@ const jsonRpcMessage = z
 const jsonRpcAnswer = z
   .looseObject({
     jsonrpc: z.literal('2.0').describe('Always "2.0".'),
-    id: jsonRpcId.nullable(),
+    id: jsonRpcId.nullable().describe('The id of the request answered (null when it could not be read).'),
     result: z.record(z.string(), z.unknown()).optional().describe('The method\'s result (tools/call: content, structuredContent, isError).'),
     error: z
       .object({

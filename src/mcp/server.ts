@@ -13,10 +13,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { AppServices } from '../app-services.js';
-import { toToolError } from '../http/error-handler.js';
+import { callTool } from '../tools/call-tool.js';
 import type { Log, ToolDefinition } from '../tools/types.js';
+import { asToolError } from '../write/fs-errors.js';
 import { VERSION } from '../version.js';
-import { callToolAdapter } from './call-adapter.js';
 import { FILE_URI_TEMPLATE, protocolError, readResource, resolveUri, resourceError } from './resources.js';
 import { mcpToolsOf } from './tool-list.js';
 import { errorResult, successResult } from './tool-result.js';
@@ -70,14 +70,15 @@ export function createMcpServer(shared: McpShared, state: McpSessionState, opts:
     // SPEC §15: a protocol error, as the MCP specification lists it, not a tool result.
     if (!tool) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name.slice(0, 100)}`);
     try {
-      const answer = await callToolAdapter(shared.services, tool, request.params.arguments, {
+      const answer = await callTool(shared.services, tool, request.params.arguments ?? {}, {
         session: state.session,
         log: log(),
         transport: 'mcp',
       });
       return successResult(answer);
     } catch (err) {
-      return errorResult(toToolError(err));
+      // callTool logged and answered it already (telemetry, INTERNAL's cause): now a tool result.
+      return errorResult(asToolError(err));
     }
   });
   registerResourceHandlers(server, shared, state, log);

@@ -27,17 +27,11 @@ export function outputSchemaOf(tool: Pick<ToolDefinition, 'result'>): Tool['outp
   };
 }
 
-/** The human title: the seams' `title` when the definition has one, else the name. */
-function titleOf(tool: ToolDefinition): string {
-  const title = (tool as { title?: unknown }).title;
-  return typeof title === 'string' && title !== '' ? title : tool.name;
-}
-
 /** The write tools' flavour of annotations; Write replaces whole files, so repeating it is harmless. */
 function annotationsOf(tool: ToolDefinition): NonNullable<Tool['annotations']> {
   const readOnly = READ_ONLY_TOOLS.has(tool.name) || tool.access === 'read';
   return {
-    title: titleOf(tool),
+    title: tool.title,
     readOnlyHint: readOnly,
     destructiveHint: !readOnly,
     idempotentHint: tool.name === 'Write',
@@ -49,7 +43,7 @@ function annotationsOf(tool: ToolDefinition): NonNullable<Tool['annotations']> {
 export function mcpToolsOf(tools: readonly ToolDefinition[]): Tool[] {
   return tools.map((tool) => ({
     name: tool.name,
-    title: titleOf(tool),
+    title: tool.title,
     description: tool.description,
     inputSchema: inputJsonSchema(tool) as Tool['inputSchema'],
     outputSchema: outputSchemaOf(tool),

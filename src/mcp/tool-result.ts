@@ -1,6 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolError } from '../errors.js';
-import type { CallAnswer } from './call-adapter.js';
 
 interface ImageFile {
   base64: string;
@@ -15,7 +14,7 @@ function imageOf(result: unknown): ImageFile | null {
 }
 
 /** SPEC §15: structuredContent = the REST result, text content = the REST text, images as image content. */
-export function successResult(answer: CallAnswer): CallToolResult {
+export function successResult(answer: { result: unknown; text: string }): CallToolResult {
   const content: CallToolResult['content'] = [{ type: 'text', text: answer.text }];
   const image = imageOf(answer.result);
   if (image) content.push({ type: 'image', data: image.base64, mimeType: image.media_type });
