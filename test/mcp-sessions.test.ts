@@ -80,6 +80,25 @@ describe('MCP sessions are sidefile sessions', () => {
     await client.close();
   });
 
+  it('expires an idle MCP session (its client must initialize again)', async () => {
+    await start({ sessionTtlMs: 300 });
+    const init = await rawPost(t!.mcpUrl, initializeBody('2025-11-25'));
+    const id = init.headers.get('mcp-session-id')!;
+    const list = () => rawPost(t!.mcpUrl, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), { 'mcp-session-id': id });
+    expect((await list()).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await list()).status).toBe(404);
+  });
+
+  it('closes open notification streams when the app closes, without waiting on them', async () => {
+    await start();
+    const client = await connect();
+    await client.subscribeResource({ uri: 'file:///a.txt' });
+    const started = performance.now();
+    await t!.app.close();
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
   it('negotiates protocol versions 2025-06-18 and 2025-11-25', async () => {
     await start();
     for (const version of ['2025-06-18', '2025-11-25']) {
