@@ -4,6 +4,7 @@
  * Each scenario measures its own baseline in the same run and prints ratios to it.
  */
 import { benchEdit } from './edit.js';
+import { benchMcp } from './mcp.js';
 import { benchNotebook } from './notebook.js';
 import { benchPeers } from './peers.js';
 import { benchRead } from './read.js';
@@ -15,6 +16,7 @@ const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
   ['edit', (print) => benchEdit(print)],
   ['notebook', (print) => benchNotebook(print)],
   ['peers', (print) => benchPeers(print)],
+  ['mcp', (print) => benchMcp(print)],
 ];
 
 const wanted = process.argv.slice(2);
