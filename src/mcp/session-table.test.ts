@@ -1,5 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { SessionTable, type LiveSession } from './session-table.js';
 
@@ -11,7 +11,7 @@ function fakeSession(id: string, closed: string[], subscriptions: Array<[string,
     id,
     state: { session: id, subscriptions: new Map(subscriptions) },
     server,
-    transport: {} as StreamableHTTPServerTransport,
+    transport: {} as WebStandardStreamableHTTPServerTransport,
     lastSeen: 0,
   };
 }

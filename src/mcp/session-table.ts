@@ -1,5 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Log } from '../tools/types.js';
 import type { McpSessionState } from './server.js';
 
@@ -8,7 +8,7 @@ export interface LiveSession {
   id: string;
   state: McpSessionState;
   server: Server;
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   lastSeen: number;
 }
 

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../app-services.js';
 import { sessionOf } from '../http/session.js';
 import { createMcpServer, mcpShared, requestLog, type McpShared, type McpSessionState } from '../mcp/server.js';
 import { SessionTable } from '../mcp/session-table.js';
 import type { ToolDefinition } from '../tools/types.js';
+import { serveWeb } from '../mcp/node-bridge.js';
 import { mcpRouteSchema } from '../mcp/route-schema.js';
 
 export interface McpRouteOptions {
@@ -69,13 +70,13 @@ export function registerMcpRoutes(
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | void>;
 
 /** Hands the request to the SDK transport; the reply is then the transport's to write. */
-async function handOver(transport: StreamableHTTPServerTransport, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function handOver(transport: WebStandardStreamableHTTPServerTransport, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   for (const [name, value] of Object.entries(reply.getHeaders())) {
     if (value !== undefined) reply.raw.setHeader(name, value as string | string[]);
   }
   reply.hijack();
   try {
-    await requestLog.run(request.log, () => transport.handleRequest(request.raw, reply.raw, request.method === 'POST' ? request.body : undefined));
+    await requestLog.run(request.log, () => serveWeb(transport, request.raw, reply.raw, request.method === 'POST' ? request.body : undefined));
   } catch (err) {
     request.log.error({ err }, 'MCP transport failed');
     if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' });
@@ -99,7 +100,7 @@ function serveStateful(shared: McpShared, table: SessionTable): Handler {
     const state: McpSessionState = { session: named ?? '', subscriptions: new Map() };
     const server = createMcpServer(shared, state, { subscribe: true });
     let opened = false;
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,
       onsessioninitialized: (sessionId) => {
@@ -131,7 +132,7 @@ function serveStateless(shared: McpShared): Handler {
     }
     const server = createMcpServer(shared, { session, subscriptions: new Map() }, { subscribe: false });
     // The SDK's stateless transport serves one request: a fresh one each time.
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.raw.on('close', () => void server.close());
     await server.connect(transport);
     await handOver(transport, request, reply);
