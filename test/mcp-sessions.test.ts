@@ -125,6 +125,26 @@ describe('MCP sessions are sidefile sessions', () => {
     expect((await json(early)).error.code).toBe(-32000);
   });
 
+  it('answers a single request (served on the fast path) as the SDK transport answers it in a batch', async () => {
+    await start();
+    const init = await rawPost(t!.mcpUrl, initializeBody('2025-11-25'));
+    const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+    await rawPost(t!.mcpUrl, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers);
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Read', arguments: { file_path: 'missing.txt' } } });
+    const single = await rawPost(t!.mcpUrl, JSON.stringify(call(7)), headers);
+    const batch = await rawPost(t!.mcpUrl, JSON.stringify([call(7)]), headers);
+    expect(single.status).toBe(200);
+    expect(single.headers.get('content-type')).toBe('application/json');
+    expect(single.headers.get('mcp-session-id')).toBe(headers['mcp-session-id']);
+    expect(single.headers.get('x-request-id')).toBeTruthy();
+    expect(await json(single)).toEqual(await json(batch));
+    // What the fast path leaves to the SDK: a wrong protocol version, a wrong Accept.
+    const version = await rawPost(t!.mcpUrl, JSON.stringify(call(8)), { ...headers, 'mcp-protocol-version': '1999-01-01' });
+    expect(version.status).toBe(400);
+    const accept = await rawPost(t!.mcpUrl, JSON.stringify(call(9)), { ...headers, accept: 'application/json' });
+    expect(accept.status).toBe(406);
+  });
+
   it('refuses an invalid X-Session-Id with 400 INVALID_INPUT, as REST does', async () => {
     await start();
     const res = await rawPost(t!.mcpUrl, initializeBody('2025-11-25'), { 'X-Session-Id': 'bad id!' });

@@ -12,6 +12,7 @@ function fakeSession(id: string, closed: string[], subscriptions: Array<[string,
     state: { session: id, subscriptions: new Map(subscriptions) },
     server,
     transport: {} as WebStandardStreamableHTTPServerTransport,
+    fast: { tryServe: () => false },
     lastSeen: 0,
   };
 }

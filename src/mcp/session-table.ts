@@ -1,6 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Log } from '../tools/types.js';
+import type { FastPath } from './fast-path.js';
 import type { McpSessionState } from './server.js';
 
 /** One live MCP session: its SDK server, its transport and what it is subscribed to. */
@@ -9,6 +10,7 @@ export interface LiveSession {
   state: McpSessionState;
   server: Server;
   transport: WebStandardStreamableHTTPServerTransport;
+  fast: FastPath;
   lastSeen: number;
 }
 

@@ -6,6 +6,7 @@ import { sessionOf } from '../http/session.js';
 import { createMcpServer, mcpShared, requestLog, type McpShared, type McpSessionState } from '../mcp/server.js';
 import { SessionTable } from '../mcp/session-table.js';
 import type { ToolDefinition } from '../tools/types.js';
+import { fastPathFor } from '../mcp/fast-path.js';
 import { serveWeb } from '../mcp/node-bridge.js';
 import { mcpRouteSchema } from '../mcp/route-schema.js';
 
@@ -69,12 +70,17 @@ export function registerMcpRoutes(
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | void>;
 
-/** Hands the request to the SDK transport; the reply is then the transport's to write. */
-async function handOver(transport: WebStandardStreamableHTTPServerTransport, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+/** The reply becomes the transport's to write: Fastify's headers (X-Request-Id) go with it. */
+function hijack(reply: FastifyReply): void {
   for (const [name, value] of Object.entries(reply.getHeaders())) {
     if (value !== undefined) reply.raw.setHeader(name, value as string | string[]);
   }
   reply.hijack();
+}
+
+/** Hands the request to the SDK transport; the reply is then the transport's to write. */
+async function handOver(transport: WebStandardStreamableHTTPServerTransport, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  hijack(reply);
   try {
     await requestLog.run(request.log, () => serveWeb(transport, request.raw, reply.raw, request.method === 'POST' ? request.body : undefined));
   } catch (err) {
@@ -93,6 +99,7 @@ function serveStateful(shared: McpShared, table: SessionTable): Handler {
     if (typeof id === 'string') {
       const live = table.get(id);
       if (!live) return jsonRpcError(reply, 404, -32001, 'Session not found');
+      if (requestLog.run(request.log, () => live.fast.tryServe(request.raw, reply.raw, request.body))) return hijack(reply);
       return handOver(live.transport, request, reply);
     }
     if (request.method !== 'POST') return jsonRpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -106,7 +113,7 @@ function serveStateful(shared: McpShared, table: SessionTable): Handler {
       onsessioninitialized: (sessionId) => {
         // SPEC §15: the MCP session is the sidefile session, unless X-Session-Id named one.
         if (state.session === '') state.session = sessionId;
-        table.add({ id: sessionId, state, server, transport, lastSeen: 0 });
+        table.add({ id: sessionId, state, server, transport, fast: fastPathFor(transport), lastSeen: 0 });
         opened = true;
       },
       onsessionclosed: (sessionId) => {
