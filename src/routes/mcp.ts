@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../app-services.js';
+import { JSON_BODY } from '../http/body-type.js';
 import { sessionOf } from '../http/session.js';
 import { createMcpServer, mcpShared, requestLog, type McpShared, type McpSessionState } from '../mcp/server.js';
 import { SessionTable } from '../mcp/session-table.js';
@@ -63,7 +64,9 @@ export function registerMcpRoutes(
       }
     });
     for (const method of ['POST', 'GET', 'DELETE'] as const) {
-      scope.route({ method, url: '/mcp', schema: mcpRouteSchema(method), handler: serve });
+      // SPEC §17: a JSON body only (text/plain is what a web page can send without a preflight).
+      const config = method === 'POST' ? { bodyTypes: JSON_BODY } : {};
+      scope.route({ method, url: '/mcp', schema: mcpRouteSchema(method), config, handler: serve });
     }
   });
 }
