@@ -246,7 +246,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the tools, ready for a model tool-calling API */
+        /**
+         * List the tools, ready for a model tool-calling API
+         * @description Without `dialect`: each tool with its REST endpoint and input JSON Schema. With `dialect`, the same tools in the shape a model API takes: `openai` (strict function tools), `anthropic`, `gemini` (one tool of function declarations) or `mcp` (what /mcp tools/list returns): openai `{ tools: [{ type: "function", name, description, parameters, strict: true }] }`; anthropic `{ tools: [{ name, description, input_schema }] }`; gemini `{ tools: [{ functionDeclarations: [{ name, description, parametersJsonSchema }] }] }`; mcp `{ tools: [MCP Tool] }`.
+         */
         get: operations["listTools"];
         put?: never;
         post?: never;
@@ -2675,14 +2678,17 @@ export interface operations {
     };
     listTools: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description openai, anthropic, gemini or mcp; absent: the REST shape. */
+                dialect?: "openai" | "anthropic" | "gemini" | "mcp";
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The tools. */
+            /** @description The tools (without `dialect`; with one, the shape that model API takes). */
             200: {
                 headers: {
                     [name: string]: unknown;
