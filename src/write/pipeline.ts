@@ -151,7 +151,7 @@ async function discardOnFailure(ctx: ToolContext, key: string, version: () => st
 }
 
 /** The after-write hooks, called under the lock so that a file's events come in disk order. */
-function announce(ctx: ToolContext, tool: WriteToolName, target: ResolvedPath, done: { type: WriteEvent['type']; patch: TextPatch; version: string | null }): void {
+export function announce(ctx: ToolContext, tool: WriteToolName, target: ResolvedPath, done: { type: WriteEvent['type']; patch: TextPatch; version: string | null }): void {
   ctx.afterWrite({
     tool,
     session: ctx.session,
@@ -216,7 +216,7 @@ async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unk
   return { version, patch: (derived ?? derive()).patch };
 }
 
-async function keepHistory(
+export async function keepHistory(
   ctx: ToolContext,
   tool: WriteToolName,
   key: string,
@@ -242,7 +242,7 @@ async function keepHistory(
 }
 
 /** The session has now seen the new version in full (SPEC §8); its dedup entry is cleared. */
-function recordWrite(ctx: ToolContext, real: string, at: string, write: Omit<WriteObservation, 'stamp'>): void {
+export function recordWrite(ctx: ToolContext, real: string, at: string, write: Omit<WriteObservation, 'stamp'>): void {
   let stamp: FileStamp;
   try {
     // lstat of the entry in the checked folder: never a stat through a swapped parent.
