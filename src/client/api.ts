@@ -3235,6 +3235,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "patch": "*** Begin Patch\n*** Update File: app.py\n@@ def greet():\n-    return \"hi\"\n+    return \"hello\"\n*** Add File: notes.md\n+# Notes\n*** End Patch\n"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The whole V4A patch: "*** Begin Patch", then *** Add File / *** Delete File / *** Update File sections, then "*** End Patch". */
                     patch?: string | null;
@@ -3262,6 +3267,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "files": [
+                     *           {
+                     *             "file_path": "app.py",
+                     *             "structured_patch": [
+                     *               {
+                     *                 "oldStart": 1,
+                     *                 "oldLines": 2,
+                     *                 "newStart": 1,
+                     *                 "newLines": 2,
+                     *                 "lines": [
+                     *                   " def greet():",
+                     *                   "-    return \"hi\"",
+                     *                   "+    return \"hello\""
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "match": "exact",
+                     *             "type": "update",
+                     *             "additions": 1,
+                     *             "deletions": 1
+                     *           },
+                     *           {
+                     *             "file_path": "notes.md",
+                     *             "structured_patch": [
+                     *               {
+                     *                 "oldStart": 1,
+                     *                 "oldLines": 0,
+                     *                 "newStart": 1,
+                     *                 "newLines": 1,
+                     *                 "lines": [
+                     *                   "+# Notes"
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "type": "create",
+                     *             "additions": 1,
+                     *             "deletions": 0
+                     *           }
+                     *         ]
+                     *       },
+                     *       "text": "Applied patch to 2 files:\nM app.py (+1 -1)\nA notes.md (+1)"
+                     *     }
+                     */
                     "application/json": {
                         /** @description What ApplyPatch changed (all of it, or nothing). */
                         result: {
@@ -3305,7 +3356,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE, NOT_A_DIRECTORY, WRONG_TOOL, NO_CHANGE, PATCH_INVALID. */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE, WRONG_TOOL, NO_CHANGE, PATCH_INVALID. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3318,7 +3369,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
+                            code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3386,12 +3437,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version: FILE_NOT_FOUND, NOT_FOUND, CELL_NOT_FOUND, VERSION_NOT_FOUND. */
+            /** @description No such file, route, cell or version: FILE_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FILE_NOT_FOUND",
+                     *         "message": "src/app.py does not exist.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -3399,7 +3459,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
+                            code: "FILE_NOT_FOUND";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3458,40 +3518,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Binary file: BINARY_FILE. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "BINARY_FILE",
-                     *         "message": "data.bin is a binary file; Read shows text files, images and notebooks.",
-                     *         "details": {}
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "BINARY_FILE";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description The request cannot be applied to this file: STRING_NOT_FOUND, MULTIPLE_MATCHES, INVALID_NOTEBOOK, CONTEXT_NOT_FOUND, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
+            /** @description The request cannot be applied to this file: INVALID_NOTEBOOK, CONTEXT_NOT_FOUND, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3504,7 +3531,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
+                            code: "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3728,7 +3755,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3739,12 +3766,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -3752,7 +3788,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3763,12 +3799,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description ORIGIN_DENIED: a foreign Origin or Host (SPEC §17) */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORIGIN_DENIED",
+                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
+                     *         "details": {
+                     *           "header": "origin"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -3776,7 +3823,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "ORIGIN_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3848,6 +3895,39 @@ export interface operations {
                         };
                     } & {
                         [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message): INTERNAL. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
                     };
                 };
             };
