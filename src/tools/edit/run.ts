@@ -4,11 +4,13 @@ import { decodeText, dominantLineBreak, encodeText, roundTrips, type DecodedText
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
-import { applySplices, findSplices } from './match.js';
+import type { Rung } from '../../match/index.js';
+import { applyEdit, assertNoPlaceholder } from './apply-edit.js';
 import type { EditInput, EditResult } from './schema.js';
 
 interface EditExtra {
   replacements: number;
+  match: Rung;
 }
 
 /** SPEC §6, in its order. Steps 2–5 run under the file's lock on the bytes loaded there. */
@@ -35,6 +37,7 @@ export async function runEdit(input: EditInput, ctx: ToolContext, target: Resolv
     result: {
       file_path: target.relative,
       replacements: out.extra.replacements,
+      match: out.extra.match,
       structured_patch: out.structuredPatch,
       ...(out.gitDiff ? { git_diff: out.gitDiff } : {}),
     },
@@ -68,41 +71,26 @@ function isEmptyFile(bytes: Buffer): boolean {
 }
 
 function compute(input: EditInput, target: ResolvedPath, current: CurrentFile, override?: string): ComputedWrite<EditExtra> {
+  if (input.old_string === '' && !input.allow_placeholders) assertNoPlaceholder('', [], input.new_string);
   if (current.bytes === null) {
     // Step 2: a new file is UTF-8, written as given.
     const bytes = encodeText(input.new_string, { encoding: 'utf-8', bom: false });
-    return { bytes, before: '', after: input.new_string, extra: { replacements: 1 } };
+    return { bytes, before: '', after: input.new_string, extra: { replacements: 1, match: 'exact' } };
   }
   const decoded = decodeText(current.bytes, override);
   assertRoundTrip(current.bytes, decoded, target);
   const decode = (b: Buffer) => decodeText(b, decoded.encoding).text;
   if (input.old_string === '') {
     const bytes = encodeText(input.new_string, decoded);
-    return { bytes, before: decoded.text, after: input.new_string, decode, extra: { replacements: 1 } };
+    return { bytes, before: decoded.text, after: input.new_string, decode, extra: { replacements: 1, match: 'exact' } };
   }
-  const match = findSplices({
-    text: decoded.text,
-    oldString: input.old_string,
-    newString: input.new_string,
-    replaceAll: input.replace_all,
+  const applied = applyEdit(decoded.text, input, {
+    path: target.relative,
     lineBreak: dominantLineBreak(decoded.text),
+    allowPlaceholders: input.allow_placeholders,
   });
-  if (match.kind === 'none') {
-    throw new ToolError(
-      'STRING_NOT_FOUND',
-      `old_string was not found in ${target.relative}. Read the file again and copy the text exactly (whitespace and indentation included), without the line-number prefix.`,
-    );
-  }
-  if (match.kind === 'multiple') {
-    throw new ToolError(
-      'MULTIPLE_MATCHES',
-      `old_string matched ${match.count} times in ${target.relative}; add surrounding context to make it unique, or set replace_all to replace every occurrence.`,
-      { matches: match.count },
-    );
-  }
-  const after = applySplices(decoded.text, match.splices);
-  const bytes = encodeText(after, decoded);
-  return { bytes, before: decoded.text, after, decode, extra: { replacements: match.splices.length } };
+  const bytes = encodeText(applied.after, decoded);
+  return { bytes, before: decoded.text, after: applied.after, decode, extra: { replacements: applied.replacements, match: applied.rung } };
 }
 
 /** SPEC §8 round-trip guard: edit only text whose bytes survive decode → encode unchanged. */
