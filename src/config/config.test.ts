@@ -23,7 +23,7 @@ describe('config', () => {
     expect(c).toMatchObject({
       root: '/srv/workspace', host: '127.0.0.1', port: 8080, token: null, readOnly: false,
       denyRead: [], denyWrite: [], dataDir: null, encodings: [], bodyLimit: 32 * 1024 * 1024,
-      lockTimeoutMs: 10_000, sessionTtlMs: 86_400_000, historyVersions: 50, logLevel: 'info',
+      lockTimeoutMs: 10_000, sessionTtlMs: 86_400_000, historyVersions: 50, logLevel: 'info', readCacheMib: 64,
     });
   });
 
@@ -39,7 +39,7 @@ describe('config', () => {
       root: '/srv/ws', host: '0.0.0.0', port: 0, token: 't', readOnly: true,
       denyRead: ['secrets/**', '{a,b}/*.env'], denyWrite: ['vendor/**'], dataDir: '/var/lib/sidefile',
       encodings: [['legacy/**', 'gbk'], ['*.sjis', 'shift_jis']], bodyLimit: 1024 * 1024,
-      lockTimeoutMs: 500, sessionTtlMs: 1_800_000, historyVersions: 7, logLevel: 'debug',
+      lockTimeoutMs: 500, sessionTtlMs: 1_800_000, historyVersions: 7, logLevel: 'debug', readCacheMib: 64,
     });
   });
 

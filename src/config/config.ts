@@ -24,6 +24,8 @@ export interface AppConfig {
   sessionTtlMs: number;
   historyVersions: number;
   logLevel: string;
+  /** SPEC §14 read-state text cache, MiB over all sessions (default 64). */
+  readCacheMib?: number;
 }
 
 /** A setting that does not parse: start-up stops with status 2 and this one-line message. */
@@ -48,6 +50,7 @@ const SETTINGS = {
   'session-ttl': 'SIDEFILE_SESSION_TTL',
   'history-versions': 'SIDEFILE_HISTORY_VERSIONS',
   'log-level': 'SIDEFILE_LOG_LEVEL',
+  'read-cache-mib': 'SIDEFILE_READ_CACHE_MIB',
 } as const;
 
 type SettingName = keyof typeof SETTINGS;
@@ -168,5 +171,6 @@ export function parseConfig(
     sessionTtlMs,
     historyVersions: raw['history-versions'] === undefined ? 50 : parseInteger('history-versions', raw['history-versions'], 0, 100_000),
     logLevel,
+    readCacheMib: raw['read-cache-mib'] === undefined ? 64 : parseInteger('read-cache-mib', raw['read-cache-mib'], 0, 1_048_576),
   };
 }

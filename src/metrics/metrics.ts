@@ -39,7 +39,7 @@ export class Metrics {
     const registers = [this.registry];
     this.toolCalls = new Counter({
       name: 'sidefile_tool_calls_total',
-      help: 'Tool calls (Read, Edit, Write, NotebookEdit, Restore) by outcome (ok|error) and error code ("" when ok).',
+      help: 'Tool calls (Read, Edit, MultiEdit, Write, NotebookEdit, Restore) by outcome (ok|error) and error code ("" when ok).',
       labelNames: ['tool', 'outcome', 'code'],
       registers,
     });
@@ -58,7 +58,7 @@ export class Metrics {
     });
     this.bytesWritten = new Counter({
       name: 'sidefile_bytes_written_total',
-      help: 'Bytes written to files by successful write tools (Edit, Write, NotebookEdit, Restore).',
+      help: 'Bytes written to files by successful write tools (Edit, MultiEdit, Write, NotebookEdit, Restore).',
       labelNames: ['tool'],
       registers,
     });

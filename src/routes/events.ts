@@ -7,7 +7,7 @@ import { errorResponses } from '../http/error-schema.js';
 
 const streamDescription = [
   'A server-sent event stream (text/event-stream) that stays open.',
-  'After each successful write (Edit, Write, NotebookEdit, Restore) one event named `file_changed`',
+  'After each successful write (Edit, MultiEdit, Write, NotebookEdit, Restore) one event named `file_changed`',
   'arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`:',
   '`type` is create, update or delete; `version` is the history version that write kept (what a',
   'restore would bring back), or null when none was kept.',

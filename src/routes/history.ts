@@ -19,7 +19,7 @@ const versionSchema = z
     version: z.string().describe('Version id; sorts in the order versions were kept. Pass it to restore.'),
     created_at: z.string().describe('When the version was kept (ISO-8601, UTC).'),
     session: z.string().describe('Session whose write replaced this content.'),
-    tool: z.enum(['Edit', 'Write', 'NotebookEdit', 'Restore']).describe('Tool whose write replaced this content.'),
+    tool: z.enum(['Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'Restore']).describe('Tool whose write replaced this content.'),
     size: z.number().int().nonnegative().nullable().describe('Bytes of this content; null: the file did not exist.'),
     sha256: z.string().nullable().describe('Lowercase hex SHA-256 of this content; null: the file did not exist.'),
   })

@@ -1,6 +1,7 @@
 import type { ToolDefinition } from './types.js';
 import { readTool } from './read/index.js';
 import { editTool } from './edit/index.js';
+import { multiEditTool } from './multi-edit/index.js';
 import { writeTool } from './write/index.js';
 import { notebookEditTool } from './notebook-edit/index.js';
 
@@ -8,6 +9,7 @@ import { notebookEditTool } from './notebook-edit/index.js';
 export const TOOLS: ToolDefinition[] = [
   readTool,
   editTool,
+  multiEditTool,
   writeTool,
   notebookEditTool,
 ];

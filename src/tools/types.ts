@@ -39,7 +39,7 @@ export interface WriteEvent {
   version: string | null;
 }
 
-export type WriteToolName = 'Edit' | 'Write' | 'NotebookEdit' | 'Restore';
+export type WriteToolName = 'Edit' | 'MultiEdit' | 'Write' | 'NotebookEdit' | 'Restore';
 
 /** The logging a tool needs (the request's pino child, so the request id comes along). */
 export type Log = Pick<BaseLogger, 'info' | 'warn' | 'error' | 'debug'>;

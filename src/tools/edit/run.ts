@@ -1,11 +1,11 @@
-import { isUtf8 } from 'node:buffer';
 import { ToolError } from '../../errors.js';
-import { decodeText, dominantLineBreak, encodeText, roundTrips, type DecodedText } from '../../text/codec.js';
+import type { Rung } from '../../match/index.js';
+import { decodeText, dominantLineBreak, encodeText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
-import type { Rung } from '../../match/index.js';
 import { applyEdit, assertNoPlaceholder } from './apply-edit.js';
+import { assertRoundTrip, precheckEdit, refuseNotebook } from './checks.js';
 import type { EditInput, EditResult } from './schema.js';
 
 interface EditExtra {
@@ -15,12 +15,7 @@ interface EditExtra {
 
 /** SPEC §6, in its order. Steps 2–5 run under the file's lock on the bytes loaded there. */
 export async function runEdit(input: EditInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<EditResult>> {
-  if (target.relative.toLowerCase().endsWith('.ipynb')) {
-    throw new ToolError(
-      'WRONG_TOOL',
-      `${target.relative} is a Jupyter notebook. Use NotebookEdit to change a cell, or Write to replace the whole notebook.`,
-    );
-  }
+  refuseNotebook(target);
   if (input.old_string === input.new_string) {
     throw new ToolError('NO_CHANGE', 'old_string and new_string are the same, so there is nothing to change.');
   }
@@ -28,9 +23,10 @@ export async function runEdit(input: EditInput, ctx: ToolContext, target: Resolv
   const out = await runWrite<EditExtra>(ctx, target, {
     tool: 'Edit',
     requireRead: 'any',
+    staleDiff: { decode: (bytes) => decodeText(bytes, override).text },
     unit: 'lines',
     createParents: true,
-    precheck: (current) => precheck(input, target, current),
+    precheck: (current) => precheckEdit(input.old_string, target, current),
     compute: (current) => compute(input, target, current, override),
   });
   return {
@@ -44,30 +40,6 @@ export async function runEdit(input: EditInput, ctx: ToolContext, target: Resolv
     text: `The file ${target.relative} has been updated successfully.`,
     metrics: { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions },
   };
-}
-
-/** Steps 2–3 that come before the read state: missing file, FILE_EXISTS. */
-function precheck(input: EditInput, target: ResolvedPath, current: CurrentFile): void {
-  if (current.bytes === null) {
-    if (input.old_string !== '') {
-      throw new ToolError(
-        'FILE_NOT_FOUND',
-        `File ${target.relative} does not exist. To create it, use an empty old_string (or the Write tool).`,
-      );
-    }
-    return;
-  }
-  if (input.old_string === '' && !isEmptyFile(current.bytes)) {
-    throw new ToolError(
-      'FILE_EXISTS',
-      `File ${target.relative} already exists and is not empty. An empty old_string only creates a file; give the text to replace instead.`,
-    );
-  }
-}
-
-/** Empty, or nothing but a byte-order mark. */
-function isEmptyFile(bytes: Buffer): boolean {
-  return bytes.length === 0 || (bytes.length <= 4 && decodeText(bytes).text === '');
 }
 
 function compute(input: EditInput, target: ResolvedPath, current: CurrentFile, override?: string): ComputedWrite<EditExtra> {
@@ -91,16 +63,4 @@ function compute(input: EditInput, target: ResolvedPath, current: CurrentFile, o
   });
   const bytes = encodeText(applied.after, decoded);
   return { bytes, before: decoded.text, after: applied.after, decode, extra: { replacements: applied.replacements, match: applied.rung } };
-}
-
-/** SPEC §8 round-trip guard: edit only text whose bytes survive decode → encode unchanged. */
-function assertRoundTrip(bytes: Buffer, decoded: DecodedText, target: ResolvedPath): void {
-  // Valid UTF-8 always survives (a native check, cheaper than encoding a large file again).
-  if (decoded.encoding === 'utf-8' && isUtf8(bytes.subarray(decoded.bom ? 3 : 0))) return;
-  if (roundTrips(bytes, decoded)) return;
-  throw new ToolError(
-    'UNSUPPORTED_ENCODING',
-    `${target.relative} (read as ${decoded.encoding}) does not survive decoding and re-encoding unchanged, so editing it could change bytes you did not ask to change. Nothing was written; use Write to replace the whole file.`,
-    { encoding: decoded.encoding },
-  );
 }
