@@ -32,7 +32,8 @@ export function findIndentChange(pairs: ReadonlyArray<readonly [string, string]>
   for (const width of WIDTHS) {
     const delta = columns(pairs[0]![0], width) - columns(pairs[0]![1], width);
     const change: IndentChange = { kind: 'columns', width, delta, tabs };
-    if (pairs.every(([file, old]) => applyIndentChange(change, old) === file)) return change;
+    // Strict: an old line indented less than the columns removed is not the same change.
+    if (pairs.every(([file, old]) => columns(old, width) + delta >= 0 && applyIndentChange(change, old) === file)) return change;
   }
   return null;
 }

@@ -45,8 +45,10 @@ describe('the ladder (SPEC §14)', () => {
   });
 
   it('an exact multi-match never tries a later rung', () => {
-    // The exact rung finds "b" twice; rung 3 would find the one numbered line.
-    expect(edit('b\nb\n', 'b', 'c')).toMatchObject({ kind: 'multiple', rung: 'exact', count: 2 });
+    // "x = 1" is in the file twice as text ("x = 1", "x = 10"), once as a whole line: the
+    // whole-line rungs would land it, but the exact rung's two matches stop the search.
+    expect(edit('x = 1\nx = 10\n', 'x = 1', 'y')).toEqual({ kind: 'multiple', rung: 'exact', count: 2, lines: [1, 2] });
+    expect(findLines(['x = 1', 'x = 10'], ['x = 1'], { rungs: ['trailing_whitespace'] })).toMatchObject({ kind: 'found', fits: [{ start: 0 }] });
   });
 
   it('replace_all at a fuzzy rung replaces every match of that rung', () => {
