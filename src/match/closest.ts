@@ -1,7 +1,7 @@
 import { foldBreaks, foldString } from './fold.js';
 import { lineHints } from './hints.js';
 import { splitLines } from './lines.js';
-import { foldLookalikes } from './lookalikes.js';
+import { foldLookalikes, hasLookalike } from './lookalikes.js';
 
 /**
  * `details.closest` of STRING_NOT_FOUND / CONTEXT_NOT_FOUND (SPEC §14): the run of file lines
@@ -9,7 +9,7 @@ import { foldLookalikes } from './lookalikes.js';
  *
  * Bounded: one pass keys every file line (whitespace collapsed, look-alikes folded) and votes
  * for window starts where a key equals an old line's; only when those votes are weak does a
- * second pass vote by shared trigrams. Only the few best-voted windows get a character-level
+ * second pass vote by shared words (rarer words weighing more, very common ones ignored). Only the few best-voted windows get a character-level
  * score (edit distance per differing line, each line cut at 200 characters). So a 1 MB file
  * costs one or two linear passes, never an O(n·m) character comparison.
  */
@@ -30,7 +30,8 @@ const MAX_HINTS = 20;
 const CANDIDATES = 6;
 const MAX_LINE_COMPARE = 200;
 
-const key = (line: string) => foldLookalikes(line).replace(/\s+/g, ' ').trim();
+/** What a window is scored on: look-alikes folded, runs of whitespace one space. */
+const fullKey = (line: string) => foldLookalikes(line).replace(/\s+/g, ' ').trim();
 
 export function findClosest(text: string, oldText: string): Closest | null {
   if (text.length > CLOSEST_MAX_CHARS) return null;
@@ -38,14 +39,18 @@ export function findClosest(text: string, oldText: string): Closest | null {
   const oldLines = splitLines(foldString(oldText));
   const m = oldLines.length;
   if (m === 0 || m > CLOSEST_MAX_OLD_LINES || fileLines.length === 0) return null;
-  const fileKeys = fileLines.map(key);
-  const oldKeys = oldLines.map(key);
+  // Voting keys are cheap (a regex per line of a 1 MB file costs more than the budget):
+  // trimmed, look-alikes folded only when the text has any.
+  const fold = hasLookalike(text) || hasLookalike(oldText);
+  const voteKey = fold ? (l: string) => foldLookalikes(l).trim() : (l: string) => l.trim();
+  const fileKeys = fileLines.map(voteKey);
   const votes = new Float64Array(fileLines.length + m);
-  const strong = voteByLine(fileKeys, oldKeys, votes);
-  if (strong < m / 2) voteByTrigram(fileKeys, oldKeys, votes);
+  const strong = voteByLine(fileKeys, oldLines.map(voteKey), votes);
+  if (strong < m / 2) voteByWord(fileKeys, oldLines.map(voteKey), votes);
+  const oldKeys = oldLines.map(fullKey);
   let best: { start: number; similarity: number } | null = null;
   for (const start of topStarts(votes, m, fileLines.length)) {
-    const similarity = windowSimilarity(fileKeys, oldKeys, start);
+    const similarity = windowSimilarity(fileLines, oldKeys, start);
     if (!best || similarity > best.similarity) best = { start, similarity };
   }
   if (!best || best.similarity < MIN_SIMILARITY) return null;
@@ -72,32 +77,36 @@ function voteByLine(fileKeys: string[], oldKeys: string[], votes: Float64Array):
   return bestCount;
 }
 
-function trigramHash(s: string, at: number): number {
-  return ((s.charCodeAt(at) * 1031 + s.charCodeAt(at + 1)) * 1031 + s.charCodeAt(at + 2)) | 0;
-}
+const WORD = /[A-Za-z0-9_]{2,}/g; // ASCII words: the u-flag class costs several times more per line
+/** A word this common in the file says nothing about where the old text is. */
+const COMMON_WORD = 1000;
 
-/** Votes by trigrams shared with an old line, each old line worth at most 1 per file line. */
-function voteByTrigram(fileKeys: string[], oldKeys: string[], votes: Float64Array): void {
+/**
+ * Votes by the words each old line shares with a file line, rarer words weighing more. One
+ * tokenizing pass over the file; a word seen more than COMMON_WORD times stops being recorded.
+ */
+function voteByWord(fileKeys: string[], oldKeys: string[], votes: Float64Array): void {
   const m = oldKeys.length;
-  const where = new Map<number, number[]>();
-  const weight = oldKeys.map((k) => (k.length >= 3 ? 1 / (k.length - 2) : 0));
+  const where = new Map<string, number[]>();
   oldKeys.forEach((k, j) => {
-    const seen = new Set<number>();
-    for (let p = 0; p + 3 <= k.length; p += 1) {
-      const h = trigramHash(k, p);
-      if (seen.has(h)) continue;
-      seen.add(h);
-      const list = where.get(h);
-      if (list) list.push(j);
-      else where.set(h, [j]);
-    }
+    for (const w of new Set(k.match(WORD) ?? [])) where.set(w, [...(where.get(w) ?? []), j]);
   });
+  if (where.size === 0) return;
+  const hits = new Map<string, number[]>();
   for (let i = 0; i < fileKeys.length; i += 1) {
-    const k = fileKeys[i]!;
-    for (let p = 0; p + 3 <= k.length; p += 1) {
-      const js = where.get(trigramHash(k, p));
-      if (js) for (const j of js) votes[i - j + m] = votes[i - j + m]! + weight[j]!;
+    const words = fileKeys[i]!.match(WORD);
+    if (!words) continue;
+    for (const w of words) {
+      if (!where.has(w)) continue;
+      const at = hits.get(w);
+      if (!at) hits.set(w, [i]);
+      else if (at.length <= COMMON_WORD) at.push(i);
     }
+  }
+  for (const [w, lines] of hits) {
+    if (lines.length > COMMON_WORD) continue;
+    const weight = 1 / lines.length;
+    for (const i of lines) for (const j of where.get(w)!) votes[i - j + m] = votes[i - j + m]! + weight;
   }
 }
 
@@ -116,11 +125,11 @@ function topStarts(votes: Float64Array, m: number, n: number): number[] {
 }
 
 /** Character-weighted similarity of the old lines against the file lines from `start`. */
-function windowSimilarity(fileKeys: string[], oldKeys: string[], start: number): number {
+function windowSimilarity(fileLines: string[], oldKeys: string[], start: number): number {
   let same = 0;
   let total = 0;
   for (let j = 0; j < oldKeys.length; j += 1) {
-    const a = fileKeys[start + j] ?? '';
+    const a = fullKey(fileLines[start + j] ?? '');
     const b = oldKeys[j]!;
     const w = Math.max(a.length, b.length, 1);
     total += w;
