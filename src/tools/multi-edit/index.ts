@@ -5,6 +5,7 @@ import { multiEditInput, multiEditResult, type MultiEditInput, type MultiEditRes
 export const multiEditTool: ToolDefinition<MultiEditInput, MultiEditResult> = {
   name: 'MultiEdit',
   slug: 'multi_edit',
+  title: 'Edit a file in several places at once',
   description: [
     'Makes several search/replace edits to one file in one call: all of them land, or none does.',
     '- Read the file first in this session (any range); if it changed on disk since, read it again.',
@@ -15,7 +16,7 @@ export const multiEditTool: ToolDefinition<MultiEditInput, MultiEditResult> = {
   ].join('\n'),
   input: multiEditInput,
   result: multiEditResult,
-  pathField: 'file_path',
   access: 'write',
+  target: { field: 'file_path', kind: 'file' },
   run: runMultiEdit,
 };
