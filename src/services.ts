@@ -44,7 +44,7 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     readState: new MemoryReadStateStore({
       ttlMs: config.sessionTtlMs,
       maxEntries: MAX_READ_STATE_ENTRIES,
-      textCacheBytes: (config.readCacheMib ?? 64) * 1024 * 1024,
+      textCacheBytes: config.readCacheMib * 1024 * 1024,
     }),
     locks: new MemoryLockManager(),
     history,
