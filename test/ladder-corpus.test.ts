@@ -1,11 +1,11 @@
-import { existsSync, promises as fsp, readdirSync, readFileSync } from 'node:fs';
+import { promises as fsp, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isToolError } from '../src/errors.js';
 import { editInput } from '../src/tools/edit/schema.js';
 import { runEdit } from '../src/tools/edit/run.js';
 import { makeWriteTestbed, type WriteTestbed } from '../src/write/test-context.js';
-import { CORPUS } from './helpers.js';
+import { CORPUS, describeCorpus, HAS_CORPUS } from './support/corpus.js';
 import { KINDS, makeCase, REFUSALS, type Kind } from './support/ladder-cases.js';
 import { referenceLadder, type LadderOutcome } from './support/ladder-model.js';
 import { seededRandom, TEST_SEED } from './support/seeded.js';
@@ -18,8 +18,6 @@ import { seededRandom, TEST_SEED } from './support/seeded.js';
  * author intended.
  */
 const CODE = path.join(CORPUS, 'code');
-const present = existsSync(CODE);
-if (!present) console.log('notice: ../shared/corpus is absent; the imperfect-edit corpus test is skipped');
 
 const PER_KIND = 10;
 const FIXTURES = path.resolve(process.cwd(), 'test/fixtures/ladder');
@@ -81,8 +79,8 @@ async function runCase(name: string, file: string, oldString: string, newString:
   }
 }
 
-describe.runIf(present)('the imperfect-edit corpus (issue 14)', () => {
-  const all = present ? sources() : [];
+describeCorpus('the imperfect-edit corpus (issue 14)', () => {
+  const all = HAS_CORPUS ? sources() : [];
   for (const kind of [...KINDS, ...REFUSALS]) {
     it(`${kind}: every perturbed edit answers as the reference model does; unambiguous ones land`, async () => {
       const t = count(kind);
