@@ -35,7 +35,8 @@ const fullKey = (line: string) => foldLookalikes(line).replace(/\s+/g, ' ').trim
 
 export function findClosest(text: string, oldText: string): Closest | null {
   if (text.length > CLOSEST_MAX_CHARS) return null;
-  const fileLines = splitLines(foldBreaks(text).text);
+  const folded = foldBreaks(text).text;
+  const fileLines = splitLines(folded);
   const oldLines = splitLines(foldString(oldText));
   const m = oldLines.length;
   if (m === 0 || m > CLOSEST_MAX_OLD_LINES || fileLines.length === 0) return null;
@@ -46,7 +47,7 @@ export function findClosest(text: string, oldText: string): Closest | null {
   const fileKeys = fileLines.map(voteKey);
   const votes = new Float64Array(fileLines.length + m);
   const strong = voteByLine(fileKeys, oldLines.map(voteKey), votes);
-  if (strong < m / 2) voteByWord(fileKeys, oldLines.map(voteKey), votes);
+  if (strong < m / 2) voteByWord(folded, fileLines.length, oldLines.map(voteKey), votes);
   const oldKeys = oldLines.map(fullKey);
   let best: { start: number; similarity: number } | null = null;
   for (const start of topStarts(votes, m, fileLines.length)) {
@@ -77,37 +78,53 @@ function voteByLine(fileKeys: string[], oldKeys: string[], votes: Float64Array):
   return bestCount;
 }
 
-const WORD = /[A-Za-z0-9_]{2,}/g; // ASCII words: the u-flag class costs several times more per line
+const WORD = /[A-Za-z0-9_]{3,}/g;
 /** A word this common in the file says nothing about where the old text is. */
 const COMMON_WORD = 1000;
+/** Words of the old text looked up (the longest first): each is one indexOf scan of the file. */
+const MAX_WORDS = 24;
 
 /**
- * Votes by the words each old line shares with a file line, rarer words weighing more. One
- * tokenizing pass over the file; a word seen more than COMMON_WORD times stops being recorded.
+ * Votes by the words each old line shares with the file's lines, rarer words weighing more:
+ * the old text's longest words are found with indexOf over the whole text (native scans, no
+ * per-line tokenizing); a word seen more than COMMON_WORD times is dropped.
  */
-function voteByWord(fileKeys: string[], oldKeys: string[], votes: Float64Array): void {
+function voteByWord(text: string, fileLines: number, oldKeys: string[], votes: Float64Array): void {
   const m = oldKeys.length;
   const where = new Map<string, number[]>();
   oldKeys.forEach((k, j) => {
     for (const w of new Set(k.match(WORD) ?? [])) where.set(w, [...(where.get(w) ?? []), j]);
   });
-  if (where.size === 0) return;
-  const hits = new Map<string, number[]>();
-  for (let i = 0; i < fileKeys.length; i += 1) {
-    const words = fileKeys[i]!.match(WORD);
-    if (!words) continue;
-    for (const w of words) {
-      if (!where.has(w)) continue;
-      const at = hits.get(w);
-      if (!at) hits.set(w, [i]);
-      else if (at.length <= COMMON_WORD) at.push(i);
+  const words = [...where.keys()].sort((x, y) => y.length - x.length).slice(0, MAX_WORDS);
+  const starts = lineStarts(text, fileLines);
+  for (const w of words) {
+    const lines: number[] = [];
+    for (let at = text.indexOf(w); at !== -1 && lines.length <= COMMON_WORD; at = text.indexOf(w, at + w.length)) {
+      const line = lineAt(starts, at);
+      if (lines[lines.length - 1] !== line) lines.push(line);
     }
-  }
-  for (const [w, lines] of hits) {
-    if (lines.length > COMMON_WORD) continue;
+    if (lines.length === 0 || lines.length > COMMON_WORD) continue;
     const weight = 1 / lines.length;
     for (const i of lines) for (const j of where.get(w)!) votes[i - j + m] = votes[i - j + m]! + weight;
   }
+}
+
+function lineStarts(text: string, count: number): Int32Array {
+  const out = new Int32Array(count + 1);
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && n <= count; i = text.indexOf('\n', i + 1)) out[n++] = i + 1;
+  return out.subarray(0, n);
+}
+
+function lineAt(starts: Int32Array, at: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /** The best-voted window starts, clamped so that a window fits in the file. */

@@ -65,7 +65,7 @@ function findWholeLines(folded: FoldedText, needle: string, req: EditRequest): E
   const fileLines = splitLines(text);
   // Old text ending with a break needs a break after its last line in the file too.
   const to = oldBreak && !text.endsWith('\n') ? fileLines.length - 1 : fileLines.length;
-  const found = findLines(fileLines, oldLines, { to, ...(req.replaceAll ? {} : { limit: FIT_LIMIT }) });
+  const found = findLines(fileLines, oldLines, { to, joined: text, ...(req.replaceAll ? {} : { limit: FIT_LIMIT }) });
   if (found.kind === 'none') return { kind: 'none' };
   const { rung, fits } = found;
   if (fits.length > 1 && !req.replaceAll) return multiple(rung, fits.length, fits.slice(0, MAX_LISTED_LINES).map((f) => f.start + 1));
