@@ -81,13 +81,11 @@ function voteByLine(fileKeys: string[], oldKeys: string[], votes: Float64Array):
 const WORD = /[A-Za-z0-9_]{3,}/g;
 /** A word this common in the file says nothing about where the old text is. */
 const COMMON_WORD = 1000;
-/** Words of the old text looked up (the longest first): each is one indexOf scan of the file. */
-const MAX_WORDS = 24;
 
 /**
  * Votes by the words each old line shares with the file's lines, rarer words weighing more:
- * the old text's longest words are found with indexOf over the whole text (native scans, no
- * per-line tokenizing); a word seen more than COMMON_WORD times is dropped.
+ * one regex pass over the whole text (no per-line arrays), a Map lookup per word; a word seen
+ * more than COMMON_WORD times is dropped.
  */
 function voteByWord(text: string, fileLines: number, oldKeys: string[], votes: Float64Array): void {
   const m = oldKeys.length;
@@ -95,36 +93,26 @@ function voteByWord(text: string, fileLines: number, oldKeys: string[], votes: F
   oldKeys.forEach((k, j) => {
     for (const w of new Set(k.match(WORD) ?? [])) where.set(w, [...(where.get(w) ?? []), j]);
   });
-  const words = [...where.keys()].sort((x, y) => y.length - x.length).slice(0, MAX_WORDS);
-  const starts = lineStarts(text, fileLines);
-  for (const w of words) {
-    const lines: number[] = [];
-    for (let at = text.indexOf(w); at !== -1 && lines.length <= COMMON_WORD; at = text.indexOf(w, at + w.length)) {
-      const line = lineAt(starts, at);
-      if (lines[lines.length - 1] !== line) lines.push(line);
+  if (where.size === 0) return;
+  const hits = new Map<string, number[]>();
+  const word = new RegExp(WORD.source, 'g');
+  let line = 0;
+  let nextBreak = text.indexOf('\n');
+  for (let found = word.exec(text); found !== null; found = word.exec(text)) {
+    if (!where.has(found[0])) continue;
+    while (nextBreak !== -1 && nextBreak < found.index) {
+      line += 1;
+      nextBreak = text.indexOf('\n', nextBreak + 1);
     }
-    if (lines.length === 0 || lines.length > COMMON_WORD) continue;
+    const at = hits.get(found[0]);
+    if (!at) hits.set(found[0], [line]);
+    else if (at.length <= COMMON_WORD && at[at.length - 1] !== line) at.push(line);
+  }
+  for (const [w, lines] of hits) {
+    if (lines.length > COMMON_WORD || lines[lines.length - 1]! >= fileLines) continue;
     const weight = 1 / lines.length;
     for (const i of lines) for (const j of where.get(w)!) votes[i - j + m] = votes[i - j + m]! + weight;
   }
-}
-
-function lineStarts(text: string, count: number): Int32Array {
-  const out = new Int32Array(count + 1);
-  let n = 1;
-  for (let i = text.indexOf('\n'); i !== -1 && n <= count; i = text.indexOf('\n', i + 1)) out[n++] = i + 1;
-  return out.subarray(0, n);
-}
-
-function lineAt(starts: Int32Array, at: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid]! <= at) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 /** The best-voted window starts, clamped so that a window fits in the file. */
