@@ -1,3 +1,4 @@
+import { applyPatchTool } from './apply-patch/index.js';
 import { editTool } from './edit/index.js';
 import { multiEditTool } from './multi-edit/index.js';
 import { notebookEditTool } from './notebook-edit/index.js';
@@ -18,5 +19,6 @@ export function createTools(_services: ToolServices): ToolDefinition[] {
     multiEditTool,
     writeTool,
     notebookEditTool,
+    applyPatchTool,
   ];
 }

@@ -8,6 +8,9 @@ import { applyEdit, assertNoPlaceholder } from './apply-edit.js';
 import { assertRoundTrip, precheckEdit, refuseNotebook } from './checks.js';
 import type { EditInput, EditResult } from './schema.js';
 
+/** ApplyPatch imports the round-trip guard from here. */
+export { assertRoundTrip } from './checks.js';
+
 interface EditExtra {
   replacements: number;
   match: Rung;

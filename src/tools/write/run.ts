@@ -59,7 +59,7 @@ function assertNoPlaceholder(content: string, before: string): void {
 }
 
 /** Cells of notebook JSON (an object with a `cells` array and `nbformat`), else INVALID_NOTEBOOK. */
-function notebookCells(content: string): number {
+export function notebookCells(content: string): number {
   let parsed: unknown;
   try {
     parsed = JSON.parse(content);
