@@ -59,7 +59,7 @@ export function findLines(fileLines: readonly string[], oldLines: readonly strin
   const from = Math.max(0, opts.from ?? 0);
   const to = Math.min(fileLines.length, opts.to ?? fileLines.length);
   if (oldLines.length === 0 || to - from < oldLines.length) return { kind: 'none' };
-  const index = new LineIndex(fileLines, opts.joined);
+  const index = indexOf(fileLines, opts.joined);
   for (const rung of opts.rungs ?? RUNGS) {
     const fits = fitsAt(rung, index, oldLines, from, to, opts.limit ?? 1000);
     if (fits.length > 0) return { kind: 'found', rung, fits };
@@ -94,6 +94,21 @@ function longestWord(line: string): string {
   let best = '';
   for (const w of line.match(/[A-Za-z0-9_]+/g) ?? []) if (w.length > best.length) best = w;
   return best;
+}
+
+/**
+ * One index per lines array (ApplyPatch searches the same lines once per hunk): the array
+ * must not change while it is searched, which every caller's line split guarantees.
+ */
+const INDEXES = new WeakMap<readonly string[], LineIndex>();
+
+function indexOf(lines: readonly string[], joined: string | undefined): LineIndex {
+  let index = INDEXES.get(lines);
+  if (!index) {
+    index = new LineIndex(lines, joined ?? null);
+    INDEXES.set(lines, index);
+  }
+  return index;
 }
 
 /** The file's lines with, built once per search, their text joined for indexOf prefiltering. */
