@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { joinNames } from '../text/join-names.js';
 import type { ToolDefinition } from '../tools/types.js';
+import { dropSafeIntegerBounds, withExamples } from './openapi-clean.js';
 
 const description = (names: string): string => `${names} for remote coding agents, over a sandboxed workspace.
 
@@ -18,7 +19,7 @@ export async function installOpenApi(app: FastifyInstance, version: string, tool
     openapi: {
       openapi: '3.1.0',
       info: {
-        title: 'sidefile',
+        title: 'sidefile API',
         version,
         description: description(names),
         license: { name: 'MIT', identifier: 'MIT' },
@@ -42,9 +43,9 @@ export async function installOpenApi(app: FastifyInstance, version: string, tool
         },
       },
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transform: (input) => withExamples(input, jsonSchemaTransform(input)),
+    transformObject: (input) => dropSafeIntegerBounds(jsonSchemaTransformObject(input)),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'sidefile API' } });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
