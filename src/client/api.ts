@@ -86,7 +86,7 @@ export interface paths {
         };
         /**
          * Stream file change events (server-sent events)
-         * @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes.
+         * @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Each event has an SSE `id` (the version id, or one that sorts the same way). A client that reconnects with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list GET /v1/history), then new ones. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -105,8 +105,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the kept versions of a file
-         * @description Each successful write first keeps the content it replaces (or "did not exist"). Newest first; at most --history-versions per file; contents over 64 MiB are not kept.
+         * List the kept versions of a file, or the newest across the workspace
+         * @description Each successful write first keeps the content it replaces (or "did not exist"). With file_path: that file's versions, newest first (at most --history-versions per file; contents over 64 MiB are not kept). Without: the newest versions across the workspace, each with its file_path, `limit` at a time (default 100, at most 1000); page back with `before` = the last version id seen. This is how an agent that reconnects learns what changed.
          */
         get: operations["listHistory"];
         put?: never;
@@ -733,7 +733,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes. */
+            /** @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Each event has an SSE `id` (the version id, or one that sorts the same way). A client that reconnects with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list GET /v1/history), then new ones. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -818,9 +818,13 @@ export interface operations {
     };
     listHistory: {
         parameters: {
-            query: {
-                /** @description The file: absolute (inside the workspace root) or relative to the root. */
-                file_path: string;
+            query?: {
+                /** @description The file: absolute (inside the workspace root) or relative to the root. Absent: the newest versions across the workspace. */
+                file_path?: string;
+                /** @description At most this many versions (1–1000; default 100 across the workspace, all for one file). */
+                limit?: number;
+                /** @description Only versions older than this version id (exclusive): pass the last id of a page to get the next. */
+                before?: string;
             };
             header?: never;
             path?: never;
@@ -828,7 +832,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file’s history. */
+            /** @description The versions. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -854,6 +858,27 @@ export interface operations {
                             size: number | null;
                             /** @description Lowercase hex SHA-256 of this content; null: the file did not exist. */
                             sha256: string | null;
+                        }[];
+                    } | {
+                        /** @description Newest first, across every file; at most `limit`. */
+                        versions: {
+                            /** @description Version id; sorts in the order versions were kept. Pass it to restore. */
+                            version: string;
+                            /** @description When the version was kept (ISO-8601, UTC). */
+                            created_at: string;
+                            /** @description Session whose write replaced this content. */
+                            session: string;
+                            /**
+                             * @description Tool whose write replaced this content.
+                             * @enum {string}
+                             */
+                            tool: "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "ApplyPatch" | "Restore";
+                            /** @description Bytes of this content; null: the file did not exist. */
+                            size: number | null;
+                            /** @description Lowercase hex SHA-256 of this content; null: the file did not exist. */
+                            sha256: string | null;
+                            /** @description The file, relative to the root. */
+                            file_path: string;
                         }[];
                     };
                 };

@@ -123,7 +123,7 @@ async function writeAll(ctx: ToolContext, tool: WriteToolName, changes: PlannedC
       dir,
       name,
       temp: change.bytes === null ? null : newTempName(),
-      version: keepHistory(ctx, tool, keyOf(ctx, change.target), { at, current: change.current, knownHash: change.knownHash ?? null }),
+      version: keepHistory(ctx, tool, keyOf(ctx, change.target), { at, current: change.current, knownHash: change.knownHash ?? null, change: change.type }),
     };
   });
   for (const s of staged) s.version.catch(() => {});
