@@ -246,7 +246,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the tools, ready for a model tool-calling API */
+        /**
+         * List the tools, ready for a model tool-calling API
+         * @description Without `dialect`: each tool with its REST endpoint and input JSON Schema. With `dialect`, the same tools in the shape a model API takes: `openai` (strict function tools), `anthropic`, `gemini` (one tool of function declarations) or `mcp` (what /mcp tools/list returns): openai `{ tools: [{ type: "function", name, description, parameters, strict: true }] }`; anthropic `{ tools: [{ name, description, input_schema }] }`; gemini `{ tools: [{ functionDeclarations: [{ name, description, parametersJsonSchema }] }] }`; mcp `{ tools: [MCP Tool] }`.
+         */
         get: operations["listTools"];
         put?: never;
         post?: never;
@@ -296,6 +299,26 @@ export interface paths {
          *     - Not for .ipynb updates: use NotebookEdit (Add File of a whole notebook is fine).
          */
         post: operations["toolApplyPatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Model Context Protocol endpoint (JSON-RPC over Streamable HTTP)
+         * @description The tools (and workspace files as resources) over the Model Context Protocol, Streamable HTTP transport, protocol versions 2025-06-18 and 2025-11-25. Send `Accept: application/json, text/event-stream`. The answer to `initialize` carries the `Mcp-Session-Id` to send on every later request; an `X-Session-Id` sent with `initialize` names the sidefile session instead (shared read state with REST calls). `GET /mcp` opens the stream of resource-update notifications; `DELETE /mcp` ends the session. See docs/mcp.md.
+         */
+        post: operations["mcp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2706,14 +2729,17 @@ export interface operations {
     };
     listTools: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description openai, anthropic, gemini or mcp; absent: the REST shape. */
+                dialect?: "openai" | "anthropic" | "gemini" | "mcp";
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The tools. */
+            /** @description The tools (without `dialect`; with one, the shape that model API takes). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3314,6 +3340,252 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                         };
+                    };
+                };
+            };
+        };
+    };
+    mcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON-RPC message or batch. */
+        requestBody: {
+            content: {
+                "application/json": ({
+                    /**
+                     * @description Always "2.0".
+                     * @enum {string}
+                     */
+                    jsonrpc: "2.0";
+                    /** @description The JSON-RPC request id (absent on notifications). */
+                    id?: string | number;
+                    /** @description e.g. initialize, tools/list, tools/call, resources/read, resources/subscribe. */
+                    method?: string;
+                    /** @description The method's parameters. */
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /**
+                     * @description Always "2.0".
+                     * @enum {string}
+                     */
+                    jsonrpc: "2.0";
+                    /** @description The JSON-RPC request id (absent on notifications). */
+                    id?: string | number;
+                    /** @description e.g. initialize, tools/list, tools/call, resources/read, resources/subscribe. */
+                    method?: string;
+                    /** @description The method's parameters. */
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                })[];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always "2.0".
+                         * @enum {string}
+                         */
+                        jsonrpc: "2.0";
+                        /** @description The id of the request answered (null when it could not be read). */
+                        id: (string | number) | null;
+                        /** @description The method's result (tools/call: content, structuredContent, isError). */
+                        result?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description A protocol error. Tool failures are results with isError: true instead. */
+                        error?: {
+                            /** @description JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found. */
+                            code: number;
+                            /** @description What went wrong. */
+                            message: string;
+                            /** @description Specifics, when any. */
+                            data?: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Accepted: the body held only notifications or responses. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A malformed message (JSON-RPC error) or an invalid X-Session-Id (INVALID_INPUT). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /**
+                         * @description Always "2.0".
+                         * @enum {string}
+                         */
+                        jsonrpc: "2.0";
+                        /** @description The id of the request answered (null when it could not be read). */
+                        id: (string | number) | null;
+                        /** @description The method's result (tools/call: content, structuredContent, isError). */
+                        result?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description A protocol error. Tool failures are results with isError: true instead. */
+                        error?: {
+                            /** @description JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found. */
+                            code: number;
+                            /** @description What went wrong. */
+                            message: string;
+                            /** @description Specifics, when any. */
+                            data?: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    }) | {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description ORIGIN_DENIED: a foreign Origin or Host (SPEC §17) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unknown or expired Mcp-Session-Id: initialize again. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always "2.0".
+                         * @enum {string}
+                         */
+                        jsonrpc: "2.0";
+                        /** @description The id of the request answered (null when it could not be read). */
+                        id: (string | number) | null;
+                        /** @description The method's result (tools/call: content, structuredContent, isError). */
+                        result?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description A protocol error. Tool failures are results with isError: true instead. */
+                        error?: {
+                            /** @description JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found. */
+                            code: number;
+                            /** @description What went wrong. */
+                            message: string;
+                            /** @description Specifics, when any. */
+                            data?: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The Accept header does not list application/json and text/event-stream. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always "2.0".
+                         * @enum {string}
+                         */
+                        jsonrpc: "2.0";
+                        /** @description The id of the request answered (null when it could not be read). */
+                        id: (string | number) | null;
+                        /** @description The method's result (tools/call: content, structuredContent, isError). */
+                        result?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description A protocol error. Tool failures are results with isError: true instead. */
+                        error?: {
+                            /** @description JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found. */
+                            code: number;
+                            /** @description What went wrong. */
+                            message: string;
+                            /** @description Specifics, when any. */
+                            data?: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
