@@ -3027,6 +3027,8 @@ export interface operations {
                         move_to?: string | null;
                     }[] | null;
                 };
+                "text/x-diff": string;
+                "text/x-patch": string;
             };
         };
         responses: {
