@@ -3253,6 +3253,8 @@ export interface operations {
                         move_to?: string | null;
                     }[] | null;
                 };
+                "text/x-diff": string;
+                "text/x-patch": string;
             };
         };
         responses: {
