@@ -6,6 +6,7 @@
 import { benchEdit } from './edit.js';
 import { benchMcp } from './mcp.js';
 import { benchNotebook } from './notebook.js';
+import { benchPatch } from './patch.js';
 import { benchPeers } from './peers.js';
 import { benchRead } from './read.js';
 
@@ -15,6 +16,7 @@ const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
   ['read', (print) => benchRead(print)],
   ['edit', (print) => benchEdit(print)],
   ['notebook', (print) => benchNotebook(print)],
+  ['patch', (print) => benchPatch(print)],
   ['peers', (print) => benchPeers(print)],
   ['mcp', (print) => benchMcp(print)],
 ];
