@@ -44,8 +44,23 @@ export async function installOpenApi(app: FastifyInstance, version: string, tool
       },
     },
     transform: (input) => withExamples(input, jsonSchemaTransform(input)),
-    transformObject: (input) => dropSafeIntegerBounds(jsonSchemaTransformObject(input)),
+    transformObject: (input) => withRawTextBodies(dropSafeIntegerBounds(jsonSchemaTransformObject(input)), tools),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'sidefile API' } });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+type OpenApiDoc = ReturnType<typeof jsonSchemaTransformObject>;
+
+/** A tool that also takes its body as raw text (ApplyPatch's text/x-diff) documents those media types. */
+function withRawTextBodies(doc: OpenApiDoc, tools: readonly ToolDefinition[]): OpenApiDoc {
+  const paths = (doc as { paths?: Record<string, { post?: { requestBody?: { content?: Record<string, unknown> } } }> }).paths;
+  for (const tool of tools) {
+    const content = tool.rawText && paths?.[`/v1/tools/${tool.slug}`]?.post?.requestBody?.content;
+    if (!content || !tool.rawText) continue;
+    for (const type of tool.rawText.contentTypes) {
+      content[type] = { schema: { type: 'string', description: `The \`${tool.rawText.field}\` field's text as the whole body (no JSON escaping).` } };
+    }
+  }
+  return doc;
 }
