@@ -37,7 +37,19 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
   },
   Edit: {
     requests: [{ file_path: 'app.py', old_string: '"hi"', new_string: '"hello"' }],
-    responses: [{ result: { file_path: 'app.py', replacements: 1, structured_patch: PATCH }, text: 'The file app.py has been updated successfully.' }],
+    responses: [{ result: { file_path: 'app.py', replacements: 1, match: 'exact', structured_patch: PATCH }, text: 'The file app.py has been updated successfully.' }],
+  },
+  MultiEdit: {
+    requests: [{ file_path: 'app.py', edits: [{ old_string: 'greet', new_string: 'welcome' }, { old_string: '"hello"', new_string: '"hello there"' }] }],
+    responses: [
+      {
+        result: {
+          file_path: 'app.py', edits_applied: 2, replacements: 2, matches: ['exact', 'exact'],
+          structured_patch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: ['-def greet():', '-    return "hello"', '+def welcome():', '+    return "hello there"'] }],
+        },
+        text: 'The file app.py has been updated successfully.',
+      },
+    ],
   },
   Write: {
     requests: [{ file_path: 'notes/todo.md', content: '# TODO\n- ship it\n' }],
