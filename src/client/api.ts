@@ -3415,6 +3415,8 @@ export interface operations {
                         /** @description update_file only: the path the updated file moves to. */
                         move_to?: string | null;
                     }[] | null;
+                    /** @description Write added lines such as "// ... existing code ..." as given. Without it, a hunk that adds such a line is refused: send the full text instead. */
+                    allow_placeholders?: boolean | null;
                 };
             };
         };
