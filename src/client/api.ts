@@ -390,60 +390,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Missing or wrong bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -451,7 +412,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -488,60 +449,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Missing or wrong bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -549,7 +471,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -608,12 +530,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_INPUT",
+                     *         "message": "Invalid request: body.offset: expected number, received string.",
+                     *         "details": {
+                     *           "fields": [
+                     *             {
+                     *               "field": "body.offset",
+                     *               "message": "expected number, received string"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -621,7 +559,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -632,12 +570,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -645,7 +592,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -656,12 +603,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
-            500: {
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORIGIN_DENIED",
+                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
+                     *         "details": {
+                     *           "header": "origin"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -669,7 +627,40 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "ORIGIN_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message): INTERNAL. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -700,36 +691,21 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -737,7 +713,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -748,12 +724,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
-            500: {
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORIGIN_DENIED",
+                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
+                     *         "details": {
+                     *           "header": "origin"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -761,7 +748,40 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "ORIGIN_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message): INTERNAL. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -792,36 +812,21 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -829,7 +834,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -840,12 +845,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
-            500: {
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORIGIN_DENIED",
+                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
+                     *         "details": {
+                     *           "header": "origin"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -853,7 +869,40 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "ORIGIN_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message): INTERNAL. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -933,7 +982,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -946,7 +995,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -957,12 +1006,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -970,7 +1028,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -981,7 +1039,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -994,7 +1052,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1005,12 +1063,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1018,7 +1085,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1029,12 +1096,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FS_BUSY",
+                     *         "message": "The file system is busy (too many open files); retry in a moment.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1042,7 +1118,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FS_BUSY";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1114,7 +1190,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1127,7 +1203,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1138,12 +1214,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1151,7 +1236,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1162,7 +1247,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, READ_ONLY, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1175,7 +1260,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1186,12 +1271,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version */
+            /** @description No such file, route, cell or version: VERSION_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VERSION_NOT_FOUND",
+                     *         "message": "src/app.py has no history version \"20260101T000000000Z-000000\".",
+                     *         "details": {
+                     *           "version": "20260101T000000000Z-000000"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1199,7 +1295,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "VERSION_NOT_FOUND";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1210,12 +1306,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read */
+            /** @description The file was not read, or changed since it was read: FILE_MODIFIED_SINCE_READ. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FILE_MODIFIED_SINCE_READ",
+                     *         "message": "src/app.py changed on disk since this session read it. Read it again.",
+                     *         "details": {
+                     *           "diff": "@@ -1 +1 @@\n-a\n+b\n"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1223,7 +1330,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_MODIFIED_SINCE_READ";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1234,7 +1341,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description File or request body too large */
+            /** @description File or request body too large: FILE_TOO_LARGE, PAYLOAD_TOO_LARGE. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1247,7 +1354,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1258,7 +1365,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request cannot be applied to this file */
+            /** @description The request cannot be applied to this file: SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1271,7 +1378,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1282,12 +1389,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1295,7 +1411,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1306,7 +1422,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1319,7 +1435,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "LOCK_TIMEOUT" | "FS_BUSY";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1330,12 +1446,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Storage full: nothing changed */
+            /** @description Storage full: nothing changed: STORAGE_FULL. */
             507: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "STORAGE_FULL",
+                     *         "message": "The disk is full: nothing changed.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1343,7 +1468,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "STORAGE_FULL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1492,7 +1617,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1505,7 +1630,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1516,12 +1641,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1529,7 +1663,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1540,7 +1674,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1553,7 +1687,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1564,12 +1698,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version */
+            /** @description No such file, route, cell or version: FILE_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FILE_NOT_FOUND",
+                     *         "message": "src/app.py does not exist.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1577,7 +1720,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_FOUND";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1588,31 +1731,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description File or request body too large */
+            /** @description File or request body too large: FILE_TOO_LARGE, PAYLOAD_TOO_LARGE. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1625,7 +1744,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1636,12 +1755,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Binary file */
+            /** @description Binary file: BINARY_FILE. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BINARY_FILE",
+                     *         "message": "data.bin is a binary file; Read shows text files, images and notebooks.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1649,7 +1777,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "BINARY_FILE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1660,7 +1788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request cannot be applied to this file */
+            /** @description The request cannot be applied to this file: INVALID_NOTEBOOK, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1673,7 +1801,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_NOTEBOOK" | "UNSUPPORTED_ENCODING";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1684,12 +1812,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1697,7 +1834,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1708,12 +1845,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FS_BUSY",
+                     *         "message": "The file system is busy (too many open files); retry in a moment.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1721,31 +1867,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Storage full: nothing changed */
-            507: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FS_BUSY";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1770,6 +1892,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file_path": "app.py",
+                 *       "old_string": "\"hi\"",
+                 *       "new_string": "\"hello\""
+                 *     }
+                 */
                 "application/json": {
                     /** @description The file to edit: relative to the workspace root, or absolute inside it. */
                     file_path: string;
@@ -1797,6 +1926,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "file_path": "app.py",
+                     *         "replacements": 1,
+                     *         "structured_patch": [
+                     *           {
+                     *             "oldStart": 1,
+                     *             "oldLines": 2,
+                     *             "newStart": 1,
+                     *             "newLines": 2,
+                     *             "lines": [
+                     *               " def greet():",
+                     *               "-    return \"hi\"",
+                     *               "+    return \"hello\""
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "text": "The file app.py has been updated successfully."
+                     *     }
+                     */
                     "application/json": {
                         /** @description What Edit changed. */
                         result: {
@@ -1837,7 +1988,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE, WRONG_TOOL, NO_CHANGE. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1850,7 +2001,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL" | "NO_CHANGE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1861,12 +2012,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1874,7 +2034,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1885,7 +2045,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, READ_ONLY, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1898,7 +2058,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1909,12 +2069,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version */
+            /** @description No such file, route, cell or version: FILE_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FILE_NOT_FOUND",
+                     *         "message": "src/app.py does not exist.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1922,7 +2091,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_FOUND";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1933,7 +2102,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read */
+            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1946,7 +2115,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1957,7 +2126,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description File or request body too large */
+            /** @description File or request body too large: FILE_TOO_LARGE, PAYLOAD_TOO_LARGE. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1970,7 +2139,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1981,31 +2150,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Binary file */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description The request cannot be applied to this file */
+            /** @description The request cannot be applied to this file: STRING_NOT_FOUND, MULTIPLE_MATCHES, PLACEHOLDER_DETECTED, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2018,7 +2163,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2029,12 +2174,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2042,7 +2196,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2053,7 +2207,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2066,7 +2220,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "LOCK_TIMEOUT" | "FS_BUSY";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2077,12 +2231,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Storage full: nothing changed */
+            /** @description Storage full: nothing changed: STORAGE_FULL. */
             507: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "STORAGE_FULL",
+                     *         "message": "The disk is full: nothing changed.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2090,7 +2253,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "STORAGE_FULL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2184,7 +2347,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE, NOT_A_DIRECTORY, WRONG_TOOL, NO_CHANGE, PATCH_INVALID. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2197,7 +2360,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2208,12 +2371,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2221,7 +2393,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2232,7 +2404,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, READ_ONLY, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2245,7 +2417,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2256,7 +2428,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version */
+            /** @description No such file, route, cell or version: FILE_NOT_FOUND, NOT_FOUND, CELL_NOT_FOUND, VERSION_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2269,7 +2441,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2280,7 +2452,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read */
+            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2293,7 +2465,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2304,7 +2476,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description File or request body too large */
+            /** @description File or request body too large: FILE_TOO_LARGE, PAYLOAD_TOO_LARGE. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2317,7 +2489,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2328,12 +2500,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Binary file */
+            /** @description Binary file: BINARY_FILE. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BINARY_FILE",
+                     *         "message": "data.bin is a binary file; Read shows text files, images and notebooks.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2341,7 +2522,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "BINARY_FILE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2352,7 +2533,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request cannot be applied to this file */
+            /** @description The request cannot be applied to this file: STRING_NOT_FOUND, MULTIPLE_MATCHES, INVALID_NOTEBOOK, CONTEXT_NOT_FOUND, PLACEHOLDER_DETECTED, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2365,7 +2546,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2376,12 +2557,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2389,7 +2579,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2400,7 +2590,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2413,7 +2603,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "LOCK_TIMEOUT" | "FS_BUSY";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2424,12 +2614,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Storage full: nothing changed */
+            /** @description Storage full: nothing changed: STORAGE_FULL. */
             507: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "STORAGE_FULL",
+                     *         "message": "The disk is full: nothing changed.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2437,7 +2636,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "STORAGE_FULL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2462,6 +2661,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file_path": "notes/todo.md",
+                 *       "content": "# TODO\n- ship it\n"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The file to write: relative to the workspace root, or absolute inside it. */
                     file_path: string;
@@ -2482,6 +2687,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "type": "create",
+                     *         "file_path": "notes/todo.md",
+                     *         "original_file": null,
+                     *         "structured_patch": [
+                     *           {
+                     *             "oldStart": 1,
+                     *             "oldLines": 0,
+                     *             "newStart": 1,
+                     *             "newLines": 2,
+                     *             "lines": [
+                     *               "+# TODO",
+                     *               "+- ship it"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "text": "File created successfully at: notes/todo.md"
+                     *     }
+                     */
                     "application/json": {
                         /** @description What Write changed. */
                         result: {
@@ -2522,7 +2749,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2535,7 +2762,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2546,12 +2773,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2559,7 +2795,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2570,7 +2806,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, READ_ONLY, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2583,7 +2819,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2594,31 +2830,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description The file was not read, or changed since it was read */
+            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2631,7 +2843,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2642,7 +2854,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description File or request body too large */
+            /** @description File or request body too large: FILE_TOO_LARGE, PAYLOAD_TOO_LARGE. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2655,7 +2867,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2666,31 +2878,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Binary file */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description The request cannot be applied to this file */
+            /** @description The request cannot be applied to this file: INVALID_NOTEBOOK, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2703,7 +2891,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_NOTEBOOK" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2714,12 +2902,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2727,7 +2924,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2738,7 +2935,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2751,7 +2948,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "LOCK_TIMEOUT" | "FS_BUSY";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2762,12 +2959,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Storage full: nothing changed */
+            /** @description Storage full: nothing changed: STORAGE_FULL. */
             507: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "STORAGE_FULL",
+                     *         "message": "The disk is full: nothing changed.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2775,7 +2981,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "STORAGE_FULL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2800,6 +3006,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "notebook_path": "analysis.ipynb",
+                 *       "cell_id": "look",
+                 *       "new_source": "df.describe()"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The .ipynb notebook to edit: relative to the workspace root, or absolute inside it. */
                     notebook_path: string;
@@ -2828,6 +3041,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "notebook_path": "analysis.ipynb",
+                     *         "cell_id": "look",
+                     *         "cell_type": "code",
+                     *         "language": "python",
+                     *         "edit_mode": "replace"
+                     *       },
+                     *       "text": "Updated cell look with df.describe()"
+                     *     }
+                     */
                     "application/json": {
                         /** @description What NotebookEdit changed. */
                         result: {
@@ -2850,7 +3075,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE, WRONG_TOOL. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2863,7 +3088,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2874,12 +3099,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2887,7 +3121,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2898,7 +3132,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, READ_ONLY, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2911,7 +3145,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2922,7 +3156,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version */
+            /** @description No such file, route, cell or version: FILE_NOT_FOUND, CELL_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2935,7 +3169,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_FOUND" | "CELL_NOT_FOUND";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2946,7 +3180,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read */
+            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, CELL_MOVED. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2959,7 +3193,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "CELL_MOVED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2970,7 +3204,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description File or request body too large */
+            /** @description File or request body too large: FILE_TOO_LARGE, PAYLOAD_TOO_LARGE. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2983,7 +3217,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2994,31 +3228,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Binary file */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description The request cannot be applied to this file */
+            /** @description The request cannot be applied to this file: INVALID_NOTEBOOK, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3031,7 +3241,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_NOTEBOOK" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3042,12 +3252,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -3055,7 +3274,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3066,7 +3285,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3079,7 +3298,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "LOCK_TIMEOUT" | "FS_BUSY";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3090,12 +3309,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Storage full: nothing changed */
+            /** @description Storage full: nothing changed: STORAGE_FULL. */
             507: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "STORAGE_FULL",
+                     *         "message": "The disk is full: nothing changed.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -3103,7 +3331,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "STORAGE_FULL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3158,36 +3386,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -3195,7 +3408,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3206,12 +3419,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
-            500: {
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORIGIN_DENIED",
+                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
+                     *         "details": {
+                     *           "header": "origin"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -3219,7 +3443,40 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "ORIGIN_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message): INTERNAL. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3288,36 +3545,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -3325,7 +3567,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3336,12 +3578,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORIGIN_DENIED",
+                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
+                     *         "details": {
+                     *           "header": "origin"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -3349,7 +3602,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "ORIGIN_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3360,12 +3613,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -3373,7 +3635,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3418,6 +3680,8 @@ export interface operations {
                     /** @description Write added lines such as "// ... existing code ..." as given. Without it, a hunk that adds such a line is refused: send the full text instead. */
                     allow_placeholders?: boolean | null;
                 };
+                "text/x-diff": string;
+                "text/x-patch": string;
             };
         };
         responses: {
@@ -3470,7 +3734,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE, NOT_A_DIRECTORY, WRONG_TOOL, NO_CHANGE, PATCH_INVALID. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3483,7 +3747,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3494,12 +3758,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -3507,7 +3780,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3518,7 +3791,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, READ_ONLY, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3531,7 +3804,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3542,7 +3815,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version */
+            /** @description No such file, route, cell or version: FILE_NOT_FOUND, NOT_FOUND, CELL_NOT_FOUND, VERSION_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3555,7 +3828,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3566,7 +3839,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read */
+            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3579,7 +3852,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3590,7 +3863,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description File or request body too large */
+            /** @description File or request body too large: FILE_TOO_LARGE, PAYLOAD_TOO_LARGE. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3603,7 +3876,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3614,12 +3887,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Binary file */
+            /** @description Binary file: BINARY_FILE. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BINARY_FILE",
+                     *         "message": "data.bin is a binary file; Read shows text files, images and notebooks.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -3627,7 +3909,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "BINARY_FILE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3638,7 +3920,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request cannot be applied to this file */
+            /** @description The request cannot be applied to this file: STRING_NOT_FOUND, MULTIPLE_MATCHES, INVALID_NOTEBOOK, CONTEXT_NOT_FOUND, PLACEHOLDER_DETECTED, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3651,7 +3933,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3662,12 +3944,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -3675,7 +3966,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3686,7 +3977,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3699,7 +3990,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "LOCK_TIMEOUT" | "FS_BUSY";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3710,12 +4001,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Storage full: nothing changed */
+            /** @description Storage full: nothing changed: STORAGE_FULL. */
             507: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "STORAGE_FULL",
+                     *         "message": "The disk is full: nothing changed.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -3723,7 +4023,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "STORAGE_FULL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
