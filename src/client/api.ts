@@ -1931,6 +1931,7 @@ export interface operations {
                      *       "result": {
                      *         "file_path": "app.py",
                      *         "replacements": 1,
+                     *         "match": "exact",
                      *         "structured_patch": [
                      *           {
                      *             "oldStart": 1,
@@ -2278,6 +2279,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file_path": "app.py",
+                 *       "edits": [
+                 *         {
+                 *           "old_string": "def greet():",
+                 *           "new_string": "def greet(name):"
+                 *         },
+                 *         {
+                 *           "old_string": "        return \"hello\"",
+                 *           "new_string": "        return f\"hello {name}\""
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description The file to edit: relative to the workspace root, or absolute inside it. */
                     file_path: string;
@@ -2308,6 +2324,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "file_path": "app.py",
+                     *         "edits_applied": 2,
+                     *         "replacements": 2,
+                     *         "matches": [
+                     *           "exact",
+                     *           "indentation"
+                     *         ],
+                     *         "structured_patch": [
+                     *           {
+                     *             "oldStart": 1,
+                     *             "oldLines": 2,
+                     *             "newStart": 1,
+                     *             "newLines": 2,
+                     *             "lines": [
+                     *               "-def greet():",
+                     *               "-    return \"hello\"",
+                     *               "+def greet(name):",
+                     *               "+    return f\"hello {name}\""
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "text": "The file app.py has been updated successfully."
+                     *     }
+                     */
                     "application/json": {
                         /** @description What MultiEdit changed. */
                         result: {
@@ -3660,6 +3704,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "patch": "*** Begin Patch\n*** Update File: app.py\n@@ def greet(name):\n-    return f\"hello {name}\"\n+    return f\"hello, {name}!\"\n*** End Patch\n"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The whole V4A patch: "*** Begin Patch", then *** Add File / *** Delete File / *** Update File sections, then "*** End Patch". */
                     patch?: string | null;
@@ -3691,6 +3740,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "files": [
+                     *           {
+                     *             "file_path": "app.py",
+                     *             "type": "update",
+                     *             "match": "exact",
+                     *             "additions": 1,
+                     *             "deletions": 1,
+                     *             "structured_patch": [
+                     *               {
+                     *                 "oldStart": 1,
+                     *                 "oldLines": 2,
+                     *                 "newStart": 1,
+                     *                 "newLines": 2,
+                     *                 "lines": [
+                     *                   " def greet(name):",
+                     *                   "-    return f\"hello {name}\"",
+                     *                   "+    return f\"hello, {name}!\""
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "text": "Applied patch to 1 file:\nM app.py (+1 -1)"
+                     *     }
+                     */
                     "application/json": {
                         /** @description What ApplyPatch changed (all of it, or nothing). */
                         result: {
