@@ -1931,6 +1931,7 @@ export interface operations {
                      *       "result": {
                      *         "file_path": "app.py",
                      *         "replacements": 1,
+                     *         "match": "exact",
                      *         "structured_patch": [
                      *           {
                      *             "oldStart": 1,
@@ -2278,6 +2279,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file_path": "app.py",
+                 *       "edits": [
+                 *         {
+                 *           "old_string": "def greet():",
+                 *           "new_string": "def greet(name):"
+                 *         },
+                 *         {
+                 *           "old_string": "        return \"hello\"",
+                 *           "new_string": "        return f\"hello {name}\""
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description The file to edit: relative to the workspace root, or absolute inside it. */
                     file_path: string;
@@ -2308,6 +2324,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "file_path": "app.py",
+                     *         "edits_applied": 2,
+                     *         "replacements": 2,
+                     *         "matches": [
+                     *           "exact",
+                     *           "indentation"
+                     *         ],
+                     *         "structured_patch": [
+                     *           {
+                     *             "oldStart": 1,
+                     *             "oldLines": 2,
+                     *             "newStart": 1,
+                     *             "newLines": 2,
+                     *             "lines": [
+                     *               "-def greet():",
+                     *               "-    return \"hello\"",
+                     *               "+def greet(name):",
+                     *               "+    return f\"hello {name}\""
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "text": "The file app.py has been updated successfully."
+                     *     }
+                     */
                     "application/json": {
                         /** @description What MultiEdit changed. */
                         result: {
@@ -3662,7 +3706,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "patch": "*** Begin Patch\n*** Update File: app.py\n@@ def greet():\n-    return \"hi\"\n+    return \"hello\"\n*** Add File: notes.md\n+# Notes\n*** End Patch\n"
+                 *       "patch": "*** Begin Patch\n*** Update File: app.py\n@@ def greet(name):\n-    return f\"hello {name}\"\n+    return f\"hello, {name}!\"\n*** End Patch\n"
                  *     }
                  */
                 "application/json": {
@@ -3682,6 +3726,8 @@ export interface operations {
                         /** @description update_file only: the path the updated file moves to. */
                         move_to?: string | null;
                     }[] | null;
+                    /** @description Write added lines such as "// ... existing code ..." as given. Without it, a hunk that adds such a line is refused: send the full text instead. */
+                    allow_placeholders?: boolean | null;
                 };
                 "text/x-diff": string;
                 "text/x-patch": string;
@@ -3700,6 +3746,10 @@ export interface operations {
                      *         "files": [
                      *           {
                      *             "file_path": "app.py",
+                     *             "type": "update",
+                     *             "match": "exact",
+                     *             "additions": 1,
+                     *             "deletions": 1,
                      *             "structured_patch": [
                      *               {
                      *                 "oldStart": 1,
@@ -3707,37 +3757,16 @@ export interface operations {
                      *                 "newStart": 1,
                      *                 "newLines": 2,
                      *                 "lines": [
-                     *                   " def greet():",
-                     *                   "-    return \"hi\"",
-                     *                   "+    return \"hello\""
+                     *                   " def greet(name):",
+                     *                   "-    return f\"hello {name}\"",
+                     *                   "+    return f\"hello, {name}!\""
                      *                 ]
                      *               }
-                     *             ],
-                     *             "match": "exact",
-                     *             "type": "update",
-                     *             "additions": 1,
-                     *             "deletions": 1
-                     *           },
-                     *           {
-                     *             "file_path": "notes.md",
-                     *             "structured_patch": [
-                     *               {
-                     *                 "oldStart": 1,
-                     *                 "oldLines": 0,
-                     *                 "newStart": 1,
-                     *                 "newLines": 1,
-                     *                 "lines": [
-                     *                   "+# Notes"
-                     *                 ]
-                     *               }
-                     *             ],
-                     *             "type": "create",
-                     *             "additions": 1,
-                     *             "deletions": 0
+                     *             ]
                      *           }
                      *         ]
                      *       },
-                     *       "text": "Applied patch to 2 files:\nM app.py (+1 -1)\nA notes.md (+1)"
+                     *       "text": "Applied patch to 1 file:\nM app.py (+1 -1)"
                      *     }
                      */
                     "application/json": {

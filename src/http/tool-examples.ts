@@ -94,18 +94,4 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
       { result: { notebook_path: 'analysis.ipynb', cell_id: 'look', cell_type: 'code', language: 'python', edit_mode: 'replace' }, text: 'Updated cell look with df.describe()' },
     ],
   },
-  ApplyPatch: {
-    requests: [{ patch: '*** Begin Patch\n*** Update File: app.py\n@@ def greet():\n-    return "hi"\n+    return "hello"\n*** Add File: notes.md\n+# Notes\n*** End Patch\n' }],
-    responses: [
-      {
-        result: {
-          files: [
-            { file_path: 'app.py', structured_patch: PATCH, match: 'exact', type: 'update', additions: 1, deletions: 1 },
-            { file_path: 'notes.md', structured_patch: [{ oldStart: 1, oldLines: 0, newStart: 1, newLines: 1, lines: ['+# Notes'] }], type: 'create', additions: 1, deletions: 0 },
-          ],
-        },
-        text: 'Applied patch to 2 files:\nM app.py (+1 -1)\nA notes.md (+1)',
-      },
-    ],
-  },
 };
