@@ -2284,12 +2284,12 @@ export interface operations {
                  *       "file_path": "app.py",
                  *       "edits": [
                  *         {
-                 *           "old_string": "greet",
-                 *           "new_string": "welcome"
+                 *           "old_string": "def greet():",
+                 *           "new_string": "def greet(name):"
                  *         },
                  *         {
-                 *           "old_string": "\"hello\"",
-                 *           "new_string": "\"hello there\""
+                 *           "old_string": "        return \"hello\"",
+                 *           "new_string": "        return f\"hello {name}\""
                  *         }
                  *       ]
                  *     }
@@ -2332,7 +2332,7 @@ export interface operations {
                      *         "replacements": 2,
                      *         "matches": [
                      *           "exact",
-                     *           "exact"
+                     *           "indentation"
                      *         ],
                      *         "structured_patch": [
                      *           {
@@ -2343,8 +2343,8 @@ export interface operations {
                      *             "lines": [
                      *               "-def greet():",
                      *               "-    return \"hello\"",
-                     *               "+def welcome():",
-                     *               "+    return \"hello there\""
+                     *               "+def greet(name):",
+                     *               "+    return f\"hello {name}\""
                      *             ]
                      *           }
                      *         ]
@@ -3682,7 +3682,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "patch": "*** Begin Patch\n*** Update File: app.py\n@@ def greet():\n-    return \"hi\"\n+    return \"hello\"\n*** Add File: notes.md\n+# Notes\n*** End Patch\n"
+                 *       "patch": "*** Begin Patch\n*** Update File: app.py\n@@ def greet(name):\n-    return f\"hello {name}\"\n+    return f\"hello, {name}!\"\n*** End Patch\n"
                  *     }
                  */
                 "application/json": {
@@ -3702,6 +3702,8 @@ export interface operations {
                         /** @description update_file only: the path the updated file moves to. */
                         move_to?: string | null;
                     }[] | null;
+                    /** @description Write added lines such as "// ... existing code ..." as given. Without it, a hunk that adds such a line is refused: send the full text instead. */
+                    allow_placeholders?: boolean | null;
                 };
                 "text/x-diff": string;
                 "text/x-patch": string;
@@ -3720,6 +3722,10 @@ export interface operations {
                      *         "files": [
                      *           {
                      *             "file_path": "app.py",
+                     *             "type": "update",
+                     *             "match": "exact",
+                     *             "additions": 1,
+                     *             "deletions": 1,
                      *             "structured_patch": [
                      *               {
                      *                 "oldStart": 1,
@@ -3727,37 +3733,16 @@ export interface operations {
                      *                 "newStart": 1,
                      *                 "newLines": 2,
                      *                 "lines": [
-                     *                   " def greet():",
-                     *                   "-    return \"hi\"",
-                     *                   "+    return \"hello\""
+                     *                   " def greet(name):",
+                     *                   "-    return f\"hello {name}\"",
+                     *                   "+    return f\"hello, {name}!\""
                      *                 ]
                      *               }
-                     *             ],
-                     *             "match": "exact",
-                     *             "type": "update",
-                     *             "additions": 1,
-                     *             "deletions": 1
-                     *           },
-                     *           {
-                     *             "file_path": "notes.md",
-                     *             "structured_patch": [
-                     *               {
-                     *                 "oldStart": 1,
-                     *                 "oldLines": 0,
-                     *                 "newStart": 1,
-                     *                 "newLines": 1,
-                     *                 "lines": [
-                     *                   "+# Notes"
-                     *                 ]
-                     *               }
-                     *             ],
-                     *             "type": "create",
-                     *             "additions": 1,
-                     *             "deletions": 0
+                     *             ]
                      *           }
                      *         ]
                      *       },
-                     *       "text": "Applied patch to 2 files:\nM app.py (+1 -1)\nA notes.md (+1)"
+                     *       "text": "Applied patch to 1 file:\nM app.py (+1 -1)"
                      *     }
                      */
                     "application/json": {

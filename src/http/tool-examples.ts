@@ -40,14 +40,39 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
     responses: [{ result: { file_path: 'app.py', replacements: 1, match: 'exact', structured_patch: PATCH }, text: 'The file app.py has been updated successfully.' }],
   },
   MultiEdit: {
-    requests: [{ file_path: 'app.py', edits: [{ old_string: 'greet', new_string: 'welcome' }, { old_string: '"hello"', new_string: '"hello there"' }] }],
+    // The second edit's old_string is indented one level too deep: it lands at rung `indentation`.
+    requests: [
+      {
+        file_path: 'app.py',
+        edits: [
+          { old_string: 'def greet():', new_string: 'def greet(name):' },
+          { old_string: '        return "hello"', new_string: '        return f"hello {name}"' },
+        ],
+      },
+    ],
     responses: [
       {
         result: {
-          file_path: 'app.py', edits_applied: 2, replacements: 2, matches: ['exact', 'exact'],
-          structured_patch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: ['-def greet():', '-    return "hello"', '+def welcome():', '+    return "hello there"'] }],
+          file_path: 'app.py', edits_applied: 2, replacements: 2, matches: ['exact', 'indentation'],
+          structured_patch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: ['-def greet():', '-    return "hello"', '+def greet(name):', '+    return f"hello {name}"'] }],
         },
         text: 'The file app.py has been updated successfully.',
+      },
+    ],
+  },
+  ApplyPatch: {
+    requests: [{ patch: '*** Begin Patch\n*** Update File: app.py\n@@ def greet(name):\n-    return f"hello {name}"\n+    return f"hello, {name}!"\n*** End Patch\n' }],
+    responses: [
+      {
+        result: {
+          files: [
+            {
+              file_path: 'app.py', type: 'update', match: 'exact', additions: 1, deletions: 1,
+              structured_patch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: [' def greet(name):', '-    return f"hello {name}"', '+    return f"hello, {name}!"'] }],
+            },
+          ],
+        },
+        text: 'Applied patch to 1 file:\nM app.py (+1 -1)',
       },
     ],
   },
@@ -67,20 +92,6 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
     requests: [{ notebook_path: 'analysis.ipynb', cell_id: 'look', new_source: 'df.describe()' }],
     responses: [
       { result: { notebook_path: 'analysis.ipynb', cell_id: 'look', cell_type: 'code', language: 'python', edit_mode: 'replace' }, text: 'Updated cell look with df.describe()' },
-    ],
-  },
-  ApplyPatch: {
-    requests: [{ patch: '*** Begin Patch\n*** Update File: app.py\n@@ def greet():\n-    return "hi"\n+    return "hello"\n*** Add File: notes.md\n+# Notes\n*** End Patch\n' }],
-    responses: [
-      {
-        result: {
-          files: [
-            { file_path: 'app.py', structured_patch: PATCH, match: 'exact', type: 'update', additions: 1, deletions: 1 },
-            { file_path: 'notes.md', structured_patch: [{ oldStart: 1, oldLines: 0, newStart: 1, newLines: 1, lines: ['+# Notes'] }], type: 'create', additions: 1, deletions: 0 },
-          ],
-        },
-        text: 'Applied patch to 2 files:\nM app.py (+1 -1)\nA notes.md (+1)',
-      },
     ],
   },
 };
