@@ -3,7 +3,7 @@ import fs, { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { trustedGitDir } from './git-dir.js';
-import { formatGitPatch, makePatch } from './patch.js';
+import { formatGitPatch, makePatchSliced } from './patch.js';
 
 export interface GitDiff {
   patch: string;
@@ -42,7 +42,7 @@ export async function gitDiffOf(input: GitDiffInput): Promise<GitDiff | undefine
     const head = await headBlob(top, gitDir, rel);
     if (head === undefined) return undefined;
     const before = head === null ? '' : input.decode(head);
-    const patch = makePatch(rel, before, input.after ?? '', 3);
+    const patch = await makePatchSliced(rel, before, input.after ?? '', 3);
     const absent = { before: head === null, after: input.after === null };
     return { patch: formatGitPatch(rel, patch.hunks, absent), additions: patch.additions, deletions: patch.deletions };
   } catch {

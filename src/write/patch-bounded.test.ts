@@ -52,13 +52,19 @@ describe('bounded diff (SPEC §8 "Bounded work")', () => {
   });
 
   it('gives a whole-region hunk that turns before into after, for any texts', () => {
-    const line = fc.constantFrom('a', 'b', '', 'a\r', 'x y');
+    const line = fc.constantFrom('a', 'b', '', '', 'a\r', '\r', 'x y');
     const text = fc.tuple(fc.array(line, { maxLength: 30 }), fc.boolean()).map(([ls, nl]) => ls.join('\n') + (nl && ls.length ? '\n' : ''));
     fc.assert(
       fc.property(text, text, fc.integer({ min: 0, max: 4 }), (before, after, context) => {
-        expect(apply(before, wholeRegionHunk(before, after, context, 0))).toBe(after);
+        const hunks = wholeRegionHunk(before, after, context, 0);
+        expect(apply(before, hunks)).toBe(after);
+        // The same line counts as the diff package gives for the same region.
+        for (const h of hunks) {
+          expect(h.oldLines).toBe(h.lines.filter((l) => l[0] === ' ' || l[0] === '-').length);
+          expect(h.newLines).toBe(h.lines.filter((l) => l[0] === ' ' || l[0] === '+').length);
+        }
       }),
-      { numRuns: 2000 },
+      { numRuns: 5000 },
     );
   });
 });

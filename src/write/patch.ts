@@ -1,5 +1,6 @@
 import { structuredPatch } from 'diff';
-import { wholeRegionHunk } from './whole-hunk.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { wholeRegionSteps } from './whole-hunk.js';
 
 /** One hunk, exactly as the diff package's structuredPatch returns it. */
 export interface PatchHunk {
@@ -46,13 +47,35 @@ const DIFF_TIMEOUT_MS = 100;
  * time and memory stay linear in the size of the text.
  */
 export function makePatch(name: string, before: string, after: string, context = DEFAULT_CONTEXT, margin = WINDOW_MARGIN): TextPatch {
+  const steps = patchSteps(name, before, after, context, margin);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * makePatch for a caller that must not hold the event loop (the write pipeline, git_diff):
+ * the same patch, with other calls let in between slices of a large whole-region hunk.
+ */
+export async function makePatchSliced(name: string, before: string, after: string, context = DEFAULT_CONTEXT): Promise<TextPatch> {
+  const steps = patchSteps(name, before, after, context, WINDOW_MARGIN);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await nextTurn();
+  }
+}
+
+function* patchSteps(name: string, before: string, after: string, context: number, margin: number): Generator<void, TextPatch> {
   const window = diffWindow(before, after, context + margin);
   const lines = countBreaks(window.before, window.before.length) + countBreaks(window.after, window.after.length) + 2;
   const maxEditLength = Math.floor(Math.min(MAX_EDIT_LENGTH, LINE_BUDGET / lines));
   const patch = maxEditLength < MIN_EDIT_LENGTH ? undefined
     : structuredPatch(name, name, window.before, window.after, undefined, undefined, { context, maxEditLength, timeout: DIFF_TIMEOUT_MS });
   if (patch === undefined) {
-    const hunks = wholeRegionHunk(window.before, window.after, context, window.skippedLines);
+    yield;
+    const hunks = yield* wholeRegionSteps(window.before, window.after, context, window.skippedLines);
     return { hunks, ...countLines(hunks) };
   }
   const hunks = patch.hunks.map((h) => ({
@@ -143,7 +166,8 @@ export function formatGitPatch(rel: string, hunks: PatchHunk[], absent: { before
   out.push(absent.after ? '+++ /dev/null' : `+++ b/${rel}`);
   for (const h of hunks) {
     out.push(`@@ -${range(h.oldStart, h.oldLines)} +${range(h.newStart, h.newLines)} @@`);
-    out.push(...h.lines);
+    // A loop, not push(...lines): a whole-region hunk can hold millions of lines.
+    for (const line of h.lines) out.push(line);
   }
   return `${out.join('\n')}\n`;
 }

@@ -6,7 +6,7 @@ import type { ResolvedPath, ToolContext, WriteEvent, WriteToolName } from '../to
 import { atomicDelete, atomicWrite, type WriterFs } from './atomic-writer.js';
 import { mapFsError } from './fs-errors.js';
 import { gitDiffOf, type GitDiff } from './git-diff.js';
-import { makePatch, type PatchHunk, type TextPatch } from './patch.js';
+import { makePatchSliced, type PatchHunk, type TextPatch } from './patch.js';
 import { assertNoAddedSecret } from './secret-guard.js';
 import { countTextLines } from './text-lines.js';
 import { loadCurrent, type CurrentFile } from './load-current.js';
@@ -113,7 +113,7 @@ async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: Writ
   if (computed.bytes === null) {
     const version = await keep();
     await discardOnFailure(ctx, realRel, () => version, atomicDelete({ root: ctx.root, target, lastCheck, fs: plan.fs }));
-    const patch = makePatch(target.relative, computed.before, computed.after);
+    const patch = await makePatchSliced(target.relative, computed.before, computed.after);
     announce(ctx, plan.tool, target, { type: 'delete', patch, version });
     return { ...base, type: 'delete', version, patch };
   }
@@ -163,9 +163,11 @@ interface StoreStep {
 async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unknown>, step: StoreStep): Promise<{ version: string | null; patch: TextPatch }> {
   const { computed, bytes } = step;
   let version: string | null = null;
-  let derived: { patch: TextPatch; hash: string; total: number } | undefined;
+  // Bounded work (SPEC §8): the diff is built in slices, before the write, so a huge one never
+  // holds the event loop; the hash stays overlapped with the fsync.
+  const patch = await makePatchSliced(target.relative, computed.before, computed.after);
+  let derived: { hash: string; total: number } | undefined;
   const derive = () => ({
-    patch: makePatch(target.relative, computed.before, computed.after),
     hash: sha256Hex(bytes),
     total: computed.total ?? countTextLines(computed.after),
   });
@@ -186,7 +188,7 @@ async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unk
     afterRename: () => {
       derived ??= derive();
       recordWrite(ctx, target.real, { hash: derived.hash, unit: plan.unit, total: derived.total });
-      announce(ctx, plan.tool, target, { type: step.type, patch: derived.patch, version });
+      announce(ctx, plan.tool, target, { type: step.type, patch, version });
       // The folder's fsync only makes this rename durable; the next writer need not wait for it.
       step.release();
     },
@@ -194,7 +196,7 @@ async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unk
   });
   // `version` is set by then: a failed write waits for `alongside` before it rejects.
   await discardOnFailure(ctx, step.key, () => version, write);
-  return { version, patch: (derived ?? derive()).patch };
+  return { version, patch };
 }
 
 async function keepHistory(
