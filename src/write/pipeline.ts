@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FileStamp, ReadUnit, WriteObservation } from '../read-state/types.js';
+import type { CellPositions, FileStamp, ReadUnit, WriteObservation } from '../read-state/types.js';
 import { sha256Hex, stampOf } from '../read-state/unchanged.js';
 import type { ResolvedPath, ToolContext, WriteEvent, WriteToolName } from '../tools/types.js';
 import { atomicDelete, atomicWrite, type WriterFs } from './atomic-writer.js';
@@ -42,6 +42,8 @@ export interface ComputedWrite<T> {
   decode?: (bytes: Buffer) => string;
   /** Whatever the tool wants back (replacements, cell id, …). */
   extra: T;
+  /** NotebookEdit: the cell positions the session has been shown after this edit (SPEC §9). */
+  positions?: CellPositions;
 }
 
 export interface WritePlan<T> {
@@ -187,7 +189,7 @@ async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unk
     },
     afterRename: () => {
       derived ??= derive();
-      recordWrite(ctx, target.real, { hash: derived.hash, unit: plan.unit, total: derived.total });
+      recordWrite(ctx, target.real, { hash: derived.hash, unit: plan.unit, total: derived.total, ...(computed.positions ? { positions: computed.positions } : {}) });
       announce(ctx, plan.tool, target, { type: step.type, patch, version });
       // The folder's fsync only makes this rename durable; the next writer need not wait for it.
       step.release();

@@ -4,8 +4,10 @@ import { encodeNotebookEdit } from '../../notebook/encode-edit.js';
 import { decodeText, roundTrips } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
+import type { CellPositions } from '../../read-state/types.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import type { NotebookEditInput, NotebookEditResult } from './schema.js';
+import { afterMove, renumberedText } from '../../notebook/positions.js';
 
 /**
  * SPEC §9. The route has resolved the path; the shared write pipeline locks the file, loads its
@@ -29,7 +31,7 @@ export async function runNotebookEdit(
     requireRead: 'any',
     unit: 'cells',
     precheck: (current) => precheck(current, target),
-    compute: (current) => compute(input, current, target, override),
+    compute: (current) => compute(input, current, target, { override, positions: ctx.readState.get(ctx.session, target.real)?.positions }),
   });
   const edit = out.extra;
   return {
@@ -40,14 +42,18 @@ export async function runNotebookEdit(
       language: edit.language,
       edit_mode: edit.editMode,
     },
-    text: resultText(edit, input.new_source),
+    text: resultText(edit, input.new_source ?? ''),
     metrics: { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions },
   };
 }
 
 function resultText(edit: NotebookEditOutcome, newSource: string): string {
-  if (edit.editMode === 'insert') return `Inserted cell ${edit.cellId}`;
-  if (edit.editMode === 'delete') return `Deleted cell ${edit.cellId}`;
+  const { move } = edit;
+  // SPEC §9: say when later cell-N positions were renumbered (a notebook whose cells have ids
+  // is edited by id, and its ids do not move).
+  const later = move === null || edit.cellId !== `cell-${move.at}` ? 0 : edit.totalCells - move.at - (move.kind === 'insert' ? 1 : 0);
+  if (edit.editMode === 'insert') return `Inserted cell ${edit.cellId}${renumberedText('insert', move?.at ?? 0, later)}`;
+  if (edit.editMode === 'delete') return `Deleted cell ${edit.cellId}${renumberedText('delete', move?.at ?? 0, later)}`;
   return `Updated cell ${edit.cellId} with ${newSource}`;
 }
 
@@ -64,8 +70,9 @@ function compute(
   input: NotebookEditInput,
   current: CurrentFile,
   target: ResolvedPath,
-  override?: string,
+  opts: { override?: string; positions?: CellPositions },
 ): ComputedWrite<NotebookEditOutcome> {
+  const { override, positions } = opts;
   const original = current.bytes as Buffer;
   const decoded = decodeText(original, override);
   if (!roundTrips(original, decoded)) {
@@ -80,6 +87,7 @@ function compute(
     newSource: input.new_source,
     cellType: input.cell_type,
     editMode: input.edit_mode,
+    positions,
   });
   return {
     bytes: encodeNotebookEdit(original, decoded, edit.splice, edit.text),
@@ -88,5 +96,6 @@ function compute(
     total: edit.totalCells,
     decode: (bytes) => decodeText(bytes, decoded.encoding).text,
     extra: edit,
+    positions: afterMove(positions, edit.totalCells - (edit.move?.kind === 'insert' ? 1 : edit.move?.kind === 'delete' ? -1 : 0), edit.move),
   };
 }
