@@ -50,7 +50,10 @@ export function toToolError(err: unknown): ToolError {
   const errno = (err as NodeJS.ErrnoException).code;
   if (errno === 'ENOENT') return new ToolError('FILE_NOT_FOUND', 'File does not exist.');
   if (errno === 'EISDIR') return new ToolError('NOT_A_FILE', 'The path is a directory, not a file.');
-  return mapFsError(err);
+  const mapped = mapFsError(err);
+  // SPEC §8: an INTERNAL answer logs the original error and its stack (never sent).
+  if (mapped.code === 'INTERNAL') mapped.cause = err;
+  return mapped;
 }
 
 export function sendError(reply: FastifyReply, error: ToolError): FastifyReply {
@@ -61,7 +64,7 @@ export function sendError(reply: FastifyReply, error: ToolError): FastifyReply {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const error = toToolError(err);
-    if (error.status >= 500 && error.code === 'INTERNAL') request.log.error({ err }, 'unexpected error');
+    if (error.status >= 500 && error.code === 'INTERNAL') request.log.error({ err: error.cause ?? err }, 'unexpected error');
     return sendError(reply, error);
   });
   app.setNotFoundHandler((request, reply) =>
