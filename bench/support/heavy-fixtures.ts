@@ -19,13 +19,15 @@ export function manyMatches(matches: number, line = 'ab'): string {
 }
 
 /**
- * An nbformat 4.4 notebook of `cells` small markdown cells without ids (1,000,000 ≈ 55 MB),
- * one cell a line, as a compact writer lays it out.
+ * An nbformat 4.4 notebook of `cells` raw cells without ids, in Jupyter's own layout (1-space
+ * indent, sorted keys), so an edit splices one cell. 1,000,000 cells ≈ 67 MB, just under the
+ * 64 MiB a write tool takes; the first and every 1000th cell has a source ("c<i>").
  */
 export function hugeNotebook(cells: number): string {
+  const empty = '  {\n   "cell_type": "raw",\n   "metadata": {},\n   "source": ""\n  }';
   const parts: string[] = [];
-  for (let i = 0; i < cells; i += 1) parts.push(`{"cell_type":"markdown","metadata":{},"source":"c${i}"}`);
-  return `{"cells":[\n${parts.join(',\n')}\n],"metadata":{},"nbformat":4,"nbformat_minor":4}\n`;
+  for (let i = 0; i < cells; i += 1) parts.push(i % 1000 === 0 ? empty.replace('""', `"c${i}"`) : empty);
+  return `{\n "cells": [\n${parts.join(',\n')}\n ],\n "metadata": {},\n "nbformat": 4,\n "nbformat_minor": 4\n}\n`;
 }
 
 /** A notebook whose first cell's metadata nests `levels` arrays deep. */

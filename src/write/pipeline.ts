@@ -7,7 +7,7 @@ import { atomicDelete, atomicWrite, type WriterFs } from './atomic-writer.js';
 import { mapFsError } from './fs-errors.js';
 import { gitDiffOf, type GitDiff } from './git-diff.js';
 import { makePatchSliced, type PatchHunk, type TextPatch } from './patch.js';
-import { assertNoAddedSecret } from './secret-guard.js';
+import { assertNoAddedSecret, isProtectedFile } from './secret-guard.js';
 import { countTextLines } from './text-lines.js';
 import { loadCurrent, type CurrentFile } from './load-current.js';
 import { assertStillCurrent, changedMeanwhile, checkReadState, isStillLoadedFile, type ReadRequirement } from './staleness.js';
@@ -42,6 +42,9 @@ export interface ComputedWrite<T> {
   decode?: (bytes: Buffer) => string;
   /** Whatever the tool wants back (replacements, cell id, …). */
   extra: T;
+  /** The patch and the new bytes' sha256 when the tool computed them already (off the loop). */
+  patch?: TextPatch;
+  hash?: string;
   /** NotebookEdit: the cell positions the session has been shown after this edit (SPEC §9). */
   positions?: CellPositions;
 }
@@ -86,7 +89,10 @@ export async function runWrite<T>(ctx: ToolContext, target: ResolvedPath, plan: 
   const gitDiff = await gitDiffOf({
     root: ctx.root,
     real: target.real,
-    after: computed.bytes === null ? null : computed.after,
+    // A getter: a tool may decode its text only when asked (outside a work tree, never).
+    get after() {
+      return computed.bytes === null ? null : computed.after;
+    },
     decode: computed.decode ?? ((b) => b.toString('utf8')),
   });
   return { ...rest, structuredPatch: patch.hunks, additions: patch.additions, deletions: patch.deletions, ...(gitDiff ? { gitDiff } : {}) };
@@ -108,7 +114,9 @@ async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: Writ
   const knownHash = current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat) : null;
   const computed = await plan.compute(current);
   const realRel = path.relative(ctx.root, target.real).split(path.sep).join('/');
-  assertNoAddedSecret([target.relative, realRel], computed.before, computed.after);
+  const reached = [target.relative, realRel];
+  // Only a protected file's texts are looked at (a tool may decode them only when asked).
+  if (reached.some(isProtectedFile)) assertNoAddedSecret(reached, computed.before, computed.after);
   const keep = () => keepHistory(ctx, plan.tool, realRel, { real: target.real, current, knownHash });
   const lastCheck = () => assertStillCurrent(target.real, current);
   const base = { bytes: computed.bytes?.length ?? 0, extra: computed.extra, computed };
@@ -167,10 +175,10 @@ async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unk
   let version: string | null = null;
   // Bounded work (SPEC §8): the diff is built in slices, before the write, so a huge one never
   // holds the event loop; the hash stays overlapped with the fsync.
-  const patch = await makePatchSliced(target.relative, computed.before, computed.after);
+  const patch = computed.patch ?? (await makePatchSliced(target.relative, computed.before, computed.after));
   let derived: { hash: string; total: number } | undefined;
   const derive = () => ({
-    hash: sha256Hex(bytes),
+    hash: computed.hash ?? sha256Hex(bytes),
     total: computed.total ?? countTextLines(computed.after),
   });
   const write = atomicWrite({
