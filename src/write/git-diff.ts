@@ -87,6 +87,8 @@ async function headBlob(top: string, gitDir: string, rel: string): Promise<Buffe
     GIT_OPTIONAL_LOCKS: '0',
     // Security: a partial clone would fetch a missing blob through a remote the repo names.
     GIT_NO_LAZY_FETCH: '1',
+    // Security: replace refs could swap in any object; the blob is HEAD's own.
+    GIT_NO_REPLACE_OBJECTS: '1',
     LC_ALL: 'C',
   };
   const args = [
