@@ -7,6 +7,7 @@ import { benchEdit } from './edit.js';
 import { benchNotebook } from './notebook.js';
 import { benchPeers } from './peers.js';
 import { benchRead } from './read.js';
+import { benchStall } from './stall.js';
 
 type Print = (line: string) => void;
 
@@ -15,6 +16,7 @@ const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
   ['edit', (print) => benchEdit(print)],
   ['notebook', (print) => benchNotebook(print)],
   ['peers', (print) => benchPeers(print)],
+  ['stall', (print) => benchStall(print)],
 ];
 
 const wanted = process.argv.slice(2);
