@@ -5,9 +5,10 @@ import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { applySplices, findSplices } from './match.js';
+import { editTextOffLoop } from '../../off-loop/off-loop.js';
 import type { EditInput, EditResult } from './schema.js';
 
-interface EditExtra {
+export interface EditExtra {
   replacements: number;
 }
 
@@ -29,7 +30,8 @@ export async function runEdit(input: EditInput, ctx: ToolContext, target: Resolv
     unit: 'lines',
     createParents: true,
     precheck: (current) => precheck(input, target, current),
-    compute: (current) => compute(input, target, current, override),
+    // SPEC §8: a large file is matched, spliced and encoded on the worker thread.
+    compute: async (current) => (await editTextOffLoop(current.bytes, target.relative, input, override)) ?? computeEdit(input, target, current, override),
   });
   return {
     result: {
@@ -67,7 +69,8 @@ function isEmptyFile(bytes: Buffer): boolean {
   return bytes.length === 0 || (bytes.length <= 4 && decodeText(bytes).text === '');
 }
 
-function compute(input: EditInput, target: ResolvedPath, current: CurrentFile, override?: string): ComputedWrite<EditExtra> {
+/** Steps 4–5 on the bytes loaded under the lock; pure, so large files run it on the worker thread. */
+export function computeEdit(input: EditInput, target: Pick<ResolvedPath, 'relative'>, current: Pick<CurrentFile, 'bytes'>, override?: string): ComputedWrite<EditExtra> {
   if (current.bytes === null) {
     // Step 2: a new file is UTF-8, written as given.
     const bytes = encodeText(input.new_string, { encoding: 'utf-8', bom: false });
@@ -106,7 +109,7 @@ function compute(input: EditInput, target: ResolvedPath, current: CurrentFile, o
 }
 
 /** SPEC §8 round-trip guard: edit only text whose bytes survive decode → encode unchanged. */
-function assertRoundTrip(bytes: Buffer, decoded: DecodedText, target: ResolvedPath): void {
+function assertRoundTrip(bytes: Buffer, decoded: DecodedText, target: Pick<ResolvedPath, 'relative'>): void {
   // Valid UTF-8 always survives (a native check, cheaper than encoding a large file again).
   if (decoded.encoding === 'utf-8' && isUtf8(bytes.subarray(decoded.bom ? 3 : 0))) return;
   if (roundTrips(bytes, decoded)) return;

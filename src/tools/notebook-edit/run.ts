@@ -1,6 +1,6 @@
 import { ToolError } from '../../errors.js';
 import type { NotebookEditOutcome } from '../../notebook/edit.js';
-import { editNotebookOffLoop } from '../../notebook/off-loop.js';
+import { editNotebookOffLoop } from '../../off-loop/off-loop.js';
 import { encodeNotebookEdit } from '../../notebook/encode-edit.js';
 import { decodeText } from '../../text/codec.js';
 import { editNotebookBytes } from '../../notebook/edit-bytes.js';

@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import { ToolError } from '../../errors.js';
-import { readNotebookOffLoop } from '../../notebook/off-loop.js';
+import { readNotebookOffLoop } from '../../off-loop/off-loop.js';
 import type { FileStamp, ReadUnit } from '../../read-state/types.js';
 import { bomEncoding } from '../../text/codec.js';
 import { SNIFF_BYTES, sniff } from '../../text/sniff.js';

@@ -1,9 +1,12 @@
 import { Worker } from 'node:worker_threads';
 import { ToolError } from '../errors.js';
 import { decodeText } from '../text/codec.js';
-import type { NotebookEditRequest } from './edit.js';
-import type { EditReply, WorkerJob, WorkerReply } from './off-loop-protocol.js';
-import { readNotebook, type ReadNotebookOutcome } from './read-notebook.js';
+import type { NotebookEditRequest } from '../notebook/edit.js';
+import type { EditExtra } from '../tools/edit/run.js';
+import type { EditInput } from '../tools/edit/schema.js';
+import type { ComputedWrite } from '../write/pipeline.js';
+import type { EditReply, TextEditReply, WorkerJob, WorkerReply } from './protocol.js';
+import { readNotebook, type ReadNotebookOutcome } from '../notebook/read-notebook.js';
 
 /**
  * SPEC §8 "Bounded work": a notebook of a million cells takes seconds to decode, parse and
@@ -28,6 +31,34 @@ export async function editNotebookOffLoop(
   return reply;
 }
 
+/**
+ * Edit's steps 4–5 on the worker thread for a large file (a replace_all over millions of
+ * matches); null when the file is small or new (do it inline). The texts are decoded on the
+ * loop only if asked (secret guard of a protected file, git diff).
+ */
+export async function editTextOffLoop(
+  original: Buffer | null,
+  relative: string,
+  input: EditInput,
+  override?: string,
+): Promise<ComputedWrite<EditExtra> | null> {
+  if (original === null || original.length < OFF_LOOP_BYTES) return null;
+  const job: WorkerJob = { id: 0, kind: 'text-edit', bytes: original, relative, input, ...(override ? { override } : {}) };
+  const reply = (await runOnWorker(job)) as TextEditReply;
+  const bytes = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
+  const decode = (b: Buffer) => decodeText(b, reply.encoding).text;
+  return {
+    bytes,
+    get before() { return decode(original); },
+    get after() { return decode(bytes); },
+    patch: reply.patch,
+    hash: reply.hash,
+    total: reply.total,
+    decode,
+    extra: { replacements: reply.replacements },
+  };
+}
+
 export async function readNotebookOffLoop(
   bytes: Buffer,
   override: string | undefined,
@@ -45,7 +76,7 @@ const pending = new Map<number, { resolve(value: unknown): void; reject(err: Err
 function theWorker(): Worker {
   if (worker !== null) return worker;
   const source = import.meta.url.endsWith('.ts');
-  const url = new URL(source ? './notebook-worker.ts' : './notebook-worker.js', import.meta.url);
+  const url = new URL(source ? './worker.ts' : './worker.js', import.meta.url);
   // Under tsx/vitest the source is TypeScript: the worker registers tsx, then loads it.
   const w = source
     ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`, { eval: true })

@@ -9,9 +9,11 @@ import { isToolError } from '../errors.js';
 import { sha256Hex } from '../read-state/unchanged.js';
 import { decodeText } from '../text/codec.js';
 import { makePatch } from '../write/patch.js';
-import { editNotebookBytes } from './edit-bytes.js';
-import type { WorkerJob, WorkerReply } from './off-loop-protocol.js';
-import { readNotebook } from './read-notebook.js';
+import { countTextLines } from '../write/text-lines.js';
+import { editNotebookBytes } from '../notebook/edit-bytes.js';
+import type { WorkerJob, WorkerReply } from './protocol.js';
+import { readNotebook } from '../notebook/read-notebook.js';
+import { computeEdit } from '../tools/edit/run.js';
 
 function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[] } {
   try {
@@ -19,6 +21,19 @@ function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[]
     if (job.kind === 'read') {
       const value = readNotebook(decodeText(bytes, job.override).text, job.path, job.page);
       return { reply: { id: job.id, ok: true, value }, transfer: [] };
+    }
+    if (job.kind === 'text-edit') {
+      const computed = computeEdit(job.input, { relative: job.relative }, { bytes }, job.override);
+      const out = new Uint8Array(computed.bytes as Buffer);
+      const value = {
+        bytes: out,
+        encoding: decodeText(bytes, job.override).encoding,
+        patch: makePatch(job.relative, computed.before, computed.after),
+        hash: sha256Hex(computed.bytes as Buffer),
+        total: countTextLines(computed.after),
+        replacements: computed.extra.replacements,
+      };
+      return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer] };
     }
     const edit = editNotebookBytes(bytes, job.relative, job.request, job.override);
     const { text, splice: _splice, ...outcome } = edit.outcome;
