@@ -5,6 +5,8 @@ import type { NotebookEditRequest } from '../notebook/edit.js';
 import type { EditExtra } from '../tools/edit/run.js';
 import type { EditInput } from '../tools/edit/schema.js';
 import type { ComputedWrite } from '../write/pipeline.js';
+import type { TextPatch } from '../write/patch.js';
+import { unpackPatch } from './hunks.js';
 import type { EditReply, TextEditReply, WorkerJob, WorkerReply } from './protocol.js';
 import { readNotebook, type ReadNotebookOutcome } from '../notebook/read-notebook.js';
 
@@ -16,8 +18,8 @@ import { readNotebook, type ReadNotebookOutcome } from '../notebook/read-noteboo
  */
 export const OFF_LOOP_BYTES = 2 * 1024 * 1024;
 
-/** The outcome of an edit done off the loop (large notebooks only). */
-export type OffLoopEdit = EditReply;
+/** The outcome of an edit done off the loop (large notebooks only), its patch unpacked. */
+export type OffLoopEdit = Omit<EditReply, 'patch'> & { patch: TextPatch };
 
 /** editNotebookBytes on the worker thread; null when the notebook is small (do it inline). */
 export async function editNotebookOffLoop(
@@ -28,7 +30,7 @@ export async function editNotebookOffLoop(
 ): Promise<OffLoopEdit | null> {
   if (original.length < OFF_LOOP_BYTES) return null;
   const reply = (await runOnWorker({ id: 0, kind: 'edit', bytes: original, relative, request, ...(override ? { override } : {}) })) as EditReply;
-  return reply;
+  return { ...reply, patch: await unpackPatch(reply.patch) };
 }
 
 /**
@@ -51,7 +53,7 @@ export async function editTextOffLoop(
     bytes,
     get before() { return decode(original); },
     get after() { return decode(bytes); },
-    patch: reply.patch,
+    patch: await unpackPatch(reply.patch),
     hash: reply.hash,
     total: reply.total,
     decode,

@@ -11,6 +11,7 @@ import { decodeText } from '../text/codec.js';
 import { makePatch } from '../write/patch.js';
 import { countTextLines } from '../write/text-lines.js';
 import { editNotebookBytes } from '../notebook/edit-bytes.js';
+import { packPatch } from './hunks.js';
 import type { WorkerJob, WorkerReply } from './protocol.js';
 import { readNotebook } from '../notebook/read-notebook.js';
 import { computeEdit } from '../tools/edit/run.js';
@@ -28,7 +29,7 @@ function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[]
       const value = {
         bytes: out,
         encoding: decodeText(bytes, job.override).encoding,
-        patch: makePatch(job.relative, computed.before, computed.after),
+        patch: packPatch(makePatch(job.relative, computed.before, computed.after)),
         hash: sha256Hex(computed.bytes as Buffer),
         total: countTextLines(computed.after),
         replacements: computed.extra.replacements,
@@ -37,7 +38,7 @@ function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[]
     }
     const edit = editNotebookBytes(bytes, job.relative, job.request, job.override);
     const { text, splice: _splice, ...outcome } = edit.outcome;
-    const patch = makePatch(job.relative, edit.before, text);
+    const patch = packPatch(makePatch(job.relative, edit.before, text));
     const out = new Uint8Array(edit.bytes);
     const value = { bytes: out, encoding: edit.encoding, patch, hash: sha256Hex(edit.bytes), outcome };
     return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer] };
