@@ -4,7 +4,9 @@
  * Each scenario measures its own baseline in the same run and prints ratios to it.
  */
 import { benchEdit } from './edit.js';
+import { benchMcp } from './mcp.js';
 import { benchNotebook } from './notebook.js';
+import { benchPatch } from './patch.js';
 import { benchPeers } from './peers.js';
 import { benchRead } from './read.js';
 import { benchStall } from './stall.js';
@@ -15,8 +17,10 @@ const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
   ['read', (print) => benchRead(print)],
   ['edit', (print) => benchEdit(print)],
   ['notebook', (print) => benchNotebook(print)],
+  ['patch', (print) => benchPatch(print)],
   ['peers', (print) => benchPeers(print)],
   ['stall', (print) => benchStall(print)],
+  ['mcp', (print) => benchMcp(print)],
 ];
 
 const wanted = process.argv.slice(2);

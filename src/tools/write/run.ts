@@ -51,7 +51,7 @@ function compute(content: string, current: CurrentFile, override: string | undef
 }
 
 /** Cells of notebook JSON (an object with a `cells` array and `nbformat`), else INVALID_NOTEBOOK. */
-function notebookCells(content: string): number {
+export function notebookCells(content: string): number {
   // SPEC §8: a notebook too deep to parse safely is not one (Read and NotebookEdit refuse it too).
   if (nestsDeeperThan(content)) throw invalidNotebook(`its JSON nests deeper than ${MAX_NOTEBOOK_DEPTH} levels`);
   let parsed: unknown;
