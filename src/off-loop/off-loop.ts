@@ -57,7 +57,7 @@ export async function editTextOffLoop(
     hash: reply.hash,
     total: reply.total,
     decode,
-    extra: { replacements: reply.replacements },
+    extra: reply.extra,
   };
 }
 

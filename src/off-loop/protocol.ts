@@ -3,6 +3,7 @@ import type { PackedPatch } from './hunks.js';
 import type { NotebookEditOutcome, NotebookEditRequest } from '../notebook/edit.js';
 import type { ReadNotebookOutcome } from '../notebook/read-notebook.js';
 import type { EditInput } from '../tools/edit/schema.js';
+import type { EditExtra } from '../tools/edit/run.js';
 
 /** Messages between off-loop.ts and notebook-worker.ts. */
 export type WorkerJob =
@@ -27,7 +28,7 @@ export interface TextEditReply {
   hash: string;
   /** Lines of the new text (the read state's total). */
   total: number;
-  replacements: number;
+  extra: EditExtra;
 }
 
 export type WorkerReply =

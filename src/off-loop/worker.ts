@@ -15,6 +15,7 @@ import { packPatch } from './hunks.js';
 import type { WorkerJob, WorkerReply } from './protocol.js';
 import { readNotebook } from '../notebook/read-notebook.js';
 import { computeEdit } from '../tools/edit/run.js';
+import type { ResolvedPath } from '../tools/types.js';
 
 function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[] } {
   try {
@@ -24,7 +25,8 @@ function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[]
       return { reply: { id: job.id, ok: true, value }, transfer: [] };
     }
     if (job.kind === 'text-edit') {
-      const computed = computeEdit(job.input, { relative: job.relative }, { bytes }, job.override);
+      // Only `relative` of the target is read (for messages).
+      const computed = computeEdit(job.input, { relative: job.relative } as ResolvedPath, { bytes }, job.override);
       const out = new Uint8Array(computed.bytes as Buffer);
       const value = {
         bytes: out,
@@ -32,7 +34,7 @@ function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[]
         patch: packPatch(makePatch(job.relative, computed.before, computed.after)),
         hash: sha256Hex(computed.bytes as Buffer),
         total: countTextLines(computed.after),
-        replacements: computed.extra.replacements,
+        extra: computed.extra,
       };
       return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer] };
     }
