@@ -3038,8 +3038,8 @@ export interface operations {
                     notebook_path: string;
                     /** @description The cell to edit, as Read shows it: the cell's id, or "cell-N" for the 0-based index N. For insert, the new cell goes after it (at the top without it). Required for replace and delete. */
                     cell_id?: string;
-                    /** @description The new source of the cell (ignored by delete, but still required). */
-                    new_source: string;
+                    /** @description The new source of the cell: required for replace and insert, ignored by delete. */
+                    new_source?: string;
                     /**
                      * @description Type of the cell: required for insert; on replace, a different type converts the cell.
                      * @enum {string}
