@@ -71,7 +71,7 @@ function benchConfig(root: string, dataDir: string, historyVersions: number): Ap
   return {
     root, host: '127.0.0.1', port: 0, token: null, readOnly: false, denyRead: [], denyWrite: [], dataDir,
     encodings: [], bodyLimit: 32 * 1024 * 1024, lockTimeoutMs: 10_000, sessionTtlMs: 24 * 3600e3,
-    historyVersions, logLevel: 'silent',
+    historyVersions, logLevel: 'silent', searchTimeoutMs: 10_000, searchMaxEntries: 1_000_000,
   };
 }
 

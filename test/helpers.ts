@@ -34,6 +34,8 @@ export function testConfig(root: string, dataDir: string, overrides: Partial<App
     sessionTtlMs: 24 * 3600e3,
     historyVersions: 50,
     logLevel: 'silent',
+    searchTimeoutMs: 10_000,
+    searchMaxEntries: 1_000_000,
     ...overrides,
   };
 }

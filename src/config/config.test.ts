@@ -24,6 +24,7 @@ describe('config', () => {
       root: '/srv/workspace', host: '127.0.0.1', port: 8080, token: null, readOnly: false,
       denyRead: [], denyWrite: [], dataDir: null, encodings: [], bodyLimit: 32 * 1024 * 1024,
       lockTimeoutMs: 10_000, sessionTtlMs: 86_400_000, historyVersions: 50, logLevel: 'info',
+      searchTimeoutMs: 10_000, searchMaxEntries: 1_000_000,
     });
   });
 
@@ -34,12 +35,14 @@ describe('config', () => {
       SIDEFILE_DATA_DIR: '/var/lib/sidefile', SIDEFILE_ENCODINGS: 'legacy/**=gbk,*.sjis=shift_jis',
       SIDEFILE_BODY_LIMIT: '1MiB', SIDEFILE_LOCK_TIMEOUT_MS: '500', SIDEFILE_SESSION_TTL: '30m',
       SIDEFILE_HISTORY_VERSIONS: '7', SIDEFILE_LOG_LEVEL: 'debug',
+      SIDEFILE_SEARCH_TIMEOUT_MS: '250', SIDEFILE_SEARCH_MAX_ENTRIES: '5000',
     });
     expect(c).toEqual({
       root: '/srv/ws', host: '0.0.0.0', port: 0, token: 't', readOnly: true,
       denyRead: ['secrets/**', '{a,b}/*.env'], denyWrite: ['vendor/**'], dataDir: '/var/lib/sidefile',
       encodings: [['legacy/**', 'gbk'], ['*.sjis', 'shift_jis']], bodyLimit: 1024 * 1024,
       lockTimeoutMs: 500, sessionTtlMs: 1_800_000, historyVersions: 7, logLevel: 'debug',
+      searchTimeoutMs: 250, searchMaxEntries: 5000,
     });
   });
 

@@ -24,6 +24,9 @@ export interface AppConfig {
   sessionTtlMs: number;
   historyVersions: number;
   logLevel: string;
+  /** Discovery walk budget (SPEC §11): time per call and entries visited per call. */
+  searchTimeoutMs: number;
+  searchMaxEntries: number;
 }
 
 /** A setting that does not parse: start-up stops with status 2 and this one-line message. */
@@ -48,6 +51,8 @@ const SETTINGS = {
   'session-ttl': 'SIDEFILE_SESSION_TTL',
   'history-versions': 'SIDEFILE_HISTORY_VERSIONS',
   'log-level': 'SIDEFILE_LOG_LEVEL',
+  'search-timeout-ms': 'SIDEFILE_SEARCH_TIMEOUT_MS',
+  'search-max-entries': 'SIDEFILE_SEARCH_MAX_ENTRIES',
 } as const;
 
 type SettingName = keyof typeof SETTINGS;
@@ -168,5 +173,7 @@ export function parseConfig(
     sessionTtlMs,
     historyVersions: raw['history-versions'] === undefined ? 50 : parseInteger('history-versions', raw['history-versions'], 0, 100_000),
     logLevel,
+    searchTimeoutMs: raw['search-timeout-ms'] === undefined ? 10_000 : parseInteger('search-timeout-ms', raw['search-timeout-ms'], 1, 3_600_000),
+    searchMaxEntries: raw['search-max-entries'] === undefined ? 1_000_000 : parseInteger('search-max-entries', raw['search-max-entries'], 1, 1_000_000_000),
   };
 }
