@@ -1,6 +1,6 @@
 import type { HistoryStore } from './history/types.js';
 import type { ReadStateStore } from './read-state/types.js';
-import type { Access, Log, ResolvedPath, ToolSettings, WriteEvent } from './tools/types.js';
+import type { Access, Log, ResolvedPath, TargetKind, ToolSettings, WriteEvent } from './tools/types.js';
 import type { LockManager } from './write/types.js';
 
 /** One finished tool call, as telemetry sees it (never content). */
@@ -35,6 +35,6 @@ export interface AppServices {
   /** Run when the app closes (end event streams, flush state). */
   closeHooks: Array<() => Promise<void> | void>;
   /** SPEC §3 resolution plus deny globs, read-only mode and NOT_A_FILE, in SPEC §4 order. */
-  resolve(input: string, access: Access): Promise<ResolvedPath>;
+  resolve(input: string, access: Access, kind?: TargetKind): Promise<ResolvedPath>;
   log: Log;
 }

@@ -64,6 +64,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   for (const tool of tools) registerToolRoute(app, services, tool);
   registerToolList(app, tools);
   app.addHook('onClose', async () => {
+    for (const tool of tools) await tool.close?.();
     for (const hook of services.closeHooks) await hook();
   });
   return app;

@@ -43,7 +43,7 @@ export function registerToolRoute(app: FastifyInstance, services: AppServices, t
     handler: async (request) => {
       const input = request.body as Record<string, unknown>;
       return runToolCall(services, request, tool.name, {
-        resolve: () => services.resolve(String(input[tool.pathField]), tool.access),
+        resolve: () => resolveTarget(services, tool, input),
         run: (ctx, target) => tool.run(input, ctx, target),
       });
     },
@@ -83,4 +83,11 @@ export function registerToolList(app: FastifyInstance, tools: readonly ToolDefin
     },
     handler: async () => ({ tools: listed }),
   });
+}
+
+/** The tool's path field, resolved with the route's checks; an optional path left out is the root. */
+function resolveTarget(services: AppServices, tool: ToolDefinition, input: Record<string, unknown>): ReturnType<AppServices['resolve']> {
+  const raw = input[tool.pathField];
+  const given = raw === undefined && tool.target?.optional ? '.' : String(raw);
+  return services.resolve(given, tool.access, tool.target?.kind ?? 'file');
 }

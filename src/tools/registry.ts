@@ -3,6 +3,9 @@ import { readTool } from './read/index.js';
 import { editTool } from './edit/index.js';
 import { writeTool } from './write/index.js';
 import { notebookEditTool } from './notebook-edit/index.js';
+import { globTool } from './glob/index.js';
+import { grepTool } from './grep/index.js';
+import { lsTool } from './ls/index.js';
 
 /** Every tool the service offers. The routes, OpenAPI and GET /v1/tools all come from here. */
 export const TOOLS: ToolDefinition[] = [
@@ -10,4 +13,7 @@ export const TOOLS: ToolDefinition[] = [
   editTool,
   writeTool,
   notebookEditTool,
+  globTool,
+  grepTool,
+  lsTool,
 ];

@@ -61,7 +61,7 @@ export interface ToolContext {
   /** Called once after each successful write (change events, metrics). Must not throw. */
   afterWrite(event: WriteEvent): void;
   /** Resolves another path with the same checks as the route (used by restore and tests). */
-  resolve(input: string, access: Access): Promise<ResolvedPath>;
+  resolve(input: string, access: Access, kind?: TargetKind): Promise<ResolvedPath>;
 }
 
 export type Access = 'read' | 'write';
@@ -88,8 +88,23 @@ export interface ToolDefinition<I extends Record<string, unknown> = any, R = any
   description: string;
   input: z.ZodType<I>;
   result: z.ZodType<R>;
+  /** Human title (GET /v1/tools, MCP). */
+  title?: string;
   /** Which input field holds the path the route resolves before `run`. */
-  pathField: 'file_path' | 'notebook_path';
+  pathField: 'file_path' | 'notebook_path' | 'path';
+  /** What the path must name (default: a regular file); optional paths default to the root. */
+  target?: ToolTarget;
   access: Access;
   run(input: I, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<R>>;
+  /** Called when the app closes (worker pools). */
+  close?(): Promise<void> | void;
+}
+
+export type TargetKind = 'file' | 'directory' | 'file-or-directory';
+
+/** The path field a tool names and what it must be (SPEC §4 order: "not a regular file / not a folder"). */
+export interface ToolTarget {
+  field: string;
+  kind: TargetKind;
+  optional?: boolean;
 }

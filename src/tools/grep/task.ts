@@ -1,0 +1,102 @@
+import type { MessagePort } from 'node:worker_threads';
+import picomatch from 'picomatch';
+import { Budget } from '../../discovery/budget.js';
+import { readFileChecked } from '../../discovery/checked-fs.js';
+import { Emitter } from '../../discovery/emitter.js';
+import { compilePattern } from '../../discovery/patterns.js';
+import type { GrepItem, GrepLine, GrepTask } from '../../discovery/protocol.js';
+import { walkFiles, walkOne, type WalkFile } from '../../discovery/walk.js';
+import { cellIdAt, cellSource, parseNotebook } from '../../notebook/model.js';
+import { decodeText } from '../../text/codec.js';
+import { encodingOverrideFor } from '../../text/overrides.js';
+import { SNIFF_BYTES, sniff } from '../../text/sniff.js';
+import { compileRegex, cutLine, lineText, matchingLines, withContext, type TextMatcher } from './search.js';
+
+/** Files over this size are not searched (they would have to be held whole). */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+/** Content mode keeps lines until their text reaches this: the answer's text stays under 100,000 characters. */
+const KEPT_CHARS = 110_000;
+
+interface Section {
+  cellId: string | null;
+  text: string;
+}
+
+interface Keeper {
+  skip: number;
+  keep: number;
+  chars: number;
+}
+
+/** Grep's walk and search, in a discovery worker; files stream out in path order. */
+export function runGrepTask(task: GrepTask, port: MessagePort): void {
+  const matcher = compileRegex(task.pattern, task.ignoreCase, task.multiline);
+  const globTest = task.glob === null ? null : compilePattern(task.glob, 'glob');
+  const typeTest = task.typeGlobs === null ? null : picomatch(task.typeGlobs, { dot: true });
+  const out = new Emitter<GrepItem>(port);
+  const budget = new Budget(task.deadline, task.maxEntries);
+  const keeper: Keeper = { skip: task.skip, keep: task.keep ?? Infinity, chars: 0 };
+  const visit = (file: WalkFile): void => {
+    if (!budget.check()) return;
+    if (globTest !== null && !globTest(file.relToStart)) return;
+    if (typeTest !== null && !typeTest(file.rel.slice(file.rel.lastIndexOf('/') + 1))) return;
+    const item = searchFile(task, file, matcher, keeper, out);
+    if (item !== null) out.push(item);
+  };
+  const walk = { ...task, budget, needStat: task.mode === 'files_with_matches' };
+  const stats = task.fileName === null ? walkFiles(walk, visit) : walkOne(walk, task.fileName, visit);
+  out.stats.skippedDirs = stats.skippedDirs;
+  out.stats.stopped = budget.spent;
+  out.end();
+}
+
+function searchFile(task: GrepTask, file: WalkFile, matcher: TextMatcher, keeper: Keeper, out: Emitter<GrepItem>): GrepItem | null {
+  const read = readFileChecked(task.root, file.at, MAX_FILE_BYTES + 1);
+  if (read === null || read.bytes.length > MAX_FILE_BYTES) return null;
+  if (sniff(read.bytes.subarray(0, SNIFF_BYTES)).kind !== 'text') {
+    out.stats.skippedBinary++;
+    return null;
+  }
+  let text: string;
+  try {
+    text = decodeText(read.bytes, encodingOverrideFor(task.encodings, file.rel)).text;
+  } catch {
+    return null;
+  }
+  const item: GrepItem = { rel: file.rel, mtimeMs: file.mtimeMs, count: 0, entries: 0, lines: [] };
+  for (const section of sectionsOf(file.rel, text)) {
+    searchSection(task, section, matcher, keeper, item);
+    if (task.mode === 'files_with_matches' && item.count > 0) break;
+  }
+  return item.count > 0 ? item : null;
+}
+
+/** A notebook that parses is searched in its cells' sources; anything else as one text. */
+function sectionsOf(rel: string, text: string): Section[] {
+  if (rel.endsWith('.ipynb')) {
+    const parsed = parseNotebook(text);
+    if (parsed.ok) return parsed.notebook.cells.map((cell, i) => ({ cellId: cellIdAt(cell, i), text: cellSource(cell) }));
+  }
+  return [{ cellId: null, text }];
+}
+
+function searchSection(task: GrepTask, section: Section, matcher: TextMatcher, keeper: Keeper, item: GrepItem): void {
+  const { lines, starts } = matchingLines(section.text, matcher, task.mode === 'files_with_matches');
+  if (lines.length === 0) return;
+  item.count += lines.length;
+  if (task.mode !== 'content') return;
+  const entries = withContext(lines, starts.length, task.before, task.after);
+  item.entries += entries.length;
+  for (const [index, match] of entries) {
+    if (keeper.skip > 0) {
+      keeper.skip--;
+      continue;
+    }
+    if (keeper.keep <= 0 || keeper.chars >= KEPT_CHARS) continue;
+    const text = cutLine(lineText(section.text, starts, index));
+    const line: GrepLine = [section.cellId, index + 1, text, match];
+    item.lines.push(line);
+    keeper.keep--;
+    keeper.chars += text.length + item.rel.length + 16;
+  }
+}
