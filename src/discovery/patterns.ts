@@ -26,7 +26,7 @@ export function compilePattern(pattern: string, field: string): PathTest {
     invalid(field, `${field} must not contain a ".." segment; set path to the folder to search instead.`);
   }
   const folder = pattern.endsWith('/');
-  const body = folder ? pattern.replace(/\/+$/, '') : pattern;
+  const body = bracketNegation(folder ? pattern.replace(/\/+$/, '') : pattern);
   if (body === '') invalid(field, `${field} names no file; give a glob such as "**/*.ts".`);
   if (!body.includes('/')) {
     const isName = picomatch(body, OPTIONS);
@@ -40,6 +40,11 @@ export function compilePattern(pattern: string, field: string): PathTest {
   }
   const isPath = picomatch(folder ? `${body}/**` : body, OPTIONS);
   return (rel) => isPath(rel);
+}
+
+/** `.gitignore`'s `[!abc]` is picomatch's `[^abc]` (picomatch reads `[!a]` as "! or a"). */
+function bracketNegation(glob: string): string {
+  return glob.replace(/(^|[^\\])\[!/g, '$1[^');
 }
 
 /** INVALID_INPUT in the route's shape: `details.fields` names the field and why. */
