@@ -50,6 +50,7 @@ export async function buildIgnoreFixture(root: string, outside: string): Promise
   await symlink('sub', path.join(root, 'link-dir'));
   await symlink('missing.ts', path.join(root, 'dangling.ts'));
   await symlink(outside, path.join(root, 'outdir'));
+  for (const dir of ['sub', 'sub/deeper', 'build', 'secrets']) await utimes(path.join(root, dir), T0, T0);
 }
 
 /** The files of the fixture a walk shows by default, in path order. */
