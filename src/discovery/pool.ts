@@ -14,7 +14,7 @@ import type { DiscoveryTask, TaskStats, WorkerMessage } from './protocol.js';
  * streamed so far, with `stopped` set.
  */
 
-/** How long after the deadline a worker that has not finished by itself is terminated. */
+/** How long past its budget a worker that has not finished by itself is terminated. */
 const GRACE_MS = 200;
 
 export interface TaskOutcome<I> {
@@ -37,12 +37,12 @@ export class DiscoveryPool {
   private get workers(): Piscina {
     if (this.pool === null) {
       const threads = Math.max(1, Math.min(4, os.availableParallelism()));
-      this.pool = new Piscina({ ...workerOptions(), minThreads: 1, maxThreads: threads, idleTimeout: 60_000 });
+      this.pool = new Piscina({ ...workerOptions(), minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
     }
     return this.pool;
   }
 
-  /** Runs one task to its end, or to its deadline (plus a short grace) with what it found. */
+  /** Runs one task to its end, or to its budget (plus a short grace) with what it found. */
   run<I>(task: DiscoveryTask): Promise<TaskOutcome<I>> {
     const { port1, port2 } = new MessageChannel();
     const items: I[] = [];
@@ -50,6 +50,7 @@ export class DiscoveryPool {
     const abort = new AbortController();
     return new Promise<TaskOutcome<I>>((resolve, reject) => {
       let settled = false;
+      let timer: NodeJS.Timeout | undefined;
       const settle = (outcome: TaskOutcome<I> | Error): void => {
         if (settled) return;
         settled = true;
@@ -59,6 +60,13 @@ export class DiscoveryPool {
         else resolve(outcome);
       };
       port1.on('message', (message: WorkerMessage<I>) => {
+        if (message.type === 'start') {
+          timer = setTimeout(() => {
+            abort.abort();
+            settle({ items, stats: { ...stats, stopped: true } });
+          }, task.timeoutMs + GRACE_MS);
+          return;
+        }
         if (message.type === 'error') {
           settle(new ToolError('INVALID_INPUT', message.message, { fields: [{ field: message.field, message: message.message }] }));
           return;
@@ -67,10 +75,6 @@ export class DiscoveryPool {
         stats = message.stats;
         if (message.type === 'end') settle({ items, stats });
       });
-      const timer = setTimeout(() => {
-        abort.abort();
-        settle({ items, stats: { ...stats, stopped: true } });
-      }, Math.max(0, task.deadline - Date.now()) + GRACE_MS);
       this.workers
         .run({ ...task, port: port2 }, { transferList: [port2] as never, signal: abort.signal })
         .catch((err: unknown) => settle(abort.signal.aborted ? { items, stats: { ...stats, stopped: true } } : (err as Error)));

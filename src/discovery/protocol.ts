@@ -13,8 +13,11 @@ export interface WalkTask {
   startRel: string;
   denyRead: string[];
   includeIgnored: boolean;
-  /** Epoch ms: the walk stops here by itself; the pool terminates the worker a little later. */
-  deadline: number;
+  /**
+   * Milliseconds the walk may take from the moment a worker starts it (time queued behind other
+   * calls is not walk time): it stops by itself then; the pool terminates the worker a little later.
+   */
+  timeoutMs: number;
   maxEntries: number;
 }
 
@@ -57,6 +60,7 @@ export interface TaskStats {
 }
 
 export type WorkerMessage<I> =
+  | { type: 'start' }
   | { type: 'batch'; items: I[]; stats: TaskStats }
   | { type: 'end'; items: I[]; stats: TaskStats }
   | { type: 'error'; code: 'INVALID_INPUT'; field: string; message: string };

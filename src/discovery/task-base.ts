@@ -11,7 +11,7 @@ export function walkTaskFor(ctx: ToolContext, start: ResolvedPath, includeIgnore
     startRel: rel === '.' ? '' : rel,
     denyRead: ctx.settings.denyRead,
     includeIgnored: includeIgnored ?? false,
-    deadline: Date.now() + ctx.settings.searchTimeoutMs,
+    timeoutMs: ctx.settings.searchTimeoutMs,
     maxEntries: ctx.settings.searchMaxEntries,
   };
 }

@@ -12,6 +12,8 @@ import type { TaskEnvelope, WorkerMessage } from './protocol.js';
  */
 export default function runTask(envelope: TaskEnvelope): void {
   const { port } = envelope;
+  // The budget runs from here: the pool arms its termination timer on this message.
+  port.postMessage({ type: 'start' } satisfies WorkerMessage<never>);
   try {
     if (envelope.kind === 'glob') runGlobTask(envelope, port);
     else if (envelope.kind === 'grep') runGrepTask(envelope, port);

@@ -9,7 +9,7 @@ import { walkFiles } from '../../discovery/walk.js';
 export function runGlobTask(task: GlobTask, port: MessagePort): void {
   const matches = compilePattern(task.pattern, 'pattern');
   const out = new Emitter<GlobItem>(port);
-  const budget = new Budget(task.deadline, task.maxEntries);
+  const budget = new Budget(Date.now() + task.timeoutMs, task.maxEntries);
   const stats = walkFiles({ ...task, budget, needStat: true }, (file) => {
     if (matches(file.relToStart)) out.push([file.rel, file.mtimeMs]);
   });

@@ -34,12 +34,13 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
   const globTest = task.glob === null ? null : compilePattern(task.glob, 'glob');
   const typeTest = task.typeGlobs === null ? null : picomatch(task.typeGlobs, { dot: true });
   const out = new Emitter<GrepItem>(port);
-  const budget = new Budget(task.deadline, task.maxEntries);
+  const budget = new Budget(Date.now() + task.timeoutMs, task.maxEntries);
   const keeper: Keeper = { skip: task.skip, keep: task.keep ?? Infinity, chars: 0 };
   const visit = (file: WalkFile): void => {
     if (!budget.check()) return;
     if (globTest !== null && !globTest(file.relToStart)) return;
     if (typeTest !== null && !typeTest(file.rel.slice(file.rel.lastIndexOf('/') + 1))) return;
+    out.tick();
     const item = searchFile(task, file, matcher, keeper, out);
     if (item !== null) out.push(item);
   };

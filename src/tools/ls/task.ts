@@ -14,7 +14,7 @@ import { toRelative } from '../../paths/lexical.js';
 export function runLsTask(task: LsTask, port: MessagePort): void {
   const hidden = task.ignore.map((glob) => compilePattern(glob, 'ignore'));
   const out = new Emitter<LsItem>(port);
-  const budget = new Budget(task.deadline, task.maxEntries);
+  const budget = new Budget(Date.now() + task.timeoutMs, task.maxEntries);
   const start = openStart(task);
   if (start !== null) {
     try {
