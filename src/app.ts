@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppServices } from './app-services.js';
 import type { AppConfig } from './config/config.js';
 import { installAuth } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { installOpenApi } from './http/openapi.js';
 import { ID_PATTERN } from './http/session.js';
+import { zodValidator } from './http/validator.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerHistoryRoutes } from './routes/history.js';
@@ -14,15 +14,15 @@ import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerSessionRoutes } from './routes/sessions.js';
 import { registerToolList, registerToolRoute } from './routes/tools.js';
 import { createServices } from './services.js';
-import { TOOLS } from './tools/registry.js';
+import { createTools } from './tools/registry.js';
 import type { ToolDefinition } from './tools/types.js';
 import { VERSION } from './version.js';
 
 export interface BuildOptions {
   /** Fastify/pino logger options; tests pass `false`. */
   logger?: FastifyServerOptions['logger'];
-  /** Tools to serve instead of the registry (tests). */
-  tools?: readonly ToolDefinition[];
+  /** Tools to serve instead of the registry's (tests): a list, or a factory like createTools. */
+  tools?: readonly ToolDefinition[] | ((services: AppServices) => readonly ToolDefinition[]);
   /** Adjust services before routes are registered (tests inject faults here). */
   configure?: (services: AppServices) => void;
 }
@@ -41,7 +41,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     // Ajv is not used: zod validates bodies; JSON.stringify serializes (response schemas document).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
   });
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(zodValidator);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -51,8 +51,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
 
   const services = await createServices(config, app.log);
   options.configure?.(services);
+  const tools = toolsFor(services, options.tools);
   app.decorate('services', services);
-  await installOpenApi(app, VERSION);
+  app.decorate('tools', tools);
+  await installOpenApi(app, VERSION, tools);
   registerHealthRoutes(app, services, VERSION);
   registerSessionRoutes(app, services);
   // Operations (SPEC §10): metrics first, so it wraps the lock manager before any route runs.
@@ -60,7 +62,6 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const events = registerEventRoutes(app, services);
   metrics.setEventSource(() => events.stats());
   registerHistoryRoutes(app, services);
-  const tools = options.tools ?? TOOLS;
   for (const tool of tools) registerToolRoute(app, services, tool);
   registerToolList(app, tools);
   app.addHook('onClose', async () => {
@@ -70,8 +71,15 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   return app;
 }
 
+function toolsFor(services: AppServices, given: BuildOptions['tools']): readonly ToolDefinition[] {
+  if (given === undefined) return createTools(services);
+  return typeof given === 'function' ? given(services) : given;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     services: AppServices;
+    /** The tools this app serves (createTools unless a test gave its own). */
+    tools: readonly ToolDefinition[];
   }
 }

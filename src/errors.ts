@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   FILE_NOT_FOUND: 404,
   NOT_FOUND: 404,
   NOT_A_FILE: 400,
+  NOT_A_DIRECTORY: 400,
   WRONG_TOOL: 400,
   FILE_NOT_READ: 409,
   FILE_MODIFIED_SINCE_READ: 409,
@@ -19,7 +20,6 @@ export const ERROR_STATUS = {
   FILE_TOO_LARGE: 413,
   INVALID_NOTEBOOK: 422,
   CELL_NOT_FOUND: 404,
-  NOT_A_DIRECTORY: 400,
   SECRET_DETECTED: 422,
   UNSUPPORTED_ENCODING: 422,
   PAYLOAD_TOO_LARGE: 413,
@@ -41,6 +41,8 @@ export class ToolError extends Error {
   readonly details: Record<string, unknown>;
   /** Extra response headers, e.g. Retry-After for LOCK_TIMEOUT and FS_BUSY. */
   readonly headers: Record<string, string>;
+  /** Set once an INTERNAL's cause has been logged, so the error handler does not log it twice. */
+  logged = false;
 
   constructor(
     code: ErrorCode,

@@ -221,13 +221,15 @@ describe('sessions', () => {
 });
 
 describe('GET /v1/tools', () => {
-  it('lists each tool with its endpoint, description and input JSON Schema', async () => {
+  it('lists each tool with its name, title, method, endpoint, description and input JSON Schema', async () => {
     await start();
     const res = await t.request.get('/v1/tools');
     expect(res.status).toBe(200);
     const probe = res.body.tools.find((x: { name: string }) => x.name === 'ProbeRead');
     expect(probe).toEqual({
       name: 'ProbeRead',
+      title: 'Probe',
+      method: 'POST',
       endpoint: '/v1/tools/probe_read',
       description: 'Test-only probe.\nReports the resolved path.',
       input_schema: {

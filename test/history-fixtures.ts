@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolDefinition } from '../src/tools/types.js';
+import type { ResolvedPath, ToolDefinition } from '../src/tools/types.js';
 import { runWrite } from '../src/write/pipeline.js';
 
 const input = z.strictObject({ file_path: z.string(), content: z.string() });
@@ -14,12 +14,13 @@ export function fixtureWriteTools(): ToolDefinition[] {
   const write: ToolDefinition<z.infer<typeof input>> = {
     name: 'Write',
     slug: 'fixture_write',
+    title: 'Fixture write',
     description: 'Test-only: replaces the file with content.',
     input,
     result,
-    pathField: 'file_path',
     access: 'write',
-    run: async (args, ctx, target) => {
+    target: { field: 'file_path', kind: 'file' },
+    run: async (args, ctx, target: ResolvedPath) => {
       const out = await runWrite(ctx, target, {
         tool: 'Write',
         requireRead: 'none',
@@ -40,7 +41,7 @@ export function fixtureWriteTools(): ToolDefinition[] {
     name: 'Edit',
     slug: 'fixture_append',
     description: 'Test-only: appends content; needs a prior read, like Edit.',
-    run: async (args, ctx, target) => {
+    run: async (args, ctx, target: ResolvedPath) => {
       const out = await runWrite(ctx, target, {
         tool: 'Edit',
         requireRead: 'any',

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolDefinition } from '../src/tools/types.js';
+import type { ResolvedPath, ToolDefinition } from '../src/tools/types.js';
 import { probeTool } from './fixtures/probe-tool.js';
 import { makeTestApp, type TestApp } from './helpers.js';
 
@@ -16,12 +16,13 @@ afterEach(async () => {
 const lockedWrite: ToolDefinition = {
   name: 'Write',
   slug: 'fake_write',
+  title: 'Fake write',
   description: 'Test-only write.',
   input: z.strictObject({ file_path: z.string(), content: z.string() }),
   result: z.object({ ok: z.boolean() }),
-  pathField: 'file_path',
   access: 'write',
-  run: async (input, ctx, target) => {
+  target: { field: 'file_path', kind: 'file' },
+  run: async (input, ctx, target: ResolvedPath) => {
     const release = await ctx.locks.acquire(target.real, 1000);
     release();
     ctx.afterWrite({ tool: 'Write', session: ctx.session, path: target, type: 'create', additions: 1, deletions: 0, version: null });

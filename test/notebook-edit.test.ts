@@ -2,7 +2,6 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256Hex, stampOf } from '../src/read-state/unchanged.js';
-import { TOOLS } from '../src/tools/registry.js';
 import { CORPUS, makeTestApp, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -13,13 +12,12 @@ afterEach(async () => {
   await t.close();
 });
 
-const hasRead = TOOLS.some((tool) => tool.name === 'Read');
 const file = (rel: string) => path.join(t.root, rel);
 const onDisk = (rel: string) => fsp.readFile(file(rel), 'utf8');
 
 /** Reads the notebook as an agent would: through Read when it is registered, else its effect. */
 async function readFirst(rel: string, session = 'default'): Promise<void> {
-  if (hasRead) {
+  if (t.app.tools.some((tool) => tool.name === 'Read')) {
     const res = await t.request.post('/v1/tools/read').set('X-Session-Id', session).send({ file_path: rel });
     expect(res.status).toBe(200);
     return;

@@ -87,6 +87,3 @@ export class DiscoveryPool {
     if (pool !== null) await pool.destroy();
   }
 }
-
-/** One pool for the process: the tools share it; closing it (app close) ends its threads. */
-export const discoveryPool = new DiscoveryPool();

@@ -1,3 +1,4 @@
+import { ToolError } from '../errors.js';
 import { toRelative } from '../paths/lexical.js';
 import type { ResolvedPath, ToolContext } from '../tools/types.js';
 import type { WalkTask } from './protocol.js';
@@ -24,3 +25,9 @@ export function count(n: number): string {
 /** The line a partial answer ends with. */
 export const BUDGET_NOTE =
   '(The search stopped at its time or entry budget, so this is partial. Narrow it with path, a more specific pattern, glob or type.)';
+
+/** A folder target is never null (an optional one left out is the root); null would be a wiring bug. */
+export function targetOf(target: ResolvedPath | null): ResolvedPath {
+  if (target === null) throw new ToolError('INTERNAL', 'discovery tool called without a resolved path');
+  return target;
+}

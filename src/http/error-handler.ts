@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ToolError, isToolError } from '../errors.js';
-import { mapFsError } from '../write/fs-errors.js';
+import { asToolError } from '../write/fs-errors.js';
 
 interface ValidationIssue {
   instancePath?: string;
@@ -47,10 +47,7 @@ export function toToolError(err: unknown): ToolError {
   if (fe instanceof SyntaxError && fe.statusCode === 400) {
     return new ToolError('INVALID_INPUT', 'The request body is not valid JSON.', { fields: [{ field: 'body', message: 'not JSON' }] });
   }
-  const errno = (err as NodeJS.ErrnoException).code;
-  if (errno === 'ENOENT') return new ToolError('FILE_NOT_FOUND', 'File does not exist.');
-  if (errno === 'EISDIR') return new ToolError('NOT_A_FILE', 'The path is a directory, not a file.');
-  return mapFsError(err);
+  return asToolError(err);
 }
 
 export function sendError(reply: FastifyReply, error: ToolError): FastifyReply {
@@ -61,7 +58,7 @@ export function sendError(reply: FastifyReply, error: ToolError): FastifyReply {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const error = toToolError(err);
-    if (error.status >= 500 && error.code === 'INTERNAL') request.log.error({ err }, 'unexpected error');
+    if (error.code === 'INTERNAL' && !error.logged) request.log.error({ err: error.cause ?? err }, 'unexpected error');
     return sendError(reply, error);
   });
   app.setNotFoundHandler((request, reply) =>

@@ -35,9 +35,3 @@ export function errorResponses(codes: readonly ErrorCode[]): Record<number, z.Zo
     [...statuses].sort().map((status) => [status, errorResponseSchema.describe(STATUS_TEXT[status] ?? 'Error')]),
   );
 }
-
-/** Every code a tool route can answer with (before the tool's own steps). */
-export const ROUTE_CODES: readonly ErrorCode[] = [
-  'INVALID_INPUT', 'UNAUTHORIZED', 'PATH_OUTSIDE_WORKSPACE', 'PATH_DENIED', 'READ_ONLY',
-  'NOT_A_FILE', 'PAYLOAD_TOO_LARGE', 'FS_PERMISSION_DENIED', 'FS_BUSY', 'INTERNAL',
-];

@@ -2,22 +2,25 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { joinNames } from '../text/join-names.js';
+import type { ToolDefinition } from '../tools/types.js';
 
-const DESCRIPTION = `Read, Edit, Write and NotebookEdit for remote coding agents, over a sandboxed workspace.
+const description = (names: string): string => `${names} for remote coding agents, over a sandboxed workspace.
 
 A file is written only by a session (\`X-Session-Id\`) that read it and whose read is still
 current; every write is serialized per file, atomic, and reported as a diff. Notebooks are
 edited as cells. Every failure has the shape \`{ "error": { "code", "message", "details" } }\`.`;
 
 /** OpenAPI 3.1 from the same zod schemas that validate requests; Swagger UI at /docs. */
-export async function installOpenApi(app: FastifyInstance, version: string): Promise<void> {
+export async function installOpenApi(app: FastifyInstance, version: string, tools: readonly ToolDefinition[]): Promise<void> {
+  const names = joinNames(tools.map((tool) => tool.name));
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'sidefile',
         version,
-        description: DESCRIPTION,
+        description: description(names),
         license: { name: 'MIT', identifier: 'MIT' },
       },
       // A fixed entry: nothing computed at start-up (SPEC §10).
@@ -26,7 +29,7 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
         { url: 'http://127.0.0.1:8080', description: 'The default local listener' },
       ],
       tags: [
-        { name: 'tools', description: 'The four file tools' },
+        { name: 'tools', description: `The file tools: ${names}` },
         { name: 'history', description: 'Previous versions and restore' },
         { name: 'sessions', description: 'Read-before-write state' },
         { name: 'events', description: 'Live change events' },

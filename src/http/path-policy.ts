@@ -11,7 +11,7 @@ export interface AccessPolicy {
 
 /**
  * The route's path checks in SPEC §4 order: lexical and resolved path (§3) → deny globs →
- * read-only mode → not a regular file. Deny globs are matched against both the requested and
+ * read-only mode → the target kind (not a regular file / not a folder). Deny globs are matched against both the requested and
  * the resolved relative path, so a link cannot reach a denied file under another name.
  * A write also honours the read deny list: a write answer carries the old content (diffs).
  */
@@ -33,19 +33,27 @@ export function makeResolver(
     if (access === 'write' && policy.readOnly) {
       throw new ToolError('READ_ONLY', 'The server is in read-only mode: no file can be changed.');
     }
-    if (kind !== 'file') return checkFolder(target, kind);
-    if (target.stat && !target.stat.isFile()) {
-      throw new ToolError('NOT_A_FILE', `${target.relative || '.'} is not a regular file (a directory, FIFO, socket or device).`);
-    }
+    checkKind(target, kind);
     return target;
   };
 }
 
-/** Discovery tools (SPEC §11): the path must exist and be a folder (Grep: or a regular file). */
-function checkFolder(target: ResolvedPath, kind: 'directory' | 'file-or-directory'): ResolvedPath {
+/**
+ * SPEC §4's last path step. A file target may be missing (write tools create it); a folder
+ * target must exist (FILE_NOT_FOUND, §11), and Grep's may be one file as well.
+ */
+function checkKind(target: ResolvedPath, kind: TargetKind): void {
   const shown = target.relative || '.';
-  if (target.stat === null) throw new ToolError('FILE_NOT_FOUND', `${shown} does not exist. Use Glob or LS to find the folder.`);
-  if (target.stat.isDirectory() || (kind === 'file-or-directory' && target.stat.isFile())) return target;
-  const what = kind === 'directory' ? 'a folder' : 'a folder or a regular file';
-  throw new ToolError('NOT_A_DIRECTORY', `${shown} is not ${what}; give the folder to search.`);
+  const stat = target.stat;
+  if (kind === 'file') {
+    if (stat && !stat.isFile()) throw new ToolError('NOT_A_FILE', `${shown} is not a regular file (a directory, FIFO, socket or device).`);
+    return;
+  }
+  if (!stat) throw new ToolError('FILE_NOT_FOUND', `${shown} does not exist.`);
+  if (stat.isDirectory()) return;
+  if (kind === 'file-or-directory') {
+    if (!stat.isFile()) throw new ToolError('NOT_A_DIRECTORY', `${shown} is neither a folder nor a regular file (a FIFO, socket or device).`);
+    return;
+  }
+  throw new ToolError('NOT_A_DIRECTORY', `${shown} is not a folder. Give a folder as path, or leave path out for the root.`);
 }

@@ -2,7 +2,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { ToolCallEvent } from '../app-services.js';
 import type { HistoryStore } from '../history/types.js';
 import type { ReadStateStore } from '../read-state/types.js';
-import type { WriteEvent } from '../tools/types.js';
+import { joinNames } from '../text/join-names.js';
+import { WRITE_TOOL_NAMES, type Access, type WriteEvent } from '../tools/types.js';
 import type { LockManager, Release } from '../write/types.js';
 
 /** What the gauges read at scrape time. */
@@ -17,6 +18,9 @@ export interface MetricsSources {
 /** One tool call as metrics sees it (a subset of ToolCallEvent). */
 export type ToolCallObservation = Pick<ToolCallEvent, 'tool' | 'outcome' | 'code' | 'durationMs' | 'bytes'>;
 
+/** The tools an app serves, as metrics names them (from the registry). */
+export type MetricsTool = { name: string; access: Access };
+
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const LOCK_BUCKETS = [0.0001, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -27,6 +31,8 @@ const LOCK_BUCKETS = [0.0001, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10,
 export class Metrics {
   readonly registry = new Registry();
   private sources: MetricsSources;
+  /** Tools whose bytes are bytes read; every other tool's are bytes written. */
+  private readonly readTools: Set<string>;
   private readonly toolCalls: Counter<'tool' | 'outcome' | 'code'>;
   private readonly toolDuration: Histogram<'tool' | 'outcome'>;
   private readonly bytesRead: Counter<'tool'>;
@@ -34,12 +40,17 @@ export class Metrics {
   private readonly lockWait: Histogram;
   private readonly fileChanges: Counter<'tool' | 'type'>;
 
-  constructor(sources: MetricsSources, options: { defaultMetrics?: boolean } = {}) {
+  constructor(sources: MetricsSources, options: { defaultMetrics?: boolean; tools?: readonly MetricsTool[] } = {}) {
     this.sources = sources;
+    const tools = options.tools ?? [{ name: 'Read', access: 'read' }];
+    this.readTools = new Set(tools.filter((t) => t.access === 'read').map((t) => t.name));
+    const callNames = joinNames([...tools.map((t) => t.name), 'Restore']);
+    const writeNames = joinNames(WRITE_TOOL_NAMES.filter((n) => n === 'Restore' || tools.some((t) => t.name === n)));
+    const readNames = joinNames([...this.readTools]);
     const registers = [this.registry];
     this.toolCalls = new Counter({
       name: 'sidefile_tool_calls_total',
-      help: 'Tool calls (Read, Edit, Write, NotebookEdit, Restore) by outcome (ok|error) and error code ("" when ok).',
+      help: `Tool calls (${callNames}) by outcome (ok|error) and error code ("" when ok).`,
       labelNames: ['tool', 'outcome', 'code'],
       registers,
     });
@@ -52,13 +63,13 @@ export class Metrics {
     });
     this.bytesRead = new Counter({
       name: 'sidefile_bytes_read_total',
-      help: 'Bytes of files read by successful Read calls.',
+      help: `Bytes of files read by successful ${readNames} calls.`,
       labelNames: ['tool'],
       registers,
     });
     this.bytesWritten = new Counter({
       name: 'sidefile_bytes_written_total',
-      help: 'Bytes written to files by successful write tools (Edit, Write, NotebookEdit, Restore).',
+      help: `Bytes written to files by successful write tools (${writeNames}).`,
       labelNames: ['tool'],
       registers,
     });
@@ -84,7 +95,7 @@ export class Metrics {
     this.toolCalls.inc({ tool: call.tool, outcome: call.outcome, code });
     this.toolDuration.observe({ tool: call.tool, outcome: call.outcome }, Math.max(0, call.durationMs) / 1000);
     if (call.outcome !== 'ok' || !call.bytes || call.bytes < 0) return;
-    const bytes = call.tool === 'Read' ? this.bytesRead : this.bytesWritten;
+    const bytes = this.readTools.has(call.tool) ? this.bytesRead : this.bytesWritten;
     bytes.inc({ tool: call.tool }, call.bytes);
   }
 

@@ -4,10 +4,11 @@ import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
 import { EventHub, type EventHubOptions } from '../events/event-hub.js';
 import { errorResponses } from '../http/error-schema.js';
+import { WRITE_TOOL_NAMES } from '../tools/types.js';
 
 const streamDescription = [
   'A server-sent event stream (text/event-stream) that stays open.',
-  'After each successful write (Edit, Write, NotebookEdit, Restore) one event named `file_changed`',
+  `After each successful write (${WRITE_TOOL_NAMES.join(', ')}) one event named \`file_changed\``,
   'arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`:',
   '`type` is create, update or delete; `version` is the history version that write kept (what a',
   'restore would bring back), or null when none was kept.',

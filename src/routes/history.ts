@@ -5,8 +5,11 @@ import type { AppServices } from '../app-services.js';
 import type { ErrorCode } from '../errors.js';
 import { historyKey, restoreVersion } from '../history/restore.js';
 import { errorResponses } from '../http/error-schema.js';
+import { sessionOf } from '../http/session.js';
+import { bodyForCallTool } from '../http/validator.js';
+import { callTool } from '../tools/call-tool.js';
+import { WRITE_TOOL_NAMES, type ResolvedPath, type ToolDefinition } from '../tools/types.js';
 import { structuredPatchSchema } from '../write/result-schemas.js';
-import { runToolCall } from './tool-call.js';
 import { SECURED, sessionHeaders } from './tools.js';
 
 const filePath = z
@@ -19,7 +22,7 @@ const versionSchema = z
     version: z.string().describe('Version id; sorts in the order versions were kept. Pass it to restore.'),
     created_at: z.string().describe('When the version was kept (ISO-8601, UTC).'),
     session: z.string().describe('Session whose write replaced this content.'),
-    tool: z.enum(['Edit', 'Write', 'NotebookEdit', 'Restore']).describe('Tool whose write replaced this content.'),
+    tool: z.enum(WRITE_TOOL_NAMES).describe('Tool whose write replaced this content.'),
     size: z.number().int().nonnegative().nullable().describe('Bytes of this content; null: the file did not exist.'),
     sha256: z.string().nullable().describe('Lowercase hex SHA-256 of this content; null: the file did not exist.'),
   })
@@ -39,21 +42,35 @@ const restoreBody = z
   })
   .describe('Which version of which file to bring back.');
 
-const restoreResponse = z
+const restoreResult = z
   .object({
-    result: z
-      .object({
         file_path: z.string().describe('The file, relative to the root.'),
         version: z.string().describe('The version that was restored.'),
         type: z
           .enum(['create', 'update', 'delete'])
           .describe('create: the file did not exist; update: it was overwritten; delete: the version is "did not exist".'),
-        structured_patch: structuredPatchSchema,
-      })
-      .describe('What the restore changed.'),
-    text: z.string().describe('What an agent shows its model.'),
+    structured_patch: structuredPatchSchema,
   })
+  .describe('What the restore changed.');
+
+const restoreResponse = z
+  .object({ result: restoreResult, text: z.string().describe('What an agent shows its model.') })
   .describe('The version is the current content again.');
+
+/** Restore as a tool, so it runs through callTool like every write (not listed in GET /v1/tools). */
+const restoreTool: ToolDefinition<z.infer<typeof restoreBody>, z.infer<typeof restoreResult>> = {
+  name: 'Restore',
+  slug: 'restore',
+  title: 'Restore a kept version',
+  description: 'Brings back a kept version of a file (POST /v1/history/restore).',
+  input: restoreBody,
+  result: restoreResult,
+  access: 'write',
+  // Security: the same checks as a write tool (SPEC §3, deny globs, read-only mode).
+  target: { field: 'file_path', kind: 'file' },
+  // A required file target: callTool always resolves it before run.
+  run: (input, ctx, target: ResolvedPath) => restoreVersion(ctx, target, input.version),
+};
 
 const RESTORE_CODES: readonly ErrorCode[] = [
   'INVALID_INPUT', 'UNAUTHORIZED', 'PATH_OUTSIDE_WORKSPACE', 'PATH_DENIED', 'READ_ONLY', 'NOT_A_FILE',
@@ -92,6 +109,7 @@ export function registerHistoryRoutes(app: FastifyInstance, services: AppService
   r.route({
     method: 'POST',
     url: '/v1/history/restore',
+    validatorCompiler: bodyForCallTool,
     schema: {
       summary: 'Restore a kept version of a file',
       description:
@@ -106,10 +124,6 @@ export function registerHistoryRoutes(app: FastifyInstance, services: AppService
       response: { 200: restoreResponse, ...errorResponses(RESTORE_CODES) },
     },
     handler: async (request) =>
-      runToolCall(services, request, 'Restore', {
-        // Security: the same checks as a write tool (SPEC §3, deny globs, read-only mode).
-        resolve: () => services.resolve(request.body.file_path, 'write'),
-        run: (ctx, target) => restoreVersion(ctx, target, request.body.version),
-      }),
+      callTool(services, restoreTool, request.body, { session: sessionOf(request), log: request.log, transport: 'rest' }),
   });
 }

@@ -13,7 +13,7 @@ import { Metrics } from '../metrics/metrics.js';
 export function registerMetricsRoutes(
   app: FastifyInstance,
   services: AppServices,
-  metrics: Metrics = new Metrics(services),
+  metrics: Metrics = new Metrics(services, { tools: app.tools }),
 ): Metrics {
   services.toolCallListeners.push((call) => metrics.observeToolCall(call));
   services.writeListeners.push((event) => metrics.observeWrite(event));

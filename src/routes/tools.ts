@@ -4,8 +4,11 @@ import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
 import { ERROR_CODES } from '../errors.js';
 import { errorResponses } from '../http/error-schema.js';
+import { sessionOf } from '../http/session.js';
+import { bodyForCallTool } from '../http/validator.js';
+import { joinNames } from '../text/join-names.js';
+import { callTool } from '../tools/call-tool.js';
 import type { ToolDefinition } from '../tools/types.js';
-import { runToolCall } from './tool-call.js';
 
 export const sessionHeaders = z.looseObject({
   'x-session-id': z
@@ -17,11 +20,15 @@ export const sessionHeaders = z.looseObject({
 
 export const SECURED = [{ bearerAuth: [] }];
 
-/** One generic route per tool: validate → resolve path → run → telemetry. */
+/**
+ * One generic route per tool; callTool does validate → resolve path → run → telemetry. The
+ * body schema is here for the OpenAPI document only: callTool validates it, once.
+ */
 export function registerToolRoute(app: FastifyInstance, services: AppServices, tool: ToolDefinition): void {
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'POST',
     url: `/v1/tools/${tool.slug}`,
+    validatorCompiler: bodyForCallTool,
     schema: {
       summary: `${tool.name}: ${tool.description.split('\n')[0]}`,
       description: tool.description,
@@ -40,13 +47,8 @@ export function registerToolRoute(app: FastifyInstance, services: AppServices, t
         ...errorResponses(ERROR_CODES),
       },
     },
-    handler: async (request) => {
-      const input = request.body as Record<string, unknown>;
-      return runToolCall(services, request, tool.name, {
-        resolve: () => resolveTarget(services, tool, input),
-        run: (ctx, target) => tool.run(input, ctx, target),
-      });
-    },
+    handler: async (request) =>
+      callTool(services, tool, request.body, { session: sessionOf(request), log: request.log, transport: 'rest' }),
   });
 }
 
@@ -55,8 +57,16 @@ export function registerToolList(app: FastifyInstance, tools: readonly ToolDefin
   const listed = tools.map((tool) => {
     const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
     delete schema.$schema;
-    return { name: tool.name, endpoint: `/v1/tools/${tool.slug}`, description: tool.description, input_schema: schema };
+    return {
+      name: tool.name,
+      title: tool.title,
+      method: 'POST' as const,
+      endpoint: `/v1/tools/${tool.slug}`,
+      description: tool.description,
+      input_schema: schema,
+    };
   });
+  const names = tools.map((tool) => tool.name);
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'GET',
     url: '/v1/tools',
@@ -70,12 +80,14 @@ export function registerToolList(app: FastifyInstance, tools: readonly ToolDefin
           .object({
             tools: z.array(
               z.object({
-                name: z.string().describe('Read, Edit, Write or NotebookEdit.'),
+                name: z.string().describe(`${joinNames(names, 'or')}.`),
+                title: z.string().describe('A short human title.'),
+                method: z.literal('POST').describe('The HTTP method of the endpoint.'),
                 endpoint: z.string().describe('POST here with the input as JSON body.'),
                 description: z.string().describe('Written for a model.'),
                 input_schema: z.record(z.string(), z.unknown()).describe('JSON Schema of the input.'),
               }),
-            ).describe('Read, Edit, Write and NotebookEdit, each ready to hand to a model.'),
+            ).describe(`${joinNames(names)}, each ready to hand to a model.`),
           })
           .describe('The tools.'),
         ...errorResponses(['UNAUTHORIZED']),
@@ -83,11 +95,4 @@ export function registerToolList(app: FastifyInstance, tools: readonly ToolDefin
     },
     handler: async () => ({ tools: listed }),
   });
-}
-
-/** The tool's path field, resolved with the route's checks; an optional path left out is the root. */
-function resolveTarget(services: AppServices, tool: ToolDefinition, input: Record<string, unknown>): ReturnType<AppServices['resolve']> {
-  const raw = input[tool.pathField];
-  const given = raw === undefined && tool.target?.optional ? '.' : String(raw);
-  return services.resolve(given, tool.access, tool.target?.kind ?? 'file');
 }

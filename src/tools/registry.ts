@@ -1,19 +1,29 @@
-import type { ToolDefinition } from './types.js';
-import { readTool } from './read/index.js';
 import { editTool } from './edit/index.js';
-import { writeTool } from './write/index.js';
 import { notebookEditTool } from './notebook-edit/index.js';
-import { globTool } from './glob/index.js';
-import { grepTool } from './grep/index.js';
-import { lsTool } from './ls/index.js';
+import { createReadTool } from './read/index.js';
+import type { ToolDefinition, ToolServices } from './types.js';
+import { writeTool } from './write/index.js';
+import { DiscoveryPool } from '../discovery/pool.js';
+import { createGlobTool } from './glob/index.js';
+import { createGrepTool } from './grep/index.js';
+import { createLsTool } from './ls/index.js';
 
-/** Every tool the service offers. The routes, OpenAPI and GET /v1/tools all come from here. */
-export const TOOLS: ToolDefinition[] = [
-  readTool,
-  editTool,
-  writeTool,
-  notebookEditTool,
-  globTool,
-  grepTool,
-  lsTool,
-];
+/**
+ * Every tool the service offers, fresh for one app: the routes, OpenAPI, GET /v1/tools,
+ * metrics labels and any other front end (MCP) come from this list. Adding a tool is one
+ * line here and a folder `src/tools/<slug>/` (docs/architecture.md). A tool that holds
+ * resources (Read's line indexes) releases them in `close()`, called when the app closes.
+ */
+export function createTools(_services: ToolServices): ToolDefinition[] {
+  // One worker pool for the app's discovery tools; each tool's close() ends it (idempotent).
+  const discovery = new DiscoveryPool();
+  return [
+    createReadTool(),
+    editTool,
+    writeTool,
+    notebookEditTool,
+    createGlobTool(discovery),
+    createGrepTool(discovery),
+    createLsTool(discovery),
+  ];
+}

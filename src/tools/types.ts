@@ -44,7 +44,13 @@ export interface WriteEvent {
   version: string | null;
 }
 
-export type WriteToolName = 'Edit' | 'Write' | 'NotebookEdit' | 'Restore';
+/**
+ * Every name history and events record for a write (SPEC §10), in SPEC order. The registry's
+ * write tools are among them (test/tool-names.test.ts); Restore is the history route's.
+ */
+export const WRITE_TOOL_NAMES = ['Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'ApplyPatch', 'Restore'] as const;
+
+export type WriteToolName = (typeof WRITE_TOOL_NAMES)[number];
 
 /** The logging a tool needs (the request's pino child, so the request id comes along). */
 export type Log = Pick<BaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
@@ -60,7 +66,26 @@ export interface ToolContext {
   history: HistoryStore;
   /** Called once after each successful write (change events, metrics). Must not throw. */
   afterWrite(event: WriteEvent): void;
-  /** Resolves another path with the same checks as the route (used by restore and tests). */
+  /** Resolves another path with the same checks as callTool (used by restore and tests). */
+  resolve(input: string, access: Access, kind?: TargetKind): Promise<ResolvedPath>;
+}
+
+/**
+ * The long-lived parts a tool call needs (AppServices has them all): what callTool builds a
+ * ToolContext from. Listeners must not throw; a throwing one is logged and skipped.
+ */
+export interface ToolServices {
+  /** Real path of the workspace root. */
+  root: string;
+  settings: ToolSettings;
+  readState: ReadStateStore;
+  locks: LockManager;
+  history: HistoryStore;
+  /** Run after each successful write (events stream, metrics). */
+  writeListeners: Array<(event: WriteEvent) => void>;
+  /** Run after each tool call, success or failure (metrics). */
+  toolCallListeners: Array<(event: ToolCallEvent) => void>;
+  /** SPEC §3 resolution plus deny globs, read-only mode and the target kind, in SPEC §4 order. */
   resolve(input: string, access: Access, kind?: TargetKind): Promise<ResolvedPath>;
 }
 
@@ -79,32 +104,55 @@ export interface ToolOutput<R> {
   metrics?: ToolMetrics;
 }
 
+/** What a tool's target must be: a regular file, a folder, or either (Grep). */
+export type TargetKind = 'file' | 'directory' | 'file-or-directory';
+
+/** The path field a tool names; callTool resolves it with the path policy before `run`. */
+export interface ToolTarget {
+  field: string;
+  kind: TargetKind;
+  /**
+   * The field may be left out: a folder target then defaults to the root; a file target
+   * reaches `run` as null.
+   */
+  optional?: boolean;
+}
+
+/** The front end a call came through, for telemetry (SPEC §8). */
+export type Transport = 'rest' | 'mcp' | 'compat';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous tool list needs an open default
 export interface ToolDefinition<I extends Record<string, unknown> = any, R = any> {
-  /** Model-facing name: Read, Edit, Write, NotebookEdit. */
+  /** Model-facing name: Read, Edit, Write, NotebookEdit, … */
   name: string;
   /** Route slug under /v1/tools/. */
   slug: string;
+  /** Short human title (GET /v1/tools, MCP). */
+  title: string;
   /** Written for a model: what the tool does and when to use it. */
   description: string;
   input: z.ZodType<I>;
   result: z.ZodType<R>;
-  /** Human title (GET /v1/tools, MCP). */
-  title?: string;
-  /** Which input field holds the path the route resolves before `run`. */
-  pathField: 'file_path' | 'notebook_path' | 'path';
-  /** What the path must name (default: a regular file); optional paths default to the root. */
-  target?: ToolTarget;
   access: Access;
-  run(input: I, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<R>>;
-  /** Called when the app closes (worker pools). */
+  /** The path callTool resolves before `run`; null: the tool resolves its own paths. */
+  target: ToolTarget | null;
+  /** `target` is null only for a tool without one, or an optional file target left out. */
+  run(input: I, ctx: ToolContext, target: ResolvedPath | null): Promise<ToolOutput<R>>;
+  /** Releases what the tool holds (caches, background work); called when the app closes. */
   close?(): Promise<void> | void;
 }
 
-export type TargetKind = 'file' | 'directory' | 'file-or-directory';
-
-/** The path field a tool names and what it must be (SPEC §4 order: "not a regular file / not a folder"). */
-export interface ToolTarget {
-  field: string;
-  kind: TargetKind;
-  optional?: boolean;
+/** One finished tool call, as telemetry sees it (never content). */
+export interface ToolCallEvent {
+  tool: string;
+  session: string;
+  path: string | null;
+  outcome: 'ok' | 'error';
+  code: string | null;
+  status: number;
+  durationMs: number;
+  bytes: number | null;
+  linesAdded: number | null;
+  linesRemoved: number | null;
+  transport: Transport;
 }

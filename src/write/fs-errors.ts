@@ -30,6 +30,16 @@ export function mapFsError(err: unknown): ToolError {
         { 'Retry-After': '1' },
       );
     default:
-      return new ToolError('INTERNAL', 'Internal error.');
+      // The cause stays attached for the log (SPEC §8); the answer carries none of it.
+      return Object.assign(new ToolError('INTERNAL', 'Internal error.'), { cause: err });
   }
+}
+
+/** Anything a tool call threw, as SPEC §4's error: ToolErrors as they are, errno codes mapped. */
+export function asToolError(err: unknown): ToolError {
+  if (isToolError(err)) return err;
+  const errno = (err as NodeJS.ErrnoException | null)?.code;
+  if (errno === 'ENOENT') return new ToolError('FILE_NOT_FOUND', 'File does not exist.');
+  if (errno === 'EISDIR') return new ToolError('NOT_A_FILE', 'The path is a directory, not a file.');
+  return mapFsError(err);
 }

@@ -5,6 +5,7 @@ import { editInput, editResult, type EditInput, type EditResult } from './schema
 export const editTool: ToolDefinition<EditInput, EditResult> = {
   name: 'Edit',
   slug: 'edit',
+  title: 'Edit a file',
   description: [
     'Replaces exact text in a file: old_string becomes new_string.',
     '- Read the file first in this session (any range); if it changed on disk since, read it again.',
@@ -15,7 +16,7 @@ export const editTool: ToolDefinition<EditInput, EditResult> = {
   ].join('\n'),
   input: editInput,
   result: editResult,
-  pathField: 'file_path',
   access: 'write',
+  target: { field: 'file_path', kind: 'file' },
   run: runEdit,
 };

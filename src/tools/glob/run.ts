@@ -1,4 +1,4 @@
-import { discoveryPool } from '../../discovery/pool.js';
+import type { DiscoveryPool } from '../../discovery/pool.js';
 import { compilePattern } from '../../discovery/patterns.js';
 import type { GlobItem } from '../../discovery/protocol.js';
 import { BUDGET_NOTE, count, walkTaskFor } from '../../discovery/task-base.js';
@@ -13,11 +13,11 @@ function newestFirst(a: GlobItem, b: GlobItem): number {
   return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
 }
 
-export async function runGlob(input: GlobInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<GlobResult>> {
+export async function runGlob(pool: DiscoveryPool, input: GlobInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<GlobResult>> {
   compilePattern(input.pattern, 'pattern');
   const limit = input.limit ?? DEFAULT_LIMIT;
   const offset = input.offset ?? 0;
-  const { items, stats } = await discoveryPool.run<GlobItem>({
+  const { items, stats } = await pool.run<GlobItem>({
     kind: 'glob',
     ...walkTaskFor(ctx, target, input.include_ignored),
     pattern: input.pattern,

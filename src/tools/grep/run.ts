@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { invalid, compilePattern } from '../../discovery/patterns.js';
-import { discoveryPool } from '../../discovery/pool.js';
+import type { DiscoveryPool } from '../../discovery/pool.js';
 import type { GrepItem, GrepTask } from '../../discovery/protocol.js';
 import { walkTaskFor } from '../../discovery/task-base.js';
 import { toRelative } from '../../paths/lexical.js';
@@ -47,7 +47,7 @@ function grepTask(input: GrepInput, ctx: ToolContext, target: ResolvedPath, mode
   };
 }
 
-export async function runGrep(input: GrepInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<GrepResult>> {
+export async function runGrep(pool: DiscoveryPool, input: GrepInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<GrepResult>> {
   compileRegex(input.pattern, input['-i'] ?? false, input.multiline ?? false);
   if (input.glob !== undefined) compilePattern(input.glob, 'glob');
   const mode = input.output_mode ?? 'files_with_matches';
@@ -55,7 +55,7 @@ export async function runGrep(input: GrepInput, ctx: ToolContext, target: Resolv
   const limit = headLimit === 0 ? null : headLimit;
   const offset = input.offset ?? 0;
   const task = grepTask(input, ctx, target, mode, limit, offset);
-  const { items, stats } = await discoveryPool.run<GrepItem>(task);
+  const { items, stats } = await pool.run<GrepItem>(task);
   const base = {
     mode,
     num_files: items.length,

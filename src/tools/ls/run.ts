@@ -1,4 +1,4 @@
-import { discoveryPool } from '../../discovery/pool.js';
+import type { DiscoveryPool } from '../../discovery/pool.js';
 import { compilePattern } from '../../discovery/patterns.js';
 import type { LsItem } from '../../discovery/protocol.js';
 import { count, walkTaskFor } from '../../discovery/task-base.js';
@@ -15,11 +15,11 @@ function foldersFirst(a: LsItem, b: LsItem): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-export async function runLs(input: LsInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<LsResult>> {
+export async function runLs(pool: DiscoveryPool, input: LsInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<LsResult>> {
   const ignore = input.ignore ?? [];
   ignore.forEach((glob) => compilePattern(glob, 'ignore'));
   const limit = input.limit ?? DEFAULT_LIMIT;
-  const { items, stats } = await discoveryPool.run<LsItem>({ kind: 'ls', ...walkTaskFor(ctx, target, input.include_ignored), ignore });
+  const { items, stats } = await pool.run<LsItem>({ kind: 'ls', ...walkTaskFor(ctx, target, input.include_ignored), ignore });
   items.sort(foldersFirst);
   const shown = items.slice(0, limit);
   const result: LsResult = {

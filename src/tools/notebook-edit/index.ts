@@ -5,6 +5,7 @@ import { notebookEditInput, notebookEditResult, type NotebookEditInput, type Not
 export const notebookEditTool: ToolDefinition<NotebookEditInput, NotebookEditResult> = {
   name: 'NotebookEdit',
   slug: 'notebook_edit',
+  title: 'Edit a notebook cell',
   description: [
     'Changes one cell of a Jupyter notebook (.ipynb): replace its source, insert a new cell, or delete it.',
     '- Read the notebook first in this session (any range); if it changed on disk since, read it again.',
@@ -16,7 +17,7 @@ export const notebookEditTool: ToolDefinition<NotebookEditInput, NotebookEditRes
   ].join('\n'),
   input: notebookEditInput,
   result: notebookEditResult,
-  pathField: 'notebook_path',
   access: 'write',
+  target: { field: 'notebook_path', kind: 'file' },
   run: runNotebookEdit,
 };

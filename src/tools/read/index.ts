@@ -7,14 +7,16 @@ import { readInput, readResult, type ReadInput, type ReadResult } from './schema
 
 /** A Read tool with its own cache of huge-file line indexes. */
 export function createReadTool(options: Partial<ReadToolOptions> = {}): ToolDefinition<ReadInput, ReadResult> {
+  const indexes = options.indexes ?? new LineIndexCache();
   const run = makeRunRead({
-    indexes: options.indexes ?? new LineIndexCache(),
+    indexes,
     hashes: options.hashes ?? new HashCache(),
     hugeFileBytes: options.hugeFileBytes ?? HASH_LIMIT_BYTES,
   });
   return {
     name: 'Read',
     slug: 'read',
+    title: 'Read a file',
     description: [
       'Reads a file from the workspace and returns its lines numbered like `cat -n` (`     1→first line`).',
       '- By default up to 2000 lines from the start; use offset (1-based line) and limit to page through longer files. The last line of the text tells you the offset to continue from.',
@@ -27,10 +29,10 @@ export function createReadTool(options: Partial<ReadToolOptions> = {}): ToolDefi
     ].join('\n'),
     input: readInput,
     result: readResult,
-    pathField: 'file_path',
     access: 'read',
+    target: { field: 'file_path', kind: 'file' },
     run,
+    // The background builds of huge-file line indexes stop with the app.
+    close: () => indexes.close(),
   };
 }
-
-export const readTool = createReadTool();

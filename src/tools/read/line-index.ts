@@ -188,6 +188,15 @@ export class LineIndexCache {
   size(): number {
     return this.indexes.size;
   }
+
+  /** Stops every background build and forgets the indexes (the app is closing). */
+  close(): void {
+    for (const index of this.indexes.values()) {
+      index.cancelled = true;
+      index.notify(true);
+    }
+    this.indexes.clear();
+  }
 }
 
 function sameKey(a: IndexKey, b: IndexKey): boolean {

@@ -5,6 +5,7 @@ import { writeInput, writeResult, type WriteInput, type WriteResult } from './sc
 export const writeTool: ToolDefinition<WriteInput, WriteResult> = {
   name: 'Write',
   slug: 'write',
+  title: 'Write a file',
   description: [
     'Writes a whole file: creates it (with missing parent folders) or replaces its content.',
     '- To overwrite an existing file, Read all of it first in this session; if it changed on disk since, read it again.',
@@ -14,7 +15,7 @@ export const writeTool: ToolDefinition<WriteInput, WriteResult> = {
   ].join('\n'),
   input: writeInput,
   result: writeResult,
-  pathField: 'file_path',
   access: 'write',
+  target: { field: 'file_path', kind: 'file' },
   run: runWriteTool,
 };

@@ -1,0 +1,113 @@
+import { asToolError } from '../write/fs-errors.js';
+import { parseToolInput } from './parse-input.js';
+import type {
+  Log,
+  ResolvedPath,
+  ToolCallEvent,
+  ToolContext,
+  ToolDefinition,
+  ToolMetrics,
+  ToolServices,
+  Transport,
+} from './types.js';
+
+export interface CallOptions {
+  /** SPEC §2 session, already checked by the front end. */
+  session: string;
+  /** The request's logger (so the request id comes along). */
+  log: Log;
+  transport: Transport;
+}
+
+/**
+ * One tool call, the same for every front end (REST route, MCP, compat) and in SPEC §4's
+ * order: validate (zod, null = left out) → resolve the target with the path policy → run →
+ * telemetry. One SPEC §8 log line and the tool-call listeners (metrics) follow every call,
+ * success or failure; an INTERNAL also logs its cause. Throws the ToolError it answers with.
+ */
+export async function callTool<I extends Record<string, unknown>, R>(
+  services: ToolServices,
+  tool: ToolDefinition<I, R>,
+  rawInput: unknown,
+  opts: CallOptions,
+): Promise<{ result: R; text: string }> {
+  const started = performance.now();
+  let path: string | null = null;
+  let metrics: ToolMetrics = {};
+  const emit = (code: string | null, status: number): void => {
+    const event: ToolCallEvent = {
+      tool: tool.name,
+      session: opts.session,
+      path,
+      outcome: code === null ? 'ok' : 'error',
+      code,
+      status,
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      bytes: metrics.bytes ?? null,
+      linesAdded: metrics.linesAdded ?? null,
+      linesRemoved: metrics.linesRemoved ?? null,
+      transport: opts.transport,
+    };
+    opts.log.info({ event: 'tool_call', ...event }, `${tool.name} ${event.outcome}`);
+    notify(services.toolCallListeners, event, opts.log);
+  };
+  try {
+    const input = parseToolInput(tool.input, rawInput);
+    const target = await resolveTarget(services, tool, input);
+    path = target?.relative ?? null;
+    const out = await tool.run(input, contextFor(services, opts), target);
+    metrics = out.metrics ?? {};
+    emit(null, 200);
+    return { result: out.result, text: out.text };
+  } catch (err) {
+    const error = asToolError(err);
+    if (error.code === 'INTERNAL' && !error.logged) {
+      // SPEC §8: the original error and its stack go to the log, never to the answer.
+      opts.log.error({ err: error.cause ?? err }, 'unexpected error');
+      error.logged = true;
+    }
+    emit(error.code, error.status);
+    throw error;
+  }
+}
+
+/** The tool's declared target, resolved; an optional folder target left out is the root. */
+async function resolveTarget<I extends Record<string, unknown>>(
+  services: ToolServices,
+  tool: ToolDefinition<I, unknown>,
+  input: I,
+): Promise<ResolvedPath | null> {
+  const target = tool.target;
+  if (!target) return null;
+  const value = input[target.field];
+  if (value === undefined) {
+    if (target.kind === 'file') return null;
+    return services.resolve('.', tool.access, target.kind);
+  }
+  return services.resolve(String(value), tool.access, target.kind);
+}
+
+/** The plain context a tool's `run` gets: no Fastify, no whole config. */
+export function contextFor(services: ToolServices, opts: Pick<CallOptions, 'session' | 'log'>): ToolContext {
+  return {
+    root: services.root,
+    session: opts.session,
+    log: opts.log,
+    settings: services.settings,
+    readState: services.readState,
+    locks: services.locks,
+    history: services.history,
+    afterWrite: (event) => notify(services.writeListeners, event, opts.log),
+    resolve: services.resolve,
+  };
+}
+
+function notify<E>(listeners: Array<(event: E) => void>, event: E, log: Log): void {
+  for (const listener of listeners) {
+    try {
+      listener(event);
+    } catch (err) {
+      log.error({ err }, 'listener failed');
+    }
+  }
+}
