@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
 import type { ErrorCode } from '../errors.js';
 import { historyKey, restoreVersion } from '../history/restore.js';
+import { JSON_BODY } from '../http/body-type.js';
 import { errorResponses } from '../http/error-schema.js';
 import { sessionOf } from '../http/session.js';
 import { bodyForCallTool } from '../http/validator.js';
@@ -109,6 +110,7 @@ export function registerHistoryRoutes(app: FastifyInstance, services: AppService
   r.route({
     method: 'POST',
     url: '/v1/history/restore',
+    config: { bodyTypes: JSON_BODY },
     validatorCompiler: bodyForCallTool,
     schema: {
       summary: 'Restore a kept version of a file',
