@@ -3,6 +3,7 @@
  * printing figures as they come. One file per scenario; adding one is one line below.
  * Each scenario measures its own baseline in the same run and prints ratios to it.
  */
+import { benchDiscovery } from './discovery.js';
 import { benchEdit } from './edit.js';
 import { benchNotebook } from './notebook.js';
 import { benchPeers } from './peers.js';
@@ -15,6 +16,7 @@ const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
   ['edit', (print) => benchEdit(print)],
   ['notebook', (print) => benchNotebook(print)],
   ['peers', (print) => benchPeers(print)],
+  ['discovery', (print) => benchDiscovery(print)],
 ];
 
 const wanted = process.argv.slice(2);

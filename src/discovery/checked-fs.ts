@@ -108,8 +108,10 @@ function realOfFd(fd: number): string | null {
  * Reads a file whole through a descriptor whose real path is checked inside the root, at most
  * `maxBytes`. null when it vanished, became a link or a non-regular file, or the descriptor's real
  * path is outside the root. `at` is a `/proc/self/fd/<dir>/<name>` path or a checked real path.
+ * With `scratch`, a file that fits is read into it (no allocation per file; the answer is then a
+ * view of `scratch`, valid until the next call).
  */
-export function readFileChecked(root: string, at: string, maxBytes: number): { bytes: Buffer; real: string } | null {
+export function readFileChecked(root: string, at: string, maxBytes: number, scratch?: Buffer): { bytes: Buffer; real: string } | null {
   let fd: number;
   try {
     fd = fs.openSync(at, FILE_FLAGS);
@@ -123,7 +125,7 @@ export function readFileChecked(root: string, at: string, maxBytes: number): { b
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) return null;
     const size = Math.min(stat.size, maxBytes);
-    const bytes = Buffer.allocUnsafe(size);
+    const bytes = scratch !== undefined && size <= scratch.length ? scratch.subarray(0, size) : Buffer.allocUnsafe(size);
     let read = 0;
     while (read < size) {
       const n = fs.readSync(fd, bytes, read, size - read, read);

@@ -7,13 +7,18 @@ import { compilePattern } from '../../discovery/patterns.js';
 import type { GrepItem, GrepLine, GrepTask } from '../../discovery/protocol.js';
 import { walkFiles, walkOne, type WalkFile } from '../../discovery/walk.js';
 import { cellIdAt, cellSource, parseNotebook } from '../../notebook/model.js';
-import { decodeText } from '../../text/codec.js';
+import { bomBytes, decodeBytes, detectEncoding } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { SNIFF_BYTES, sniff } from '../../text/sniff.js';
 import { compileRegex, cutLine, lineText, matchingLines, withContext, type TextMatcher } from './search.js';
 
 /** Files over this size are not searched (they would have to be held whole). */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
+/** Files up to this size are read into one reused buffer. */
+const SCRATCH_BYTES = 1024 * 1024;
+/** The C0 controls sniff counts (all but tab, LF, VT, FF, CR and ESC), NUL included. */
+const CONTROL_BYTES = Array.from({ length: 32 }, (_, b) => b).filter((b) => ![0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1b].includes(b));
+
 /** Content mode keeps lines until their text reaches this: the answer's text stays under 100,000 characters. */
 const KEPT_CHARS = 110_000;
 
@@ -36,12 +41,13 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
   const out = new Emitter<GrepItem>(port);
   const budget = new Budget(Date.now() + task.timeoutMs, task.maxEntries);
   const keeper: Keeper = { skip: task.skip, keep: task.keep ?? Infinity, chars: 0 };
+  const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
   const visit = (file: WalkFile): void => {
     if (!budget.check()) return;
     if (globTest !== null && !globTest(file.relToStart)) return;
     if (typeTest !== null && !typeTest(file.rel.slice(file.rel.lastIndexOf('/') + 1))) return;
     out.tick();
-    const item = searchFile(task, file, matcher, keeper, out);
+    const item = searchFile(task, file, matcher, keeper, out, scratch);
     if (item !== null) out.push(item);
   };
   const walk = { ...task, budget, needStat: task.mode === 'files_with_matches' };
@@ -51,16 +57,16 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
   out.end();
 }
 
-function searchFile(task: GrepTask, file: WalkFile, matcher: TextMatcher, keeper: Keeper, out: Emitter<GrepItem>): GrepItem | null {
-  const read = readFileChecked(task.root, file.at, MAX_FILE_BYTES + 1);
+function searchFile(task: GrepTask, file: WalkFile, matcher: TextMatcher, keeper: Keeper, out: Emitter<GrepItem>, scratch: Buffer): GrepItem | null {
+  const read = readFileChecked(task.root, file.at, MAX_FILE_BYTES + 1, scratch);
   if (read === null || read.bytes.length > MAX_FILE_BYTES) return null;
-  if (sniff(read.bytes.subarray(0, SNIFF_BYTES)).kind !== 'text') {
+  if (!isText(read.bytes.subarray(0, SNIFF_BYTES))) {
     out.stats.skippedBinary++;
     return null;
   }
   let text: string;
   try {
-    text = decodeText(read.bytes, encodingOverrideFor(task.encodings, file.rel)).text;
+    text = decode(read.bytes, encodingOverrideFor(task.encodings, file.rel));
   } catch {
     return null;
   }
@@ -100,4 +106,22 @@ function searchSection(task: GrepTask, section: Section, matcher: TextMatcher, k
     keeper.keep--;
     keeper.chars += text.length + item.rel.length + 16;
   }
+}
+
+/**
+ * Read's binary test (sniff), answered faster for the common case: a head without a single
+ * control byte has a control ratio of 0 and no NUL, so only sniff's magic-number checks (all
+ * within the first 16 bytes) can decide, and sniff of the first 64 bytes gives the same answer.
+ */
+function isText(head: Buffer): boolean {
+  // One native memchr per byte value: several times faster than a JS or RegExp scan of the head.
+  if (CONTROL_BYTES.some((b) => head.includes(b))) return sniff(head).kind === 'text';
+  return sniff(head.subarray(0, 64)).kind === 'text';
+}
+
+/** Read's decoding (BOM, --encodings, UTF-8, detected legacy) without its line-ending census. */
+function decode(bytes: Buffer, override: string | undefined): string {
+  const enc = detectEncoding(bytes, override);
+  const start = enc.bom ? (bomBytes(enc.encoding)?.length ?? 0) : 0;
+  return decodeBytes(bytes.subarray(start), enc.encoding);
 }
