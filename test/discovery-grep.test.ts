@@ -100,6 +100,13 @@ describe('Grep: encodings and binary files', () => {
     expect(res.body.result.skipped_binary).toBe(1);
   });
 
+  it('finds a plain ASCII literal in UTF-16 and legacy files as in UTF-8 ones', async () => {
+    await writeTree(t.root, { 'lit/gbk.txt': iconv.encode('中文 plain_word 中文\n', 'gbk'), 'lit/u8.txt': 'plain_word\n' });
+    await writeTree(t.root, { 'lit/u16.txt': Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode('x\nplain_word\n', 'utf-16le')]) });
+    const res = await grep({ pattern: 'plain_word', path: 'lit', output_mode: 'count' });
+    expect(res.body.text).toBe('lit/gbk.txt:1\nlit/u16.txt:1\nlit/u8.txt:1');
+  });
+
   it('decodes with the --encodings override (Shift_JIS)', async () => {
     const res = await grep({ pattern: 'データベース', output_mode: 'content' });
     expect(res.body.text).toBe('legacy/sjis.txt:2:二行目：データベース接続の設定。');

@@ -7,7 +7,7 @@ import { compilePattern } from '../../discovery/patterns.js';
 import type { GrepItem, GrepLine, GrepTask } from '../../discovery/protocol.js';
 import { walkFiles, walkOne, type WalkFile } from '../../discovery/walk.js';
 import { cellIdAt, cellSource, parseNotebook } from '../../notebook/model.js';
-import { bomBytes, decodeBytes, detectEncoding } from '../../text/codec.js';
+import { bomBytes, bomEncoding, decodeBytes, detectEncoding } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { SNIFF_BYTES, sniff } from '../../text/sniff.js';
 import { compileRegex, cutLine, lineText, matchingLines, withContext, type TextMatcher } from './search.js';
@@ -42,12 +42,13 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
   const budget = new Budget(Date.now() + task.timeoutMs, task.maxEntries);
   const keeper: Keeper = { skip: task.skip, keep: task.keep ?? Infinity, chars: 0 };
   const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
+  const literal = literalBytes(task);
   const visit = (file: WalkFile): void => {
     if (!budget.check()) return;
     if (globTest !== null && !globTest(file.relToStart)) return;
     if (typeTest !== null && !typeTest(file.rel.slice(file.rel.lastIndexOf('/') + 1))) return;
     out.tick();
-    const item = searchFile(task, file, matcher, keeper, out, scratch);
+    const item = searchFile(task, file, { matcher, literal }, keeper, out, scratch);
     if (item !== null) out.push(item);
   };
   const walk = { ...task, budget, needStat: task.mode === 'files_with_matches' };
@@ -57,16 +58,25 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
   out.end();
 }
 
-function searchFile(task: GrepTask, file: WalkFile, matcher: TextMatcher, keeper: Keeper, out: Emitter<GrepItem>, scratch: Buffer): GrepItem | null {
+interface Search {
+  matcher: TextMatcher;
+  /** The pattern's bytes when it is a plain ASCII literal (see literalBytes). */
+  literal: Buffer | null;
+}
+
+function searchFile(task: GrepTask, file: WalkFile, search: Search, keeper: Keeper, out: Emitter<GrepItem>, scratch: Buffer): GrepItem | null {
+  const { matcher, literal } = search;
   const read = readFileChecked(task.root, file.at, MAX_FILE_BYTES + 1, scratch);
   if (read === null || read.bytes.length > MAX_FILE_BYTES) return null;
   if (!isText(read.bytes.subarray(0, SNIFF_BYTES))) {
     out.stats.skippedBinary++;
     return null;
   }
+  const override = encodingOverrideFor(task.encodings, file.rel);
+  if (literal !== null && override === undefined && !isWide(read.bytes) && !read.bytes.includes(literal)) return null;
   let text: string;
   try {
-    text = decode(read.bytes, encodingOverrideFor(task.encodings, file.rel));
+    text = decode(read.bytes, override);
   } catch {
     return null;
   }
@@ -124,4 +134,23 @@ function decode(bytes: Buffer, override: string | undefined): string {
   const enc = detectEncoding(bytes, override);
   const start = enc.bom ? (bomBytes(enc.encoding)?.length ?? 0) : 0;
   return decodeBytes(bytes.subarray(start), enc.encoding);
+}
+
+/** Plain literals: no regular expression syntax, ASCII, nothing JSON would escape (notebooks). */
+const PLAIN = /^[A-Za-z0-9_ ,:;=<>!@#%&~`'-]+$/;
+
+/**
+ * A plain ASCII pattern without -i is found in the decoded text only if its bytes are in the
+ * file: every encoding Read detects (UTF-8, GBK, Shift_JIS, EUC, windows-125x…) keeps ASCII as
+ * is, except UTF-16/32 (known by their BOM, see isWide) — so files without those bytes are
+ * passed over undecoded. ripgrep makes the same cut with its literal prefilter.
+ */
+function literalBytes(task: GrepTask): Buffer | null {
+  if (task.ignoreCase || task.multiline || !PLAIN.test(task.pattern)) return null;
+  return Buffer.from(task.pattern, 'latin1');
+}
+
+function isWide(bytes: Buffer): boolean {
+  const enc = bomEncoding(bytes);
+  return enc !== undefined && enc !== 'utf-8';
 }
