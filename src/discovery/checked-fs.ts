@@ -1,68 +1,50 @@
 import fs, { constants, type Dirent, type Stats } from 'node:fs';
+import { isToolError } from '../errors.js';
 import { isInside } from '../paths/lexical.js';
+import { CheckedDir, openCheckedDir, openFileDirect, type DenyCheck } from '../paths/fd-policy.js';
+
+export { CheckedDir } from '../paths/fd-policy.js';
 
 /**
- * The discovery walk's file system steps, each checked on what was actually opened (SPEC §3
- * "Under races"). Folders are opened with O_DIRECTORY|O_NOFOLLOW and the real path of the
- * descriptor (`/proc/self/fd/<fd>`) must lie inside the root before anything in them is listed;
- * every later step in that folder (lstat, open of a child) goes through the descriptor's
- * `/proc/self/fd/<fd>/<name>` path, so a parent folder swapped for a link after the check
- * changes nothing. Files are opened the same way and their descriptor's real path is checked too.
- * Synchronous on purpose: this runs in a worker thread (src/discovery/worker.ts), where sync calls
- * cost no event loop and are several times cheaper than promise round trips.
+ * The discovery walk's file-system steps on the project's fd path policy (src/paths/fd-policy.ts,
+ * SPEC §3 "Under races"): folders opened without following a last link and checked on their
+ * descriptor's real path before they are listed; every later step in a folder (lstat, a child's
+ * open) through `dir.at(name)` — `/proc/self/fd/<fd>/<name>` — so a parent swapped for a link
+ * after the check changes nothing; files opened O_NOFOLLOW|O_NONBLOCK and their descriptor's real
+ * path checked against the root and the deny globs before a byte is read.
+ * What a walk meets that the policy refuses (a folder that is now a link, or leads outside) is
+ * skipped silently, as SPEC §11 says of links that lead outside: null, never an error.
+ * Synchronous on purpose: this runs in a worker thread, where sync calls cost no event loop.
  */
 
-const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
-// Security: O_NONBLOCK so a FIFO swapped in for a file cannot hang the worker.
-const FILE_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-
-export function fdPath(fd: number): string {
-  return `/proc/self/fd/${fd}`;
-}
-
-/** An open folder whose real path was proven inside the root. */
-export interface CheckedDir {
-  fd: number;
-  /** Real path of the open descriptor. */
-  real: string;
-}
-
 /**
- * Opens `at` (a `/proc/self/fd/<parent>/<name>` path or the real path of the walk's start) as a
- * folder. null when it is a link, gone, not a folder, or — read from the descriptor — outside
- * the root. Other errors (EACCES, EMFILE…) are thrown for the caller to count or report.
+ * Opens `at` (the start's real path, or `dir.at(name)`) as a folder; null when it is a link, gone,
+ * not a folder, or outside the root. Other errors (EACCES, EMFILE…) are thrown for the caller.
  */
 export function openDirChecked(root: string, at: string): CheckedDir | null {
-  let fd: number;
   try {
-    fd = fs.openSync(at, DIR_FLAGS);
+    return openCheckedDir(root, at, true);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'ENOENT' || code === 'ENOTDIR') return null;
+    // Security: a folder that leads outside (or became a link) is not listed, and not reported.
+    if (isToolError(err) && err.code === 'PATH_OUTSIDE_WORKSPACE') return null;
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') return null;
     throw err;
   }
-  const real = realOfFd(fd);
-  // Security: the folder actually opened must be inside the root; nothing of it is listed otherwise.
-  if (real === null || !isInside(root, real)) {
-    fs.closeSync(fd);
-    return null;
-  }
-  return { fd, real };
 }
 
 export function closeDir(dir: CheckedDir): void {
-  fs.closeSync(dir.fd);
+  dir.close();
 }
 
 /** Names in an opened folder, with their types from the folder itself (no extra stat). */
 export function listDir(dir: CheckedDir): Dirent[] {
-  return fs.readdirSync(fdPath(dir.fd), { withFileTypes: true });
+  return fs.readdirSync(dir.fd >= 0 ? `/proc/self/fd/${dir.fd}` : dir.real, { withFileTypes: true });
 }
 
 /** lstat of a name in an opened folder; null when it vanished. */
 export function lstatIn(dir: CheckedDir, name: string): Stats | null {
   try {
-    return fs.lstatSync(`${fdPath(dir.fd)}/${name}`, { throwIfNoEntry: false }) ?? null;
+    return fs.lstatSync(dir.at(name), { throwIfNoEntry: false }) ?? null;
   } catch {
     return null;
   }
@@ -76,16 +58,16 @@ export function linkedFile(root: string, dir: CheckedDir, name: string): { real:
   let fd: number;
   try {
     // Security: nothing outside is opened when the link plainly leads outside (a device's open may act).
-    if (!isInside(root, fs.realpathSync.native(`${fdPath(dir.fd)}/${name}`))) return null;
+    if (!isInside(root, fs.realpathSync.native(dir.at(name)))) return null;
     // Security: O_NONBLOCK, so a link to a FIFO cannot hang the worker.
-    fd = fs.openSync(`${fdPath(dir.fd)}/${name}`, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = fs.openSync(dir.at(name), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch {
     return null;
   }
   try {
-    const real = realOfFd(fd);
+    const real = dir.fd >= 0 ? fs.readlinkSync(`/proc/self/fd/${fd}`) : fs.realpathSync.native(dir.at(name));
     // Security: a link is followed only to a place inside the root, judged on the open descriptor.
-    if (real === null || !isInside(root, real)) return null;
+    if (!isInside(root, real)) return null;
     const stat = fs.fstatSync(fd);
     return stat.isFile() ? { real, stat } : null;
   } catch {
@@ -95,48 +77,36 @@ export function linkedFile(root: string, dir: CheckedDir, name: string): { real:
   }
 }
 
-/** The real path of an open descriptor, read from /proc; null when /proc cannot say. */
-function realOfFd(fd: number): string | null {
-  try {
-    return fs.readlinkSync(fdPath(fd));
-  } catch {
-    return null;
-  }
-}
-
 /**
- * Reads a file whole through a descriptor whose real path is checked inside the root, at most
- * `maxBytes`. null when it vanished, became a link or a non-regular file, or the descriptor's real
- * path is outside the root. `at` is a `/proc/self/fd/<dir>/<name>` path or a checked real path.
- * With `scratch`, a file that fits is read into it (no allocation per file; the answer is then a
- * view of `scratch`, valid until the next call).
+ * Reads a file whole, at most `maxBytes`, through the policy's checked open of `at` (a
+ * `dir.at(name)` path or a link target's checked real path). null when it vanished, became a link
+ * or a non-regular file, or its descriptor is outside the root or denied. With `scratch`, a file
+ * that fits is read into it (no allocation per file; the answer is a view valid until the next call).
  */
-export function readFileChecked(root: string, at: string, maxBytes: number, scratch?: Buffer): { bytes: Buffer; real: string } | null {
-  let fd: number;
+export function readFileChecked(root: string, at: string, maxBytes: number, deny?: DenyCheck, scratch?: Buffer): { bytes: Buffer; real: string } | null {
+  let opened;
   try {
-    fd = fs.openSync(at, FILE_FLAGS);
+    opened = openFileDirect(root, at, deny);
   } catch {
+    // Security: outside or denied (the policy threw): not read, not reported.
     return null;
   }
+  if (opened === null || opened === 'changed') return null;
   try {
-    const real = realOfFd(fd);
-    // Security: the descriptor decides; a file swapped for an outside one mid-walk is not read.
-    if (real === null || !isInside(root, real)) return null;
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) return null;
-    const size = Math.min(stat.size, maxBytes);
+    if (!opened.stat.isFile()) return null;
+    const size = Math.min(opened.stat.size, maxBytes);
     const bytes = scratch !== undefined && size <= scratch.length ? scratch.subarray(0, size) : Buffer.allocUnsafe(size);
     let read = 0;
     while (read < size) {
-      const n = fs.readSync(fd, bytes, read, size - read, read);
+      const n = fs.readSync(opened.fd, bytes, read, size - read, read);
       if (n === 0) break;
       read += n;
     }
-    return { bytes: read === size ? bytes : bytes.subarray(0, read), real };
+    return { bytes: read === size ? bytes : bytes.subarray(0, read), real: opened.real };
   } catch {
     return null;
   } finally {
-    fs.closeSync(fd);
+    fs.closeSync(opened.fd);
   }
 }
 
@@ -147,7 +117,7 @@ export function readFileChecked(root: string, at: string, maxBytes: number, scra
  */
 export function linkedFolderOrFile(root: string, dir: CheckedDir, name: string): { real: string; stat: Stats } | null {
   try {
-    const real = fs.realpathSync.native(`${fdPath(dir.fd)}/${name}`);
+    const real = fs.realpathSync.native(dir.at(name));
     // Security: a link is shown only when it leads inside the root; its target is never shown.
     if (!isInside(root, real)) return null;
     const stat = fs.lstatSync(real);

@@ -3,7 +3,7 @@ import { compileGlobs } from '../paths/globs.js';
 import { toRelative } from '../paths/lexical.js';
 import type { Budget } from './budget.js';
 import {
-  closeDir, fdPath, linkedFile, listDir, lstatIn, openDirChecked, readFileChecked, type CheckedDir,
+  closeDir, linkedFile, listDir, lstatIn, openDirChecked, readFileChecked, type CheckedDir,
 } from './checked-fs.js';
 import { isIgnored, pushRules, rulesBelow, type IgnoreStack } from './ignore-rules.js';
 
@@ -55,7 +55,7 @@ interface WalkState {
 /** Walks below the start folder, calling `onFile` for each visible regular file (and link to one). */
 export function walkFiles(opts: WalkOptions, onFile: (file: WalkFile) => void): WalkStats {
   const state: WalkState = { opts, denied: compileGlobs(opts.denyRead), stats: { skippedDirs: 0 }, onFile };
-  const start = openStart(opts);
+  const start = openStartCounted(opts, state.stats);
   if (start === null) return state.stats;
   try {
     visitDir(state, start.dir, opts.startRel, start.rules, 0);
@@ -63,6 +63,17 @@ export function walkFiles(opts: WalkOptions, onFile: (file: WalkFile) => void): 
     closeDir(start.dir);
   }
   return state.stats;
+}
+
+/** openStart, with a folder on the way that cannot be read (EACCES…) counted as skipped. */
+function openStartCounted(opts: WalkOptions, stats: WalkStats): OpenedStart | null {
+  try {
+    return openStart(opts);
+  } catch (err) {
+    if (typeof (err as NodeJS.ErrnoException).code !== 'string') throw err;
+    stats.skippedDirs++;
+    return null;
+  }
 }
 
 export interface OpenedStart {
@@ -85,7 +96,7 @@ export function openStart(opts: Pick<WalkOptions, 'root' | 'startRel' | 'include
     if (!opts.includeIgnored) rules = withFolderRules(opts.root, dir, names.slice(0, i).join('/'), rules, null);
     let next: CheckedDir | null;
     try {
-      next = openDirChecked(opts.root, `${fdPath(dir.fd)}/${names[i]}`);
+      next = openDirChecked(opts.root, dir.at(names[i]!));
     } finally {
       closeDir(dir);
     }
@@ -101,7 +112,7 @@ export function withFolderRules(root: string, dir: CheckedDir, rel: string, rule
   for (const name of ['.git/info/exclude', '.gitignore', '.ignore']) {
     const first = name.split('/')[0]!;
     if (names !== null && !names.has(first)) continue;
-    const file = readFileChecked(root, `${fdPath(dir.fd)}/${name}`, IGNORE_FILE_BYTES);
+    const file = readFileChecked(root, dir.at(name), IGNORE_FILE_BYTES);
     if (file !== null) texts.push(file.bytes.toString('utf8'));
   }
   return texts.length === 0 ? rules : pushRules(rules, rel, texts);
@@ -142,7 +153,7 @@ function enterDir(state: WalkState, parent: CheckedDir, name: string, rel: strin
   let child: CheckedDir | null;
   try {
     // Security: opened through the parent's checked descriptor, no link followed, real path checked.
-    child = openDirChecked(state.opts.root, `${fdPath(parent.fd)}/${name}`);
+    child = openDirChecked(state.opts.root, parent.at(name));
   } catch {
     state.stats.skippedDirs++;
     return;
@@ -164,7 +175,7 @@ function visitFile(state: WalkState, dir: CheckedDir, name: string, rel: string)
     mtimeMs = st.mtimeMs;
     size = st.size;
   }
-  state.onFile({ rel, relToStart: relToStart(state.opts.startRel, rel), at: `${fdPath(dir.fd)}/${name}`, mtimeMs, size });
+  state.onFile({ rel, relToStart: relToStart(state.opts.startRel, rel), at: dir.at(name), mtimeMs, size });
 }
 
 /** A link is listed under its own name when it leads to a regular file inside the root. */
@@ -203,7 +214,7 @@ export function relToStart(startRel: string, rel: string): string {
  */
 export function walkOne(opts: WalkOptions, name: string, onFile: (file: WalkFile) => void): WalkStats {
   const state: WalkState = { opts, denied: compileGlobs(opts.denyRead), stats: { skippedDirs: 0 }, onFile };
-  const start = openStart({ ...opts, includeIgnored: true });
+  const start = openStartCounted({ ...opts, includeIgnored: true }, state.stats);
   if (start === null) return state.stats;
   try {
     const rel = opts.startRel === '' ? name : `${opts.startRel}/${name}`;

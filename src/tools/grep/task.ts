@@ -4,6 +4,7 @@ import { Budget } from '../../discovery/budget.js';
 import { readFileChecked } from '../../discovery/checked-fs.js';
 import { Emitter } from '../../discovery/emitter.js';
 import { compilePattern } from '../../discovery/patterns.js';
+import { compileGlobs } from '../../paths/globs.js';
 import type { GrepItem, GrepLine, GrepTask } from '../../discovery/protocol.js';
 import { walkFiles, walkOne, type WalkFile } from '../../discovery/walk.js';
 import { cellIdAt, cellSource, parseNotebook } from '../../notebook/model.js';
@@ -43,12 +44,13 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
   const keeper: Keeper = { skip: task.skip, keep: task.keep ?? Infinity, chars: 0 };
   const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
   const literal = literalBytes(task);
+  const deny = compileGlobs(task.denyRead);
   const visit = (file: WalkFile): void => {
     if (!budget.check()) return;
     if (globTest !== null && !globTest(file.relToStart)) return;
     if (typeTest !== null && !typeTest(file.rel.slice(file.rel.lastIndexOf('/') + 1))) return;
     out.tick();
-    const item = searchFile(task, file, { matcher, literal }, keeper, out, scratch);
+    const item = searchFile(task, file, { matcher, literal, deny }, keeper, out, scratch);
     if (item !== null) out.push(item);
   };
   const walk = { ...task, budget, needStat: task.mode === 'files_with_matches' };
@@ -62,11 +64,13 @@ interface Search {
   matcher: TextMatcher;
   /** The pattern's bytes when it is a plain ASCII literal (see literalBytes). */
   literal: Buffer | null;
+  /** Deny-read globs, checked again on each opened file's real path. */
+  deny: (relativeReal: string) => boolean;
 }
 
 function searchFile(task: GrepTask, file: WalkFile, search: Search, keeper: Keeper, out: Emitter<GrepItem>, scratch: Buffer): GrepItem | null {
   const { matcher, literal } = search;
-  const read = readFileChecked(task.root, file.at, MAX_FILE_BYTES + 1, scratch);
+  const read = readFileChecked(task.root, file.at, MAX_FILE_BYTES + 1, search.deny, scratch);
   if (read === null || read.bytes.length > MAX_FILE_BYTES) return null;
   if (!isText(read.bytes.subarray(0, SNIFF_BYTES))) {
     out.stats.skippedBinary++;
