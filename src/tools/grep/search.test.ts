@@ -32,3 +32,21 @@ describe('Grep matching', () => {
     expect(cutLine('short')).toBe('short');
   });
 });
+
+describe('Grep required literal (prefilter)', async () => {
+  const { requiredLiteral } = await import('./task.js');
+  const lit = (p: string, i = false) => requiredLiteral(p, i)?.toString('latin1') ?? null;
+  it('takes the longest top-level plain run every match must contain', () => {
+    expect(lit('function\\s+handle[A-Z]\\w*Event')).toBe('function');
+    expect(lit('NEEDLE_4f1c9e')).toBe('NEEDLE_4f1c9e');
+    expect(lit('abcd+ef')).toBe('abcd');
+    expect(lit('abcx*yz')).toBe('abc');
+    expect(lit('(?!foobar)xy')).toBeNull();
+    expect(lit('foo|barbaz')).toBeNull();
+    expect(lit('(foo|bar)bazz')).toBe('bazz');
+    expect(lit('[abcdef]xy')).toBeNull();
+    expect(lit('\\bword\\b')).toBe('word');
+    expect(lit('Word', true)).toBeNull();
+    expect(lit('数据库')).toBeNull();
+  });
+});

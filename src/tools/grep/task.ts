@@ -43,7 +43,7 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
   const budget = new Budget(Date.now() + task.timeoutMs, task.maxEntries);
   const keeper: Keeper = { skip: task.skip, keep: task.keep ?? Infinity, chars: 0 };
   const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
-  const literal = literalBytes(task);
+  const literal = requiredLiteral(task.pattern, task.ignoreCase);
   const deny = compileGlobs(task.denyRead);
   const visit = (file: WalkFile): void => {
     if (!budget.check()) return;
@@ -62,7 +62,7 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
 
 interface Search {
   matcher: TextMatcher;
-  /** The pattern's bytes when it is a plain ASCII literal (see literalBytes). */
+  /** Bytes every match contains (see requiredLiteral). */
   literal: Buffer | null;
   /** Deny-read globs, checked again on each opened file's real path. */
   deny: (relativeReal: string) => boolean;
@@ -140,18 +140,53 @@ function decode(bytes: Buffer, override: string | undefined): string {
   return decodeBytes(bytes.subarray(start), enc.encoding);
 }
 
-/** Plain literals: no regular expression syntax, ASCII, nothing JSON would escape (notebooks). */
-const PLAIN = /^[A-Za-z0-9_ ,:;=<>!@#%&~`'-]+$/;
+/** Characters that stand for themselves in a regular expression and that JSON never escapes. */
+const PLAIN_CHAR = /[A-Za-z0-9_ ,:;=<>!@#%&~`'-]/;
 
 /**
- * A plain ASCII pattern without -i is found in the decoded text only if its bytes are in the
- * file: every encoding Read detects (UTF-8, GBK, Shift_JIS, EUC, windows-125x…) keeps ASCII as
- * is, except UTF-16/32 (known by their BOM, see isWide) — so files without those bytes are
- * passed over undecoded. ripgrep makes the same cut with its literal prefilter.
+ * A piece of text every match must contain, as bytes: the longest run of plain characters at
+ * the top level of the pattern (`function\s+handle\w*Event` → "function"), or the whole pattern
+ * when it is a plain literal. None with -i, with a top-level `|`, or when no run has 3 characters.
+ * Every encoding Read detects (UTF-8, GBK, Shift_JIS, EUC, windows-125x…) keeps ASCII as is,
+ * except UTF-16/32 (known by their BOM, see isWide), and a notebook's JSON keeps these characters
+ * as they are in its cells — so a file whose bytes lack the run cannot match and is passed over
+ * undecoded. ripgrep makes the same cut with its literal prefilter.
  */
-function literalBytes(task: GrepTask): Buffer | null {
-  if (task.ignoreCase || task.multiline || !PLAIN.test(task.pattern)) return null;
-  return Buffer.from(task.pattern, 'latin1');
+export function requiredLiteral(pattern: string, ignoreCase: boolean): Buffer | null {
+  if (ignoreCase) return null;
+  const runs: string[] = [];
+  let run = '';
+  let depth = 0;
+  let inClass = false;
+  const cut = () => {
+    runs.push(run);
+    run = '';
+  };
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    const next = pattern[i + 1];
+    if (ch === '\\') {
+      cut();
+      i++;
+    } else if (inClass) {
+      if (ch === ']') inClass = false;
+    } else if (ch === '[') {
+      cut();
+      inClass = true;
+    } else if (ch === '(' || ch === ')') {
+      cut();
+      depth += ch === '(' ? 1 : -1;
+    } else if (ch === '|') {
+      if (depth === 0) return null;
+    } else if (depth === 0 && PLAIN_CHAR.test(ch) && !(next === '*' || next === '?' || next === '{')) {
+      run += ch;
+      // `b+` is required once, but "ab+c" need not contain "abc".
+      if (next === '+') cut();
+    } else cut();
+  }
+  cut();
+  const best = runs.reduce((a, b) => (b.length > a.length ? b : a), '');
+  return best.length >= 3 ? Buffer.from(best, 'latin1') : null;
 }
 
 function isWide(bytes: Buffer): boolean {
