@@ -5,7 +5,9 @@
  */
 import { benchDiscovery } from './discovery.js';
 import { benchEdit } from './edit.js';
+import { benchMcp } from './mcp.js';
 import { benchNotebook } from './notebook.js';
+import { benchPatch } from './patch.js';
 import { benchPeers } from './peers.js';
 import { benchRead } from './read.js';
 
@@ -15,8 +17,10 @@ const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
   ['read', (print) => benchRead(print)],
   ['edit', (print) => benchEdit(print)],
   ['notebook', (print) => benchNotebook(print)],
+  ['patch', (print) => benchPatch(print)],
   ['peers', (print) => benchPeers(print)],
   ['discovery', (print) => benchDiscovery(print)],
+  ['mcp', (print) => benchMcp(print)],
 ];
 
 const wanted = process.argv.slice(2);

@@ -34,6 +34,7 @@ export async function installOpenApi(app: FastifyInstance, version: string, tool
         { name: 'sessions', description: 'Read-before-write state' },
         { name: 'events', description: 'Live change events' },
         { name: 'health', description: 'Liveness, readiness and metrics' },
+        { name: 'mcp', description: 'The tools over the Model Context Protocol' },
       ],
       components: {
         securitySchemes: {
