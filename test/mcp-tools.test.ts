@@ -98,6 +98,14 @@ const SCENARIOS: Scenario[] = [
     name: 'NotebookEdit of a cell', files: { 'n.ipynb': NOTEBOOK }, read: ['n.ipynb'], tool: 'NotebookEdit',
     args: { notebook_path: 'n.ipynb', cell_id: 'c1', new_source: 'x = 2\n' },
   },
+  {
+    name: 'ApplyPatch', files: { 'a.txt': 'a\nb\n' }, read: ['a.txt'], tool: 'ApplyPatch',
+    args: { patch: '*** Begin Patch\n*** Update File: a.txt\n@@\n a\n-b\n+B\n*** Add File: new/c.txt\n+c\n*** End Patch\n' },
+  },
+  {
+    name: 'ApplyPatch with context not in the file', files: { 'a.txt': 'a\nb\n' }, read: ['a.txt'], tool: 'ApplyPatch',
+    args: { patch: '*** Begin Patch\n*** Update File: a.txt\n@@\n zzz\n-b\n+B\n*** End Patch\n' },
+  },
 ];
 
 async function putFiles(files: Scenario['files']): Promise<void> {
@@ -160,7 +168,7 @@ describe('MCP tools/call answers as REST does for the same request', () => {
   });
 
   it('covers a failing case and a succeeding case of every write tool it knows', () => {
-    for (const tool of ['Edit', 'Write', 'NotebookEdit']) {
+    for (const tool of ['Edit', 'Write', 'NotebookEdit', 'ApplyPatch']) {
       expect(SCENARIOS.filter((s) => s.tool === tool).length, tool).toBeGreaterThanOrEqual(1);
     }
   });

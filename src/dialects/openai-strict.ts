@@ -40,6 +40,7 @@ function withNotes(description: unknown, notes: string[]): string | undefined {
 }
 
 function nullable(schema: JsonSchema): JsonSchema {
+  if (Array.isArray(schema.type) && schema.type.includes('null')) return schema;
   const { description, ...rest } = schema;
   if (Array.isArray(rest.anyOf)) {
     const branches = rest.anyOf as JsonSchema[];

@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
-import { ERROR_CODES } from '../errors.js';
 import { JSON_BODY } from '../http/body-type.js';
 import { errorResponses } from '../http/error-schema.js';
+import { toolErrorCodes } from '../http/route-errors.js';
+import { TOOL_EXAMPLES } from '../http/tool-examples.js';
 import { sessionOf } from '../http/session.js';
 import { bodyForCallTool } from '../http/validator.js';
 import { joinNames } from '../text/join-names.js';
@@ -38,6 +39,7 @@ export function registerToolRoute(app: FastifyInstance, services: AppServices, t
 }
 
 function defineToolRoute(app: FastifyInstance, services: AppServices, tool: ToolDefinition): void {
+  const examples = TOOL_EXAMPLES[tool.name];
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'POST',
     url: `/v1/tools/${tool.slug}`,
@@ -50,15 +52,16 @@ function defineToolRoute(app: FastifyInstance, services: AppServices, tool: Tool
       tags: ['tools'],
       security: SECURED,
       headers: sessionHeaders,
-      body: tool.input,
+      // Examples only document (callTool validates with tool.input itself).
+      body: examples ? tool.input.meta({ ...z.globalRegistry.get(tool.input), examples: [...examples.requests] }) : tool.input,
       response: {
         200: z
           .object({
             result: tool.result,
             text: z.string().describe('What an agent shows its model.'),
           })
-          .describe(`${tool.name} succeeded.`),
-        ...errorResponses(ERROR_CODES),
+          .meta({ description: `${tool.name} succeeded.`, ...(examples ? { examples: [...examples.responses] } : {}) }),
+        ...errorResponses(toolErrorCodes(tool)),
       },
     },
     handler: async (request) =>
@@ -116,7 +119,7 @@ export function registerToolList(app: FastifyInstance, tools: readonly ToolDefin
             ).describe(`${joinNames(names)}, each ready to hand to a model.`),
           })
           .describe('The tools (without `dialect`; with one, the shape that model API takes).'),
-        ...errorResponses(['UNAUTHORIZED']),
+        ...errorResponses([]),
       },
     },
     handler: async (request) => {
