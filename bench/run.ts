@@ -3,6 +3,7 @@
  * printing figures as they come. One file per scenario; adding one is one line below.
  * Each scenario measures its own baseline in the same run and prints ratios to it.
  */
+import { benchDiscovery } from './discovery.js';
 import { benchEdit } from './edit.js';
 import { benchMcp } from './mcp.js';
 import { benchNotebook } from './notebook.js';
@@ -20,6 +21,7 @@ const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
   ['patch', (print) => benchPatch(print)],
   ['peers', (print) => benchPeers(print)],
   ['stall', (print) => benchStall(print)],
+  ['discovery', (print) => benchDiscovery(print)],
   ['mcp', (print) => benchMcp(print)],
 ];
 
