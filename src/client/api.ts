@@ -3660,6 +3660,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "patch": "*** Begin Patch\n*** Update File: app.py\n@@ def greet():\n-    return \"hello\"\n+    return \"hello, world\"\n*** End Patch\n"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The whole V4A patch: "*** Begin Patch", then *** Add File / *** Delete File / *** Update File sections, then "*** End Patch". */
                     patch?: string | null;
@@ -3689,6 +3694,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "files": [
+                     *           {
+                     *             "file_path": "app.py",
+                     *             "type": "update",
+                     *             "additions": 1,
+                     *             "deletions": 1,
+                     *             "match": "exact",
+                     *             "structured_patch": [
+                     *               {
+                     *                 "oldStart": 1,
+                     *                 "oldLines": 2,
+                     *                 "newStart": 1,
+                     *                 "newLines": 2,
+                     *                 "lines": [
+                     *                   " def greet():",
+                     *                   "-    return \"hello\"",
+                     *                   "+    return \"hello, world\""
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "text": "Applied patch to 1 file:\nM app.py (+1 -1)"
+                     *     }
+                     */
                     "application/json": {
                         /** @description What ApplyPatch changed (all of it, or nothing). */
                         result: {

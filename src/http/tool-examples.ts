@@ -57,4 +57,20 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
       { result: { notebook_path: 'analysis.ipynb', cell_id: 'look', cell_type: 'code', language: 'python', edit_mode: 'replace' }, text: 'Updated cell look with df.describe()' },
     ],
   },
+  ApplyPatch: {
+    requests: [{ patch: '*** Begin Patch\n*** Update File: app.py\n@@ def greet():\n-    return "hello"\n+    return "hello, world"\n*** End Patch\n' }],
+    responses: [
+      {
+        result: {
+          files: [
+            {
+              file_path: 'app.py', type: 'update', additions: 1, deletions: 1, match: 'exact',
+              structured_patch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: [' def greet():', '-    return "hello"', '+    return "hello, world"'] }],
+            },
+          ],
+        },
+        text: 'Applied patch to 1 file:\nM app.py (+1 -1)',
+      },
+    ],
+  },
 };
