@@ -9,6 +9,7 @@ import { benchNotebook } from './notebook.js';
 import { benchPatch } from './patch.js';
 import { benchPeers } from './peers.js';
 import { benchRead } from './read.js';
+import { benchStall } from './stall.js';
 
 type Print = (line: string) => void;
 
@@ -18,6 +19,7 @@ const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
   ['notebook', (print) => benchNotebook(print)],
   ['patch', (print) => benchPatch(print)],
   ['peers', (print) => benchPeers(print)],
+  ['stall', (print) => benchStall(print)],
   ['mcp', (print) => benchMcp(print)],
 ];
 

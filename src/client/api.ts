@@ -1931,6 +1931,7 @@ export interface operations {
                      *       "result": {
                      *         "file_path": "app.py",
                      *         "replacements": 1,
+                     *         "match": "exact",
                      *         "structured_patch": [
                      *           {
                      *             "oldStart": 1,
@@ -2278,6 +2279,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file_path": "app.py",
+                 *       "edits": [
+                 *         {
+                 *           "old_string": "def greet():",
+                 *           "new_string": "def greet(name):"
+                 *         },
+                 *         {
+                 *           "old_string": "        return \"hello\"",
+                 *           "new_string": "        return f\"hello {name}\""
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description The file to edit: relative to the workspace root, or absolute inside it. */
                     file_path: string;
@@ -2308,6 +2324,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "file_path": "app.py",
+                     *         "edits_applied": 2,
+                     *         "replacements": 2,
+                     *         "matches": [
+                     *           "exact",
+                     *           "indentation"
+                     *         ],
+                     *         "structured_patch": [
+                     *           {
+                     *             "oldStart": 1,
+                     *             "oldLines": 2,
+                     *             "newStart": 1,
+                     *             "newLines": 2,
+                     *             "lines": [
+                     *               "-def greet():",
+                     *               "-    return \"hello\"",
+                     *               "+def greet(name):",
+                     *               "+    return f\"hello {name}\""
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "text": "The file app.py has been updated successfully."
+                     *     }
+                     */
                     "application/json": {
                         /** @description What MultiEdit changed. */
                         result: {
@@ -2347,7 +2391,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE, NOT_A_DIRECTORY, WRONG_TOOL, NO_CHANGE, PATCH_INVALID. */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE, WRONG_TOOL, NO_CHANGE. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2360,7 +2404,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
+                            code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL" | "NO_CHANGE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2428,12 +2472,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version: FILE_NOT_FOUND, NOT_FOUND, CELL_NOT_FOUND, VERSION_NOT_FOUND. */
+            /** @description No such file, route, cell or version: FILE_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FILE_NOT_FOUND",
+                     *         "message": "src/app.py does not exist.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2441,7 +2494,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
+                            code: "FILE_NOT_FOUND";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2452,7 +2505,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED. */
+            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2465,7 +2518,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED";
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2500,40 +2553,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Binary file: BINARY_FILE. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "BINARY_FILE",
-                     *         "message": "data.bin is a binary file; Read shows text files, images and notebooks.",
-                     *         "details": {}
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "BINARY_FILE";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description The request cannot be applied to this file: STRING_NOT_FOUND, MULTIPLE_MATCHES, INVALID_NOTEBOOK, CONTEXT_NOT_FOUND, PLACEHOLDER_DETECTED, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
+            /** @description The request cannot be applied to this file: STRING_NOT_FOUND, MULTIPLE_MATCHES, PLACEHOLDER_DETECTED, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2546,7 +2566,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
+                            code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3018,8 +3038,8 @@ export interface operations {
                     notebook_path: string;
                     /** @description The cell to edit, as Read shows it: the cell's id, or "cell-N" for the 0-based index N. For insert, the new cell goes after it (at the top without it). Required for replace and delete. */
                     cell_id?: string;
-                    /** @description The new source of the cell (ignored by delete, but still required). */
-                    new_source: string;
+                    /** @description The new source of the cell: required for replace and insert, ignored by delete. */
+                    new_source?: string;
                     /**
                      * @description Type of the cell: required for insert; on replace, a different type converts the cell.
                      * @enum {string}
@@ -3662,7 +3682,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "patch": "*** Begin Patch\n*** Update File: app.py\n@@ def greet():\n-    return \"hello\"\n+    return \"hello, world\"\n*** End Patch\n"
+                 *       "patch": "*** Begin Patch\n*** Update File: app.py\n@@ def greet(name):\n-    return f\"hello {name}\"\n+    return f\"hello, {name}!\"\n*** End Patch\n"
                  *     }
                  */
                 "application/json": {
@@ -3682,6 +3702,8 @@ export interface operations {
                         /** @description update_file only: the path the updated file moves to. */
                         move_to?: string | null;
                     }[] | null;
+                    /** @description Write added lines such as "// ... existing code ..." as given. Without it, a hunk that adds such a line is refused: send the full text instead. */
+                    allow_placeholders?: boolean | null;
                 };
                 "text/x-diff": string;
                 "text/x-patch": string;
@@ -3701,9 +3723,9 @@ export interface operations {
                      *           {
                      *             "file_path": "app.py",
                      *             "type": "update",
+                     *             "match": "exact",
                      *             "additions": 1,
                      *             "deletions": 1,
-                     *             "match": "exact",
                      *             "structured_patch": [
                      *               {
                      *                 "oldStart": 1,
@@ -3711,9 +3733,9 @@ export interface operations {
                      *                 "newStart": 1,
                      *                 "newLines": 2,
                      *                 "lines": [
-                     *                   " def greet():",
-                     *                   "-    return \"hello\"",
-                     *                   "+    return \"hello, world\""
+                     *                   " def greet(name):",
+                     *                   "-    return f\"hello {name}\"",
+                     *                   "+    return f\"hello, {name}!\""
                      *                 ]
                      *               }
                      *             ]
@@ -3766,7 +3788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE, NOT_A_DIRECTORY, WRONG_TOOL, NO_CHANGE, PATCH_INVALID. */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE, WRONG_TOOL, NO_CHANGE, PATCH_INVALID. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3779,7 +3801,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
+                            code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3847,12 +3869,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version: FILE_NOT_FOUND, NOT_FOUND, CELL_NOT_FOUND, VERSION_NOT_FOUND. */
+            /** @description No such file, route, cell or version: FILE_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FILE_NOT_FOUND",
+                     *         "message": "src/app.py does not exist.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -3860,7 +3891,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
+                            code: "FILE_NOT_FOUND";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3871,7 +3902,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED. */
+            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3884,7 +3915,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED";
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3919,40 +3950,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Binary file: BINARY_FILE. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "BINARY_FILE",
-                     *         "message": "data.bin is a binary file; Read shows text files, images and notebooks.",
-                     *         "details": {}
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "BINARY_FILE";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description The request cannot be applied to this file: STRING_NOT_FOUND, MULTIPLE_MATCHES, INVALID_NOTEBOOK, CONTEXT_NOT_FOUND, PLACEHOLDER_DETECTED, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
+            /** @description The request cannot be applied to this file: INVALID_NOTEBOOK, CONTEXT_NOT_FOUND, PLACEHOLDER_DETECTED, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3965,7 +3963,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
+                            code: "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -4189,7 +4187,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -4200,12 +4198,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -4213,7 +4220,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -4224,12 +4231,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description ORIGIN_DENIED: a foreign Origin or Host (SPEC §17) */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORIGIN_DENIED",
+                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
+                     *         "details": {
+                     *           "header": "origin"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -4237,7 +4255,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "ORIGIN_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -4309,6 +4327,39 @@ export interface operations {
                         };
                     } & {
                         [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message): INTERNAL. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
                     };
                 };
             };
