@@ -385,3 +385,14 @@ describe('POST /v1/tools/apply_patch: concurrency', () => {
     expect(await text('b.txt')).toBe(`b\n${winner}\n`);
   });
 });
+
+describe('POST /v1/tools/apply_patch: the §14 ladder, bytes kept', () => {
+  it('lands a hunk whose lines lost their trailing blanks (rung trailing_whitespace); context lines keep the file bytes', async () => {
+    await put('t.txt', 'a  \nb\t\nc\n');
+    await readFully(t, 't.txt');
+    const res = await apply({ patch: wrap('*** Update File: t.txt\n@@\n a\n-b\n+B\n c\n') });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.result.files[0].match).toBe('trailing_whitespace');
+    expect(await text('t.txt')).toBe('a  \nB\nc\n');
+  });
+});
