@@ -4,7 +4,7 @@ import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editInput } from '../src/tools/edit/schema.js';
 import { runEdit } from '../src/tools/edit/run.js';
-import { makeWriteTestbed, type WriteTestbed } from '../src/write/test-context.js';
+import { makeWriteTestbed, type WriteTestbed } from './support/test-context.js';
 
 const CORPUS = path.resolve(process.cwd(), '../shared/corpus');
 const manifest = JSON.parse(readFileSync(path.join(CORPUS, 'text-manifest.json'), 'utf8')) as Record<string, { encoding: string; text: string }>;

@@ -1,4 +1,4 @@
-import type { WriteEvent } from '../tools/types.js';
+import type { WriteEvent } from '../write/types.js';
 
 /** What an SSE stream writes to: a Node ServerResponse fits. */
 export interface EventSink {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { linkSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { WriteToolName } from '../tools/types.js';
+import type { WriteToolName } from '../write/types.js';
 import {
   blobPath,
   keyDir,

@@ -1,9 +1,10 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ToolCallEvent } from '../app-services.js';
 import type { HistoryStore } from '../history/types.js';
 import type { ReadStateStore } from '../read-state/types.js';
 import { joinNames } from '../text/join-names.js';
-import { WRITE_TOOL_NAMES, type Access, type WriteEvent } from '../tools/types.js';
+import type { Access } from '../paths/types.js';
+import type { ToolCallEvent } from '../tools/types.js';
+import { WRITE_TOOL_NAMES, type WriteEvent } from '../write/types.js';
 import type { LockManager, Release } from '../write/types.js';
 
 /** What the gauges read at scrape time. */

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
 import type { ErrorCode } from '../errors.js';
-import { historyKey, restoreVersion } from '../history/restore.js';
+import { historyKey, restoreVersion } from '../tools/restore/run.js';
 import { errorResponses } from '../http/error-schema.js';
 import { sessionOf } from '../http/session.js';
 import { bodyForCallTool } from '../http/validator.js';

@@ -1,21 +1,14 @@
-import type { Stats } from 'node:fs';
 import type { BaseLogger } from 'pino';
 import type { z } from 'zod';
 import type { ReadStateStore } from '../read-state/types.js';
 import type { LockManager } from '../write/types.js';
 import type { HistoryStore } from '../history/types.js';
+import type { Access, ResolvedPath } from '../paths/types.js';
+import type { WriteEvent } from '../write/types.js';
 
-/** A request path after SPEC §3 checks. */
-export interface ResolvedPath {
-  /** Relative to the root, `/` separators, as shown in responses. */
-  relative: string;
-  /** Absolute lexical path inside the root (links not followed). */
-  absolute: string;
-  /** Real path: every link followed (for a missing file: real parent + name). Lock and read-state key. */
-  real: string;
-  /** lstat-free stat of `real` (links followed); null when the file does not exist. */
-  stat: Stats | null;
-}
+// Moved below the tools layer (docs/architecture.md); re-exported for tools' convenience.
+export type { Access, ResolvedPath } from '../paths/types.js';
+export { WRITE_TOOL_NAMES, type WriteEvent, type WriteToolName } from '../write/types.js';
 
 /** The settings tools need; nothing else of the config. */
 export interface ToolSettings {
@@ -26,26 +19,6 @@ export interface ToolSettings {
   dataDir: string;
   historyVersions: number;
 }
-
-/** What a finished write tells the after-write hooks (history, events, metrics). */
-export interface WriteEvent {
-  tool: WriteToolName;
-  session: string;
-  path: ResolvedPath;
-  type: 'create' | 'update' | 'delete';
-  additions: number;
-  deletions: number;
-  /** History version kept by this write; null when none was kept. */
-  version: string | null;
-}
-
-/**
- * Every name history and events record for a write (SPEC §10), in SPEC order. The registry's
- * write tools are among them (test/tool-names.test.ts); Restore is the history route's.
- */
-export const WRITE_TOOL_NAMES = ['Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'ApplyPatch', 'Restore'] as const;
-
-export type WriteToolName = (typeof WRITE_TOOL_NAMES)[number];
 
 /** The logging a tool needs (the request's pino child, so the request id comes along). */
 export type Log = Pick<BaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
@@ -83,8 +56,6 @@ export interface ToolServices {
   /** SPEC §3 resolution plus deny globs, read-only mode and the target kind, in SPEC §4 order. */
   resolve(input: string, access: Access, kind?: TargetKind): Promise<ResolvedPath>;
 }
-
-export type Access = 'read' | 'write';
 
 /** What a tool adds to its telemetry line (never content). */
 export interface ToolMetrics {

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import { ToolError } from '../errors.js';
 import { hasSeenInFull, isUnchangedSince, sameStamp, stampOf } from '../read-state/unchanged.js';
-import type { ResolvedPath, ToolContext } from '../tools/types.js';
+import type { ResolvedPath } from '../paths/types.js';
+import type { ToolContext } from '../tools/types.js';
 import { SAFE_OPEN, type CurrentFile } from './load-current.js';
 
 export type ReadRequirement = 'none' | 'any' | 'full';

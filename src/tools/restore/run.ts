@@ -1,12 +1,12 @@
 import path from 'node:path';
-import { ToolError } from '../errors.js';
-import { parseNotebook } from '../notebook/model.js';
-import { decodeText } from '../text/codec.js';
-import { encodingOverrideFor } from '../text/overrides.js';
-import { sniff } from '../text/sniff.js';
-import type { ResolvedPath, ToolContext, ToolOutput } from '../tools/types.js';
-import type { PatchHunk } from '../write/patch.js';
-import { runWrite, type ComputedWrite } from '../write/pipeline.js';
+import { ToolError } from '../../errors.js';
+import { parseNotebook } from '../../notebook/model.js';
+import { decodeText } from '../../text/codec.js';
+import { encodingOverrideFor } from '../../text/overrides.js';
+import { sniff } from '../../text/sniff.js';
+import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
+import type { PatchHunk } from '../../write/patch.js';
+import { runWrite, type ComputedWrite } from '../../write/pipeline.js';
 
 export interface RestoreResult {
   file_path: string;
