@@ -9,13 +9,13 @@ import { describe, expect, it } from 'vitest';
  * too, since they bind the layers just as much.
  */
 const LAYERS: Array<[rank: number, prefixes: string[]]> = [
-  [0, ['errors.ts', 'version.ts', 'text/', 'config/']],
-  [1, ['paths/']],
+  [0, ['errors.ts', 'version.ts']],
+  [1, ['text/', 'paths/', 'config/']],
   [2, ['read-state/', 'notebook/', 'history/', 'write/', 'events/']],
   [3, ['tools/']],
-  [4, ['metrics/', 'http/']],
+  [4, ['metrics/', 'http/', 'app-services.ts']],
   [5, ['routes/']],
-  [6, ['app-services.ts', 'services.ts', 'app.ts', 'server.ts', 'client/']],
+  [6, ['services.ts', 'app.ts', 'server.ts', 'client/']],
 ];
 
 const SRC = path.resolve('src');

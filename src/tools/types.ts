@@ -4,6 +4,7 @@ import type { ReadStateStore } from '../read-state/types.js';
 import type { LockManager } from '../write/types.js';
 import type { HistoryStore } from '../history/types.js';
 import type { Access, ResolvedPath } from '../paths/types.js';
+import type { WriteContext, WriteSettings } from '../write/context.js';
 import type { WriteEvent } from '../write/types.js';
 
 // Moved below the tools layer (docs/architecture.md); re-exported for tools' convenience.
@@ -11,29 +12,18 @@ export type { Access, ResolvedPath } from '../paths/types.js';
 export { WRITE_TOOL_NAMES, type WriteEvent, type WriteToolName } from '../write/types.js';
 
 /** The settings tools need; nothing else of the config. */
-export interface ToolSettings {
+export interface ToolSettings extends WriteSettings {
   readOnly: boolean;
-  lockTimeoutMs: number;
-  /** [glob, encoding] pairs from --encodings, in order; matched against the relative path. */
-  encodings: Array<[glob: string, encoding: string]>;
-  dataDir: string;
   historyVersions: number;
 }
 
 /** The logging a tool needs (the request's pino child, so the request id comes along). */
 export type Log = Pick<BaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
 
-/** The plain object every tool's `run` gets: no Fastify, no whole config. */
-export interface ToolContext {
-  root: string;
-  session: string;
+/** The plain object every tool's `run` gets: no Fastify, no whole config. A WriteContext too. */
+export interface ToolContext extends WriteContext {
   log: Log;
   settings: ToolSettings;
-  readState: ReadStateStore;
-  locks: LockManager;
-  history: HistoryStore;
-  /** Called once after each successful write (change events, metrics). Must not throw. */
-  afterWrite(event: WriteEvent): void;
   /** Resolves another path with the same checks as callTool (used by restore and tests). */
   resolve(input: string, access: Access, kind?: TargetKind): Promise<ResolvedPath>;
 }
@@ -111,6 +101,8 @@ export interface ToolDefinition<I extends Record<string, unknown> = any, R = any
 /** One finished tool call, as telemetry sees it (never content). */
 export interface ToolCallEvent {
   tool: string;
+  /** The tool's access: metrics count a read tool's bytes as read, a write tool's as written. */
+  access: Access;
   session: string;
   path: string | null;
   outcome: 'ok' | 'error';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { FileStamp, ReadUnit, WriteObservation } from '../read-state/types.js';
 import { sha256Hex, stampOf } from '../read-state/unchanged.js';
 import type { ResolvedPath } from '../paths/types.js';
-import type { ToolContext } from '../tools/types.js';
+import type { WriteContext } from './context.js';
 import type { WriteEvent, WriteToolName } from './types.js';
 import { atomicDelete, atomicWrite, type WriterFs } from './atomic-writer.js';
 import { mapFsError } from './fs-errors.js';
@@ -73,7 +73,7 @@ export interface WriteOutcome<T> {
   extra: T;
 }
 
-export async function runWrite<T>(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<T>): Promise<WriteOutcome<T>> {
+export async function runWrite<T>(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<T>): Promise<WriteOutcome<T>> {
   const release = await ctx.locks.acquire(target.real, ctx.settings.lockTimeoutMs);
   let done: Locked<T>;
   try {
@@ -102,7 +102,7 @@ interface Locked<T> {
 }
 
 /** Everything under the lock; `release` may be called early, once the new file is recorded. */
-async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<T>, release: () => void): Promise<Locked<T>> {
+async function writeLocked<T>(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<T>, release: () => void): Promise<Locked<T>> {
   const current = await loadCurrent(ctx.root, target.real);
   plan.precheck?.(current);
   const knownHash = current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat) : null;
@@ -126,7 +126,7 @@ async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: Writ
 }
 
 /** A version kept for a write that then failed is not history (nothing replaced it): drop it. */
-async function discardOnFailure(ctx: ToolContext, key: string, version: () => string | null, write: Promise<void>): Promise<void> {
+async function discardOnFailure(ctx: WriteContext, key: string, version: () => string | null, write: Promise<void>): Promise<void> {
   try {
     await write;
   } catch (err) {
@@ -137,7 +137,7 @@ async function discardOnFailure(ctx: ToolContext, key: string, version: () => st
 }
 
 /** The after-write hooks, called under the lock so that a file's events come in disk order. */
-function announce(ctx: ToolContext, tool: WriteToolName, target: ResolvedPath, done: { type: WriteEvent['type']; patch: TextPatch; version: string | null }): void {
+function announce(ctx: WriteContext, tool: WriteToolName, target: ResolvedPath, done: { type: WriteEvent['type']; patch: TextPatch; version: string | null }): void {
   ctx.afterWrite({
     tool,
     session: ctx.session,
@@ -162,7 +162,7 @@ interface StoreStep {
 }
 
 /** The atomic write, with the history version kept alongside and the read state recorded. */
-async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unknown>, step: StoreStep): Promise<{ version: string | null; patch: TextPatch }> {
+async function store(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<unknown>, step: StoreStep): Promise<{ version: string | null; patch: TextPatch }> {
   const { computed, bytes } = step;
   let version: string | null = null;
   let derived: { patch: TextPatch; hash: string; total: number } | undefined;
@@ -200,7 +200,7 @@ async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unk
 }
 
 async function keepHistory(
-  ctx: ToolContext,
+  ctx: WriteContext,
   tool: WriteToolName,
   key: string,
   target: { real: string; current: CurrentFile; knownHash: string | null },
@@ -221,7 +221,7 @@ async function keepHistory(
 }
 
 /** The session has now seen the new version in full (SPEC §8); its dedup entry is cleared. */
-function recordWrite(ctx: ToolContext, real: string, write: Omit<WriteObservation, 'stamp'>): void {
+function recordWrite(ctx: WriteContext, real: string, write: Omit<WriteObservation, 'stamp'>): void {
   let stamp: FileStamp;
   try {
     stamp = stampOf(fs.statSync(real));

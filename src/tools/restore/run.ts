@@ -5,15 +5,8 @@ import { decodeText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { sniff } from '../../text/sniff.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
-import type { PatchHunk } from '../../write/patch.js';
 import { runWrite, type ComputedWrite } from '../../write/pipeline.js';
-
-export interface RestoreResult {
-  file_path: string;
-  version: string;
-  type: 'create' | 'update' | 'delete';
-  structured_patch: PatchHunk[];
-}
+import type { RestoreResult } from './schema.js';
 
 /** History key of a resolved path: its real path relative to the root, `/` separators. */
 export function historyKey(root: string, target: ResolvedPath): string {
