@@ -2,14 +2,8 @@ import { createHash } from 'node:crypto';
 import { linkSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { WriteToolName } from '../write/types.js';
-import {
-  blobPath,
-  keyDir,
-  readIndex,
-  writeIndex,
-  type HistoryIndex,
-} from './history-index.js';
-import { removeOrphans, storeBlob } from './history-blobs.js';
+import { blobPath, compareVersions, keyDir, oldestBlob, readIndex, writeIndex, type HistoryIndex } from './history-index.js';
+import { removeBlob, removeOrphans, storeBlob } from './history-blobs.js';
 import { HistoryLog, readLogs, type LogRecord } from './history-log.js';
 import type { HistoryStats, HistoryStore, HistoryVersion } from './types.js';
 import { VersionIdGenerator } from './version-id.js';
@@ -116,7 +110,7 @@ export class FsHistoryStore implements HistoryStore {
     this.snapshotLater([key, ...removed.map((r) => r.key)]);
     // Pruned blobs go in the background: the index no longer names them, and a crash before
     // they are gone leaves orphans that start-up removes.
-    for (const r of removed) void this.removeBlob(r).catch(() => undefined);
+    for (const r of removed) void removeBlob(this.dir, r.key, r.version).catch(() => undefined);
     return version;
   }
 
@@ -157,7 +151,7 @@ export class FsHistoryStore implements HistoryStore {
       // Without the record a restart may list this version; its blob is gone, so it is dropped then.
     }
     this.snapshotLater([key]);
-    await this.removeBlob(removed);
+    await removeBlob(this.dir, removed.key, removed.version);
   }
 
   /** Closes the log once pending snapshots have landed (shutdown). */
@@ -216,7 +210,7 @@ export class FsHistoryStore implements HistoryStore {
     // A blob gone missing (removed by hand) drops its version rather than failing a restore.
     index.versions = index.versions
       .filter((v) => v.size === null || names.has(path.basename(blobPath(dir, v.version))))
-      .sort((a, b) => compare(a.version, b.version));
+      .sort((a, b) => compareVersions(a.version, b.version));
     for (const v of index.versions) {
       this.ids.seed(v.version);
       this.totalBytes += v.size ?? 0;
@@ -254,7 +248,7 @@ export class FsHistoryStore implements HistoryStore {
       this.indexes.set(key, index);
     }
     index.versions.push(entry);
-    index.versions.sort((a, b) => compare(a.version, b.version));
+    index.versions.sort((a, b) => compareVersions(a.version, b.version));
     this.totalBytes += entry.size ?? 0;
   }
 
@@ -266,7 +260,7 @@ export class FsHistoryStore implements HistoryStore {
       removed.push(this.drop(key, own, 0));
     }
     while (this.totalBytes > this.maxTotalBytes) {
-      const oldest = this.oldestBlob(keepVersion);
+      const oldest = oldestBlob(this.indexes, keepVersion);
       if (!oldest) break;
       removed.push(this.drop(oldest.key, oldest.index, oldest.at));
     }
@@ -278,19 +272,6 @@ export class FsHistoryStore implements HistoryStore {
     if (!version) throw new Error('history: no version to drop');
     this.totalBytes -= version.size ?? 0;
     return { key, version };
-  }
-
-  private oldestBlob(except: string): { key: string; index: HistoryIndex; at: number } | undefined {
-    let best: { key: string; index: HistoryIndex; at: number } | undefined;
-    for (const [key, index] of this.indexes) {
-      const at = index.versions.findIndex((v) => v.size !== null && v.size > 0 && v.version !== except);
-      const candidate = at >= 0 ? index.versions[at] : undefined;
-      const current = best ? best.index.versions[best.at] : undefined;
-      if (candidate && (!current || compare(candidate.version, current.version) < 0)) {
-        best = { key, index, at };
-      }
-    }
-    return best;
   }
 
   /**
@@ -307,26 +288,11 @@ export class FsHistoryStore implements HistoryStore {
       return writeIndex(keyDir(this.dir, key), { key, versions: [...index.versions] });
     });
     this.queued.set(key, next);
-    this.persisting.set(
-      key,
-      next.catch(() => undefined),
-    );
+    this.persisting.set(key, next.catch(() => undefined));
     return next;
   }
-
-  private async removeBlob(removal: Removal): Promise<void> {
-    if (removal.version.size === null) return;
-    await fs.unlink(blobPath(keyDir(this.dir, removal.key), removal.version.version)).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
-    });
-  }
-
 }
 
 function dropRecord(r: Removal): LogRecord {
   return { op: 'drop', key: r.key, version: r.version.version };
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
