@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import type { AppConfig } from '../src/config/config.js';
+import { V4_DEFAULTS, type AppConfig } from '../src/config/config.js';
 import { sha256Hex, stampOf } from '../src/read-state/unchanged.js';
 import { countTextLines } from '../src/write/text-lines.js';
 
@@ -71,7 +71,7 @@ function benchConfig(root: string, dataDir: string, historyVersions: number): Ap
   return {
     root, host: '127.0.0.1', port: 0, token: null, readOnly: false, denyRead: [], denyWrite: [], dataDir,
     encodings: [], bodyLimit: 32 * 1024 * 1024, lockTimeoutMs: 10_000, sessionTtlMs: 24 * 3600e3,
-    historyVersions, logLevel: 'silent',
+    historyVersions, logLevel: 'silent', ...V4_DEFAULTS,
   };
 }
 

@@ -21,7 +21,8 @@ const { buildApp } = (await import(dist)) as { buildApp: BuildApp };
 const app = await buildApp({
   root, host: '127.0.0.1', port: 0, token: null, readOnly: false, denyRead: [], denyWrite: [], dataDir,
   encodings: [], bodyLimit: 32 * 1024 * 1024, lockTimeoutMs: 10_000, sessionTtlMs: 24 * 3600e3,
-  historyVersions: 50, logLevel,
+  historyVersions: 50, logLevel, allowedOrigins: [], allowedHosts: [], searchTimeoutMs: 10_000,
+  searchMaxEntries: 1_000_000, readCacheMib: 64, mcpStateless: false,
 });
 
 /** The baseline: no path policy, no sniffing, no encoding detection, no read state. */

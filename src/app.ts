@@ -3,10 +3,14 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import type { AppServices } from './app-services.js';
 import type { AppConfig } from './config/config.js';
 import { installAuth } from './http/auth.js';
+import { installBodyTypeCheck } from './http/body-type.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { FRAMEWORK_ERROR_OPTIONS, installClosingGuard } from './http/framework-errors.js';
 import { installOpenApi } from './http/openapi.js';
+import { installOriginCheck } from './http/origin.js';
 import { ID_PATTERN } from './http/session.js';
 import { zodValidator } from './http/validator.js';
+import { registerCompatRoutes } from './routes/compat.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerHistoryRoutes } from './routes/history.js';
@@ -40,13 +44,19 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     },
     // Ajv is not used: zod validates bodies; JSON.stringify serializes (response schemas document).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    // Malformed requests, bad URLs and shutdown answer in the SPEC §4 shape too.
+    ...FRAMEWORK_ERROR_OPTIONS,
   });
   app.setValidatorCompiler(zodValidator);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  installClosingGuard(app);
+  // SPEC §4 order: origin and host → auth → body and headers.
+  installOriginCheck(app, config);
   installAuth(app, config.token);
+  installBodyTypeCheck(app);
   installErrorHandling(app);
 
   const services = await createServices(config, app.log);
@@ -63,6 +73,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   registerHistoryRoutes(app, services);
   for (const tool of tools) registerToolRoute(app, services, tool);
   registerToolList(app, tools);
+  registerCompatRoutes(app, services, tools);
   app.addHook('onClose', async () => {
     for (const tool of tools) await tool.close?.();
     for (const hook of services.closeHooks) await hook();

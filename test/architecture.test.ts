@@ -10,10 +10,10 @@ import { describe, expect, it } from 'vitest';
  */
 const LAYERS: Array<[rank: number, prefixes: string[]]> = [
   [0, ['errors.ts', 'version.ts']],
-  [1, ['text/', 'paths/', 'config/']],
+  [1, ['text/', 'paths/', 'config/', 'ops/']],
   [2, ['read-state/', 'notebook/', 'history/', 'write/', 'events/']],
   [3, ['tools/']],
-  [4, ['metrics/', 'http/', 'app-services.ts']],
+  [4, ['metrics/', 'http/', 'compat/', 'app-services.ts']],
   [5, ['routes/']],
   [6, ['services.ts', 'app.ts', 'server.ts', 'client/']],
 ];

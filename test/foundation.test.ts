@@ -1,4 +1,4 @@
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeTool } from './fixtures/probe-tool.js';
@@ -41,8 +41,26 @@ describe('readiness when the root is gone', () => {
     await rm(t.root, { recursive: true, force: true });
     const res = await t.request.get('/readyz');
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ status: 'unavailable' });
+    expect(res.body).toEqual({ status: 'unavailable', reason: 'root missing' });
     expect((await t.request.get('/healthz')).status).toBe(200);
+  });
+
+  it('says the root is not a folder when a file took its place', async () => {
+    await start();
+    await rm(t.root, { recursive: true, force: true });
+    await writeFile(t.root, 'not a folder');
+    const res = await t.request.get('/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ status: 'unavailable', reason: 'root not a folder' });
+  });
+
+  it.skipIf(process.getuid?.() === 0)('says the root is not writable (not readable) from its mode', async () => {
+    await start();
+    await chmod(t.root, 0o555);
+    expect((await t.request.get('/readyz')).body).toEqual({ status: 'unavailable', reason: 'root not writable' });
+    await chmod(t.root, 0o000);
+    expect((await t.request.get('/readyz')).body).toEqual({ status: 'unavailable', reason: 'root not readable' });
+    await chmod(t.root, 0o755);
   });
 });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import supertest from 'supertest';
 import { buildApp, type BuildOptions } from '../src/app.js';
-import type { AppConfig } from '../src/config/config.js';
+import { V4_DEFAULTS, type AppConfig } from '../src/config/config.js';
 
 export const CORPUS = path.resolve(process.cwd(), '../shared/corpus');
 
@@ -34,6 +34,7 @@ export function testConfig(root: string, dataDir: string, overrides: Partial<App
     sessionTtlMs: 24 * 3600e3,
     historyVersions: 50,
     logLevel: 'silent',
+    ...V4_DEFAULTS,
     ...overrides,
   };
 }

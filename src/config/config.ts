@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import iconv from 'iconv-lite';
 import { z } from 'zod';
 import { parseGlobList } from '../paths/globs.js';
+import { SETTINGS, type SettingName } from './settings.js';
 import { parseBytes, parseDuration } from './units.js';
 
 export interface AppConfig {
@@ -24,33 +25,34 @@ export interface AppConfig {
   sessionTtlMs: number;
   historyVersions: number;
   logLevel: string;
+  /** SPEC §17: browser origins allowed besides the service's own (normalized `scheme://host[:port]`). */
+  allowedOrigins: string[];
+  /** SPEC §17: Host names served without a token besides loopback (`name` any port, or `name:port`). */
+  allowedHosts: string[];
+  /** SPEC §11 discovery budgets. */
+  searchTimeoutMs: number;
+  searchMaxEntries: number;
+  /** SPEC §14: memory for read-state texts, in MiB. */
+  readCacheMib: number;
+  /** SPEC §15: MCP without sessions. */
+  mcpStateless: boolean;
 }
+
+/** Defaults of the settings added in contract v4, for code that builds an AppConfig by hand (tests, benches). */
+export const V4_DEFAULTS = {
+  allowedOrigins: [],
+  allowedHosts: [],
+  searchTimeoutMs: 10_000,
+  searchMaxEntries: 1_000_000,
+  readCacheMib: 64,
+  mcpStateless: false,
+} satisfies Partial<AppConfig>;
 
 /** A setting that does not parse: start-up stops with status 2 and this one-line message. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** SPEC §1: flag name → env var. Flags win over env. */
-const SETTINGS = {
-  root: 'SIDEFILE_ROOT',
-  host: 'SIDEFILE_HOST',
-  port: 'SIDEFILE_PORT',
-  token: 'SIDEFILE_TOKEN',
-  'token-file': 'SIDEFILE_TOKEN_FILE',
-  'read-only': 'SIDEFILE_READ_ONLY',
-  'deny-read': 'SIDEFILE_DENY_READ',
-  'deny-write': 'SIDEFILE_DENY_WRITE',
-  'data-dir': 'SIDEFILE_DATA_DIR',
-  encodings: 'SIDEFILE_ENCODINGS',
-  'body-limit': 'SIDEFILE_BODY_LIMIT',
-  'lock-timeout-ms': 'SIDEFILE_LOCK_TIMEOUT_MS',
-  'session-ttl': 'SIDEFILE_SESSION_TTL',
-  'history-versions': 'SIDEFILE_HISTORY_VERSIONS',
-  'log-level': 'SIDEFILE_LOG_LEVEL',
-} as const;
-
-type SettingName = keyof typeof SETTINGS;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -58,7 +60,7 @@ function readRawSettings(argv: string[], env: NodeJS.ProcessEnv): Partial<Record
   const options = Object.fromEntries(
     Object.keys(SETTINGS).map((name) => [
       name,
-      { type: name === 'read-only' ? ('boolean' as const) : ('string' as const) },
+      { type: 'boolean' in SETTINGS[name as SettingName] ? ('boolean' as const) : ('string' as const) },
     ]),
   );
   let values: Record<string, string | boolean | undefined>;
@@ -68,7 +70,7 @@ function readRawSettings(argv: string[], env: NodeJS.ProcessEnv): Partial<Record
     throw new ConfigError((err as Error).message.split('\n')[0]);
   }
   const raw: Partial<Record<SettingName, string>> = {};
-  for (const [name, envVar] of Object.entries(SETTINGS) as Array<[SettingName, string]>) {
+  for (const [name, { env: envVar }] of Object.entries(SETTINGS) as Array<[SettingName, { env: string }]>) {
     const flag = values[name];
     if (flag !== undefined) raw[name] = flag === true ? '1' : String(flag);
     else if (env[envVar] !== undefined && env[envVar] !== '') raw[name] = env[envVar];
@@ -77,7 +79,7 @@ function readRawSettings(argv: string[], env: NodeJS.ProcessEnv): Partial<Record
 }
 
 function fail(setting: string, why: string): never {
-  throw new ConfigError(`invalid --${setting} (${SETTINGS[setting as SettingName]}): ${why}`);
+  throw new ConfigError(`invalid --${setting} (${SETTINGS[setting as SettingName].env}): ${why}`);
 }
 
 function parseInteger(name: SettingName, text: string, min: number, max: number): number {
@@ -102,6 +104,38 @@ function parseEncodings(text: string): Array<[string, string]> {
     if (!iconv.encodingExists(encoding)) fail('encodings', `unknown encoding "${encoding}"`);
     return [glob, encoding];
   });
+}
+
+/** `--allowed-origins`: each a `scheme://host[:port]` origin, kept in URL-normalized form. */
+function parseOrigins(text: string): string[] {
+  return splitList(text).map((entry) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    const bare = url && /^https?:$/.test(url.protocol) && url.pathname === '/' && !url.search && !url.hash && !url.username;
+    if (!url || !bare || entry.replace(/\/$/, '') !== entry.replace(/\/$/, '').trim()) {
+      fail('allowed-origins', `expected origins like https://app.example.com, got "${entry}"`);
+    }
+    return url.origin;
+  });
+}
+
+/** `--allowed-hosts`: `name` (any port) or `name:port`, lowercase. */
+function parseHosts(text: string): string[] {
+  return splitList(text).map((entry) => {
+    const host = entry.toLowerCase();
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?)(:\d{1,5})?$/.test(host)) {
+      fail('allowed-hosts', `expected host names like devbox.lan or devbox.lan:8080, got "${entry}"`);
+    }
+    return host;
+  });
+}
+
+function splitList(text: string): string[] {
+  return text.split(',').map((e) => e.trim()).filter(Boolean);
 }
 
 function isLoopback(host: string): boolean {
@@ -168,5 +202,26 @@ export function parseConfig(
     sessionTtlMs,
     historyVersions: raw['history-versions'] === undefined ? 50 : parseInteger('history-versions', raw['history-versions'], 0, 100_000),
     logLevel,
+    allowedOrigins: raw['allowed-origins'] === undefined ? [] : parseOrigins(raw['allowed-origins']),
+    allowedHosts: raw['allowed-hosts'] === undefined ? [] : parseHosts(raw['allowed-hosts']),
+    ...budgets(raw),
   };
+}
+
+function budgets(raw: Partial<Record<SettingName, string>>): Pick<AppConfig, 'searchTimeoutMs' | 'searchMaxEntries' | 'readCacheMib' | 'mcpStateless'> {
+  const int = (name: SettingName, fallback: number, min: number, max: number): number =>
+    raw[name] === undefined ? fallback : parseInteger(name, raw[name], min, max);
+  return {
+    searchTimeoutMs: int('search-timeout-ms', 10_000, 1, 3_600_000),
+    searchMaxEntries: int('search-max-entries', 1_000_000, 1, 1_000_000_000),
+    readCacheMib: int('read-cache-mib', 64, 0, 65_536),
+    mcpStateless: raw['mcp-stateless'] === undefined ? false : parseBoolean('mcp-stateless', raw['mcp-stateless']),
+  };
+}
+
+/** `--help` / `--version` anywhere on the command line: print and exit instead of starting. */
+export function cliRequest(argv: readonly string[]): 'help' | 'version' | null {
+  if (argv.includes('--help') || argv.includes('-h')) return 'help';
+  if (argv.includes('--version')) return 'version';
+  return null;
 }

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ToolError, isToolError } from '../errors.js';
 import { asToolError } from '../write/fs-errors.js';
+import { drainBody } from './drain.js';
 
 interface ValidationIssue {
   instancePath?: string;
@@ -56,9 +57,11 @@ export function sendError(reply: FastifyReply, error: ToolError): FastifyReply {
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler(async (err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const error = toToolError(err);
     if (error.code === 'INTERNAL' && !error.logged) request.log.error({ err: error.cause ?? err }, 'unexpected error');
+    // SPEC §10: read the rest of an over-limit body so the client can read the 413.
+    if (error.code === 'PAYLOAD_TOO_LARGE') await drainBody(request.raw);
     return sendError(reply, error);
   });
   app.setNotFoundHandler((request, reply) =>

@@ -1,10 +1,9 @@
-import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
 import { errorResponses } from '../http/error-schema.js';
+import { rootProblem } from '../ops/root-status.js';
 
 /** GET /healthz and GET /readyz (SPEC §10): public, reveal nothing of the workspace. */
 export function registerHealthRoutes(app: FastifyInstance, services: AppServices, version: string): void {
@@ -37,18 +36,21 @@ export function registerHealthRoutes(app: FastifyInstance, services: AppServices
       security: [],
       response: {
         200: z.object({ status: z.literal('ready').describe('Always `ready`.') }).describe('Ready to serve.'),
-        503: z.object({ status: z.literal('unavailable').describe('Always `unavailable`.') }).describe('The root is not reachable (or not writable).'),
+        503: z
+          .object({
+            status: z.literal('unavailable').describe('Always `unavailable`.'),
+            reason: z
+              .enum(['root missing', 'root not a folder', 'root not writable', 'root not readable'])
+              .describe('Why the root cannot serve.'),
+          })
+          .describe('The root is not reachable (or not writable).'),
         ...errorResponses([]),
       },
     },
     handler: async (_request, reply) => {
-      const mode = services.settings.readOnly ? constants.R_OK : constants.R_OK | constants.W_OK;
-      try {
-        await access(services.root, mode | constants.X_OK);
-        return { status: 'ready' as const };
-      } catch {
-        return reply.code(503).send({ status: 'unavailable' as const });
-      }
+      const reason = await rootProblem(services.root, services.settings.readOnly);
+      if (reason === null) return { status: 'ready' as const };
+      return reply.code(503).send({ status: 'unavailable' as const, reason });
     },
   });
 }

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
 import type { ErrorCode } from '../errors.js';
+import { JSON_BODY } from '../http/body-type.js';
 import { errorResponses } from '../http/error-schema.js';
 import { sessionOf } from '../http/session.js';
 import { bodyForCallTool } from '../http/validator.js';
@@ -74,6 +75,7 @@ export function registerHistoryRoutes(app: FastifyInstance, services: AppService
   r.route({
     method: 'POST',
     url: '/v1/history/restore',
+    config: { bodyTypes: JSON_BODY },
     validatorCompiler: bodyForCallTool,
     schema: {
       summary: 'Restore a kept version of a file',

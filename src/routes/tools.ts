@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
 import { ERROR_CODES } from '../errors.js';
+import { JSON_BODY } from '../http/body-type.js';
 import { errorResponses } from '../http/error-schema.js';
 import { sessionOf } from '../http/session.js';
 import { bodyForCallTool } from '../http/validator.js';
@@ -28,6 +29,7 @@ export function registerToolRoute(app: FastifyInstance, services: AppServices, t
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'POST',
     url: `/v1/tools/${tool.slug}`,
+    config: { bodyTypes: tool.bodyTypes ?? JSON_BODY },
     validatorCompiler: bodyForCallTool,
     schema: {
       summary: `${tool.name}: ${tool.description.split('\n')[0]}`,

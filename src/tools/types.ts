@@ -93,6 +93,8 @@ export interface ToolDefinition<I extends Record<string, unknown> = any, R = any
   /** The path callTool resolves before `run`; null: the tool resolves its own paths. */
   target: ToolTarget | null;
   /** `target` is null only for a tool without one, or an optional file target left out. */
+  /** Body media types the route accepts (SPEC §17); default `application/json` only. */
+  bodyTypes?: readonly string[];
   run(input: I, ctx: ToolContext, target: ResolvedPath | null): Promise<ToolOutput<R>>;
   /** Releases what the tool holds (caches, background work); called when the app closes. */
   close?(): Promise<void> | void;

@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SETTINGS } from '../src/config/settings.js';
+import { VERSION } from '../src/version.js';
+import { spawnServer } from './support/server-process.js';
+
+/** SPEC §10 command line: --help, --version, start-up lines, a port in use. The real process. */
+
+const SERVER = path.resolve('src/server.ts');
+let base: string;
+
+beforeAll(async () => {
+  base = await mkdtemp(path.join(os.tmpdir(), 'sidefile-cli-'));
+});
+afterAll(async () => rm(base, { recursive: true, force: true }));
+
+function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', SERVER, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('the command line', () => {
+  it('prints the settings table for --help and exits 0', async () => {
+    const out = await run(['--help']);
+    expect(out.code).toBe(0);
+    for (const [name, s] of Object.entries(SETTINGS)) {
+      expect(out.stdout).toContain(`--${name}`);
+      expect(out.stdout).toContain(s.env);
+    }
+  });
+
+  it('documents the same settings in the README Configuration table', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## API overview'));
+    const rows = [...section.matchAll(/^\| [^|]+ \| `(SIDEFILE_[A-Z_]+)(?:=1)?` \| `--([a-z-]+)` \|/gm)].map((m) => [m[2], m[1]]);
+    expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(Object.entries(SETTINGS).map(([name, s]) => [name, s.env])));
+  });
+
+  it('prints the version for --version and exits 0', async () => {
+    const out = await run(['--version']);
+    expect([out.code, out.stdout]).toEqual([0, `${VERSION}\n`]);
+  });
+
+  it('logs root, data dir, read-only mode, token on/off (never the token) and the real address', async () => {
+    const token = 'cli-test-token-0123456789';
+    const server = await spawnServer({ root: path.join(base, 'ws1'), dataDir: path.join(base, 'd1'), args: ['--token', token] });
+    try {
+      const lines = server.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
+      const start = lines.find((l) => 'dataDir' in l);
+      expect(start).toMatchObject({ readOnly: false, token: 'on', version: VERSION });
+      expect(String(start!.root)).toMatch(/ws1$/);
+      expect(String(start!.dataDir)).toMatch(/d1$/);
+      const listening = lines.find((l) => typeof l.port === 'number');
+      expect(listening!.address).toBe(`http://127.0.0.1:${server.port}`);
+      expect(server.logs.join('\n')).not.toContain(token);
+    } finally {
+      await server.kill();
+    }
+  });
+
+  it('exits 2 with one line naming the port when it is in use, after the start-up lines', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      const out = await run(['--root', path.join(base, 'ws2'), '--data-dir', path.join(base, 'd2'), '--port', String(port)], { SIDEFILE_LOG_LEVEL: 'info' });
+      expect(out.code).toBe(2);
+      expect(out.stderr).toBe(`sidefile: 127.0.0.1 port ${port} is already in use (choose another with --port)\n`);
+      expect(out.stdout).toContain('"dataDir"');
+      expect(out.stdout + out.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      blocker.close();
+    }
+  });
+});
