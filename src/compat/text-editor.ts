@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
-import { historyKey, restoreVersion } from '../tools/restore/run.js';
+import { historyKey } from '../history/history-key.js';
+import { restoreVersion } from '../tools/restore/run.js';
 import type { HistoryVersion } from '../history/types.js';
 import { callTool, type CallOptions } from '../tools/call-tool.js';
 import { parseToolInput } from '../tools/parse-input.js';

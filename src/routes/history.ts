@@ -9,7 +9,7 @@ import { sessionOf } from '../http/session.js';
 import { bodyForCallTool } from '../http/validator.js';
 import { callTool } from '../tools/call-tool.js';
 import { restoreTool } from '../tools/restore/index.js';
-import { historyKey } from '../tools/restore/run.js';
+import { historyKey } from '../history/history-key.js';
 import { restoreInput } from '../tools/restore/schema.js';
 import { WRITE_TOOL_NAMES } from '../tools/types.js';
 import { SECURED, sessionHeaders } from './tools.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import { promisify } from 'node:util';
 import { ToolError } from '../errors.js';
+import { readToSize } from '../paths/read-to-size.js';
 import { mapFsError } from './fs-errors.js';
 import { isInside, realPathNow } from './resolve-sync.js';
 
@@ -44,7 +44,7 @@ export async function loadCurrent(root: string, real: string): Promise<CurrentFi
       );
     }
     if (stat.size <= SYNC_LOAD_BYTES) return { bytes: fs.readFileSync(fd), stat };
-    return { bytes: await readAll(fd, stat.size), stat };
+    return { bytes: await readToSize(fd, stat.size), stat };
   } catch (err) {
     throw mapFsError(err);
   } finally {
@@ -64,19 +64,5 @@ function repointed(root: string, real: string): ToolError {
     return new ToolError('PATH_OUTSIDE_WORKSPACE', 'The path now leads outside the workspace through a symbolic link; nothing was written.');
   }
   return new ToolError('FILE_MODIFIED_SINCE_READ', 'The file was replaced by a link after it was read; nothing was written. Read it again, then retry.');
-}
-
-const readAsync = promisify(fs.read);
-
-/** `size` bytes from `fd` without blocking the event loop (fewer if the file shrank meanwhile). */
-async function readAll(fd: number, size: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(size);
-  let filled = 0;
-  while (filled < size) {
-    const { bytesRead } = await readAsync(fd, buffer, filled, size - filled, filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return buffer.subarray(0, filled);
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { FileStamp, ReadUnit, WriteObservation } from '../read-state/types.js';
 import { sha256Hex, stampOf } from '../read-state/unchanged.js';
+import { historyKey } from '../history/history-key.js';
 import type { ResolvedPath } from '../paths/types.js';
 import type { WriteContext } from './context.js';
 import type { WriteEvent, WriteToolName } from './types.js';
@@ -107,7 +107,7 @@ async function writeLocked<T>(ctx: WriteContext, target: ResolvedPath, plan: Wri
   plan.precheck?.(current);
   const knownHash = current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat) : null;
   const computed = await plan.compute(current);
-  const realRel = path.relative(ctx.root, target.real).split(path.sep).join('/');
+  const realRel = historyKey(ctx.root, target);
   assertNoAddedSecret([target.relative, realRel], computed.before, computed.after);
   const keep = () => keepHistory(ctx, plan.tool, realRel, { real: target.real, current, knownHash });
   const lastCheck = () => assertStillCurrent(target.real, current);

@@ -1,11 +1,11 @@
-import { isUtf8 } from 'node:buffer';
 import { ToolError } from '../../errors.js';
-import { decodeText, dominantLineBreak, encodeText, roundTrips, type DecodedText } from '../../text/codec.js';
+import { assertRoundTrips, decodeText, dominantLineBreak, encodeText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { applySplices, findSplices } from './match.js';
 import type { EditInput, EditResult } from './schema.js';
+import { isNotebookPath } from '../../notebook/notebook-path.js';
 
 interface EditExtra {
   replacements: number;
@@ -13,7 +13,7 @@ interface EditExtra {
 
 /** SPEC §6, in its order. Steps 2–5 run under the file's lock on the bytes loaded there. */
 export async function runEdit(input: EditInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<EditResult>> {
-  if (target.relative.toLowerCase().endsWith('.ipynb')) {
+  if (isNotebookPath(target.relative)) {
     throw new ToolError(
       'WRONG_TOOL',
       `${target.relative} is a Jupyter notebook. Use NotebookEdit to change a cell, or Write to replace the whole notebook.`,
@@ -74,7 +74,7 @@ function compute(input: EditInput, target: ResolvedPath, current: CurrentFile, o
     return { bytes, before: '', after: input.new_string, extra: { replacements: 1 } };
   }
   const decoded = decodeText(current.bytes, override);
-  assertRoundTrip(current.bytes, decoded, target);
+  assertRoundTrips(current.bytes, decoded, target.relative);
   const decode = (b: Buffer) => decodeText(b, decoded.encoding).text;
   if (input.old_string === '') {
     const bytes = encodeText(input.new_string, decoded);
@@ -103,16 +103,4 @@ function compute(input: EditInput, target: ResolvedPath, current: CurrentFile, o
   const after = applySplices(decoded.text, match.splices);
   const bytes = encodeText(after, decoded);
   return { bytes, before: decoded.text, after, decode, extra: { replacements: match.splices.length } };
-}
-
-/** SPEC §8 round-trip guard: edit only text whose bytes survive decode → encode unchanged. */
-function assertRoundTrip(bytes: Buffer, decoded: DecodedText, target: ResolvedPath): void {
-  // Valid UTF-8 always survives (a native check, cheaper than encoding a large file again).
-  if (decoded.encoding === 'utf-8' && isUtf8(bytes.subarray(decoded.bom ? 3 : 0))) return;
-  if (roundTrips(bytes, decoded)) return;
-  throw new ToolError(
-    'UNSUPPORTED_ENCODING',
-    `${target.relative} (read as ${decoded.encoding}) does not survive decoding and re-encoding unchanged, so editing it could change bytes you did not ask to change. Nothing was written; use Write to replace the whole file.`,
-    { encoding: decoded.encoding },
-  );
 }

@@ -1,11 +1,12 @@
 import { ToolError } from '../../errors.js';
 import { editNotebook, type NotebookEditOutcome } from '../../notebook/edit.js';
 import { encodeNotebookEdit } from '../../notebook/encode-edit.js';
-import { decodeText, roundTrips } from '../../text/codec.js';
+import { assertRoundTrips, decodeText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import type { NotebookEditInput, NotebookEditResult } from './schema.js';
+import { isNotebookPath } from '../../notebook/notebook-path.js';
 
 /**
  * SPEC §9. The route has resolved the path; the shared write pipeline locks the file, loads its
@@ -17,7 +18,7 @@ export async function runNotebookEdit(
   ctx: ToolContext,
   target: ResolvedPath,
 ): Promise<ToolOutput<NotebookEditResult>> {
-  if (!target.relative.toLowerCase().endsWith('.ipynb')) {
+  if (!isNotebookPath(target.relative)) {
     throw new ToolError(
       'WRONG_TOOL',
       `${target.relative} is not a Jupyter notebook (.ipynb). Use Edit to change text in it, or Write to replace it.`,
@@ -68,13 +69,7 @@ function compute(
 ): ComputedWrite<NotebookEditOutcome> {
   const original = current.bytes as Buffer;
   const decoded = decodeText(original, override);
-  if (!roundTrips(original, decoded)) {
-    throw new ToolError(
-      'UNSUPPORTED_ENCODING',
-      `${target.relative} (read as ${decoded.encoding}) does not survive decoding and re-encoding unchanged, so editing it could change bytes you did not ask to change. Nothing was written; use Write to replace the whole notebook.`,
-      { encoding: decoded.encoding },
-    );
-  }
+  assertRoundTrips(original, decoded, target.relative, 'notebook');
   const edit = editNotebook(decoded.text, {
     cellId: input.cell_id,
     newSource: input.new_source,

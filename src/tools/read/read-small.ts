@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
+import { readToSizeSync } from '../../paths/read-to-size.js';
 import type { ResolvedPath } from '../types.js';
 
 /** Files up to this size are read with synchronous calls (see readSmallSync). */
@@ -30,14 +31,7 @@ export function readSmallSync(target: ResolvedPath, maxBytes = SYNC_READ_MAX_BYT
     if (stat.dev !== expected.dev || stat.ino !== expected.ino || !stat.isFile() || stat.size > maxBytes) {
       return null;
     }
-    const bytes = Buffer.allocUnsafe(stat.size);
-    let filled = 0;
-    while (filled < stat.size) {
-      const n = readSync(fd, bytes, filled, stat.size - filled, filled);
-      if (n === 0) break;
-      filled += n;
-    }
-    return { bytes: filled < stat.size ? bytes.subarray(0, filled) : bytes, stat };
+    return { bytes: readToSizeSync(fd, stat.size), stat };
   } finally {
     closeSync(fd);
   }

@@ -4,6 +4,7 @@ import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import type { WriteInput, WriteResult } from './schema.js';
+import { isNotebookPath } from '../../notebook/notebook-path.js';
 
 interface WriteExtra {
   original: string | null;
@@ -11,7 +12,7 @@ interface WriteExtra {
 
 /** SPEC §7: create with parents, or overwrite a file the session has seen in full. */
 export async function runWriteTool(input: WriteInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<WriteResult>> {
-  const cells = target.relative.toLowerCase().endsWith('.ipynb') ? notebookCells(input.content) : null;
+  const cells = isNotebookPath(target.relative) ? notebookCells(input.content) : null;
   const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
   const out = await runWrite<WriteExtra>(ctx, target, {
     tool: 'Write',
