@@ -18,6 +18,7 @@ function iconvName(described: string): string {
 /** The line to edit: the first line with a non-ASCII character, else the second line. */
 function pickLine(text: string): string {
   const lines = text.split(/\r\n|\r|\n/).filter((l) => l.length > 0);
+  // eslint-disable-next-line no-control-regex -- the ASCII range starts at U+0000 on purpose
   return lines.find((l) => /[^\x00-\x7f]/.test(l)) ?? lines[1] ?? lines[0]!;
 }
 

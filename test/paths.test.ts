@@ -2,7 +2,6 @@ import fs from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ToolError } from '../src/errors.js';
 import { resolvePath } from '../src/paths/resolve-path.js';
 import { useLayout } from './paths-layout.js';
 

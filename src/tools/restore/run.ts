@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { ToolError } from '../../errors.js';
 import { historyKey } from '../../history/history-key.js';
 import { parseNotebook } from '../../notebook/model.js';
