@@ -29,7 +29,7 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
   await mkdir(config.root, { recursive: true });
   const root = await realpath(config.root);
   const dataDir = await realDataDir(config, root);
-  const removed = await cleanupJournal(dataDir);
+  const removed = await cleanupJournal(dataDir, root);
   if (removed > 0) log.info({ removed }, 'removed temp files left by an interrupted write');
   const settings = {
     readOnly: config.readOnly,

@@ -6,19 +6,19 @@
  * serializer recognizes again (reopening is byte-identical). Seeded and time-bounded.
  * Parse → serialize without an edit is proved byte-identical by test/notebook-corpus.test.ts.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { CELL_ID_PATTERN } from '../src/notebook/cell-ids.js';
 import { openNotebook } from '../src/notebook/document.js';
 import { editNotebook, type NotebookEditRequest } from '../src/notebook/edit.js';
 import { TEST_SEED } from './support/seeded.js';
+import { CORPUS, corpusNames, describeCorpus } from './support/corpus.js';
 
 // ajv-draft-04 is CommonJS whose module.exports is the class; NodeNext types see a namespace.
 const Ajv = createRequire(import.meta.url)('ajv-draft-04') as typeof import('ajv-draft-04').default;
-const CORPUS = path.resolve(process.cwd(), '../shared/corpus');
 const ajv = new Ajv({ strict: false });
 const validators = new Map<string, ReturnType<typeof ajv.compile>>();
 
@@ -36,7 +36,7 @@ function validatorFor(nb: Json) {
 }
 
 const notebooks = ['notebooks', 'nbformat/tests']
-  .flatMap((dir) => readdirSync(path.join(CORPUS, dir)).filter((n) => n.endsWith('.ipynb')).map((n) => `${dir}/${n}`))
+  .flatMap((dir) => corpusNames(dir).filter((n) => n.endsWith('.ipynb')).map((n) => `${dir}/${n}`))
   .map((rel) => ({ rel, text: readFileSync(path.join(CORPUS, rel), 'utf8') }))
   .filter(({ text }) => (JSON.parse(text) as Json).nbformat === 4);
 
@@ -123,7 +123,7 @@ function expectCells(got: Json[], expected: Json[], hasIds: boolean): void {
   });
 }
 
-describe('the notebook serializer under random cell edits (SPEC §9)', () => {
+describeCorpus('the notebook serializer under random cell edits (SPEC §9)', () => {
   it('gives schema-valid notebooks with exactly the expected cells, unique ids, in a layout it recognizes again', () => {
     fc.assert(
       fc.property(fc.constantFrom(...notebooks), fc.array(stepArb, { minLength: 1, maxLength: 5 }), ({ rel, text: original }, steps) => {

@@ -4,17 +4,18 @@
  * it was, untouched cells and top-level metadata deep-equal, text outside the edited cell
  * byte-identical; and parse → serialize without an edit is byte-identical.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openNotebook } from '../src/notebook/document.js';
 import { editNotebook, type NotebookEditRequest } from '../src/notebook/edit.js';
 import { CELL_ID_PATTERN } from '../src/notebook/cell-ids.js';
+import { CORPUS, corpusNames, itCorpus } from './support/corpus.js';
 
 // ajv-draft-04 is CommonJS whose module.exports is the class; NodeNext types see a namespace.
 const Ajv = createRequire(import.meta.url)('ajv-draft-04') as typeof import('ajv-draft-04').default;
-const corpus = path.resolve(process.cwd(), '../shared/corpus');
+const corpus = CORPUS;
 const schemas = path.join(corpus, 'nbformat/schemas');
 const ajv = new Ajv({ strict: false });
 const validators = new Map<string, ReturnType<typeof ajv.compile>>();
@@ -33,7 +34,7 @@ function validatorFor(nb: Json) {
 }
 
 const all = ['notebooks', 'nbformat/tests'].flatMap((dir) =>
-  readdirSync(path.join(corpus, dir))
+  corpusNames(dir)
     .filter((name) => name.endsWith('.ipynb'))
     .map((name) => `${dir}/${name}`),
 );
@@ -139,6 +140,10 @@ function expectOnlyCellTextChanged(text: string, result: string, c: Case): void 
     expect(cells).toHaveLength(spans.length);
   }
 }
+
+itCorpus('finds nbformat 4 and nbformat 3 notebooks in the corpus', () => {
+  expect([v4.length > 0, v3.length > 0]).toEqual([true, true]);
+});
 
 describe.each(v4)('NotebookEdit on %s', (rel) => {
   const text = texts.get(rel) as string;

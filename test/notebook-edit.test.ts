@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256Hex, stampOf } from '../src/read-state/unchanged.js';
 import { CORPUS, makeTestApp, type TestApp } from './helpers.js';
+import { itCorpus } from './support/corpus.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -45,7 +46,7 @@ async function put(rel: string, content: string): Promise<void> {
 }
 
 describe('POST /v1/tools/notebook_edit', () => {
-  it('replaces one code cell of a handbook notebook with images; every byte outside it stays', async () => {
+  itCorpus('replaces one code cell of a handbook notebook with images; every byte outside it stays', async () => {
     const original = await fsp.readFile(path.join(CORPUS, 'notebooks/05.06-Linear-Regression.ipynb'), 'utf8');
     await put('lr.ipynb', original);
     await readFirst('lr.ipynb');
@@ -175,7 +176,7 @@ describe('NotebookEdit errors, each with its status', () => {
     expect(res.body.error.message).toContain('cell_type');
   });
 
-  it('refuses an nbformat 3 notebook with INVALID_NOTEBOOK', async () => {
+  itCorpus('refuses an nbformat 3 notebook with INVALID_NOTEBOOK', async () => {
     const v3 = await fsp.readFile(path.join(CORPUS, 'nbformat/tests/test3.ipynb'), 'utf8');
     await put('old.ipynb', v3);
     await readFirst('old.ipynb');

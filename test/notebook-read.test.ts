@@ -1,7 +1,8 @@
-import { promises as fsp, readdirSync } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORPUS, makeTestApp, type TestApp } from './helpers.js';
+import { corpusNames, itCorpus } from './support/corpus.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -12,7 +13,7 @@ afterEach(async () => {
 });
 
 const corpusNotebooks = ['notebooks', 'nbformat/tests'].flatMap((dir) =>
-  readdirSync(path.join(CORPUS, dir))
+  corpusNames(dir)
     .filter((name) => name.endsWith('.ipynb'))
     .map((name) => `${dir}/${name}`),
 );
@@ -29,6 +30,7 @@ const notebookEdit = (body: Record<string, unknown>, session = 'default') =>
   t.request.post('/v1/tools/notebook_edit').set('X-Session-Id', session).send(body);
 
 describe('Read of notebooks over HTTP', () => {
+  itCorpus('finds the corpus notebooks', () => expect(corpusNotebooks.length).toBeGreaterThan(10));
   it.each(corpusNotebooks)('reads %s as cells, without base64', async (rel) => {
     const original = JSON.parse(await copy(rel, 'n.ipynb'));
     const res = await read({ file_path: 'n.ipynb' });
@@ -39,7 +41,7 @@ describe('Read of notebooks over HTTP', () => {
     expect(res.body.text.length).toBeLessThanOrEqual(100_000);
   });
 
-  it('pages by cells: offset and limit count cells', async () => {
+  itCorpus('pages by cells: offset and limit count cells', async () => {
     await copy('notebooks/02.02-The-Basics-Of-NumPy-Arrays.ipynb', 'n.ipynb');
     const res = await read({ file_path: 'n.ipynb', offset: 3, limit: 2 });
     expect(res.status).toBe(200);
@@ -50,7 +52,7 @@ describe('Read of notebooks over HTTP', () => {
 });
 
 describe('Read → NotebookEdit → Read', () => {
-  it('edits after a partial read, and the next read shows the new cell', async () => {
+  itCorpus('edits after a partial read, and the next read shows the new cell', async () => {
     await copy('notebooks/zh-ML-Exercise4.ipynb', 'zh.ipynb');
     expect((await read({ file_path: 'zh.ipynb', offset: 1, limit: 1 })).status).toBe(200);
     const edit = await notebookEdit({ notebook_path: 'zh.ipynb', cell_id: 'cell-0', new_source: '# 新标题', cell_type: 'markdown' });

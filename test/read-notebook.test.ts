@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CORPUS, makeTestApp, type TestApp } from './helpers.js';
+import { itCorpus } from './support/corpus.js';
 
 let t: TestApp;
 afterEach(async () => t?.close());
@@ -24,7 +25,7 @@ async function copyNotebooks(): Promise<Array<{ name: string; cells: number; nbf
 }
 
 describe('Read: notebooks (SPEC §5)', () => {
-  it('reads every corpus notebook (v3, v4, without ids, over 256 KiB) as cells, never with base64 in text', async () => {
+  itCorpus('reads every corpus notebook (v3, v4, without ids, over 256 KiB) as cells, never with base64 in text', async () => {
     t = await makeTestApp();
     for (const nb of await copyNotebooks()) {
       if (nb.nbformat < 3) continue;
@@ -37,7 +38,7 @@ describe('Read: notebooks (SPEC §5)', () => {
     }
   });
 
-  it('counts offset and limit in cells and names cells without ids cell-N', async () => {
+  itCorpus('counts offset and limit in cells and names cells without ids cell-N', async () => {
     t = await makeTestApp();
     await fs.copyFile(path.join(CORPUS, 'notebooks/zh-ML-Exercise3.ipynb'), path.join(t.root, 'ex.ipynb'));
     const res = await read({ file_path: 'ex.ipynb', offset: 3, limit: 2 });
@@ -63,7 +64,7 @@ describe('Read: notebooks (SPEC §5)', () => {
     );
   });
 
-  it('dedups a notebook read of the same cells', async () => {
+  itCorpus('dedups a notebook read of the same cells', async () => {
     t = await makeTestApp();
     await fs.copyFile(path.join(CORPUS, 'nbformat/tests/test4.ipynb'), path.join(t.root, 'n.ipynb'));
     expect((await read({ file_path: 'n.ipynb' })).body.result.type).toBe('notebook');
@@ -71,7 +72,7 @@ describe('Read: notebooks (SPEC §5)', () => {
     expect((await read({ file_path: 'n.ipynb', limit: 1 })).body.result.type).toBe('notebook');
   });
 
-  it('lets Write replace a notebook read in full', async () => {
+  itCorpus('lets Write replace a notebook read in full', async () => {
     t = await makeTestApp();
     await fs.copyFile(path.join(CORPUS, 'nbformat/tests/test4.ipynb'), path.join(t.root, 'n.ipynb'));
     await read({ file_path: 'n.ipynb' });

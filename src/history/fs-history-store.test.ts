@@ -51,6 +51,16 @@ describe('FsHistoryStore', () => {
     expect((await fs.stat(blobs[0]!)).ino).toBe(inode);
   });
 
+  it('keeps the loaded bytes, not what the name holds now, when the file was swapped before the link', async () => {
+    const store = new FsHistoryStore({ dataDir, maxVersions: 50 });
+    const prev = await current('a.txt', 'loaded\n');
+    const loaded = { ...prev, ino: (await fs.stat(prev.real)).ino, bytes: Buffer.from('loaded\n') };
+    // The race: between the load and the link, another file takes the name.
+    await replace('a.txt', 'swapped in\n');
+    const version = await store.keep('a.txt', loaded, meta);
+    expect((await store.load('a.txt', version!))?.bytes?.toString()).toBe('loaded\n');
+  });
+
   it('copies when a hard link is refused (another file system)', async () => {
     const link = async () => {
       throw Object.assign(new Error('cross-device'), { code: 'EXDEV' });

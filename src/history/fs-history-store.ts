@@ -5,7 +5,7 @@ import type { WriteToolName } from '../write/types.js';
 import { blobPath, compareVersions, keyDir, oldestBlob, readIndex, writeIndex, type HistoryIndex } from './history-index.js';
 import { removeBlob, removeOrphans, storeBlob } from './history-blobs.js';
 import { HistoryLog, readLogs, type LogRecord } from './history-log.js';
-import type { HistoryStats, HistoryStore, HistoryVersion } from './types.js';
+import type { HistoryStats, HistoryStore, HistoryVersion, KeptFile } from './types.js';
 import { VersionIdGenerator } from './version-id.js';
 
 export const MAX_VERSION_BYTES = 64 * 1024 * 1024;
@@ -73,7 +73,7 @@ export class FsHistoryStore implements HistoryStore {
 
   async keep(
     key: string,
-    previous: { real: string; size: number; sha256: string } | null,
+    previous: KeptFile | null,
     meta: { session: string; tool: WriteToolName },
   ): Promise<string | null> {
     await this.init();
@@ -86,7 +86,7 @@ export class FsHistoryStore implements HistoryStore {
     if (previous) {
       if (!this.made.has(dir)) await fs.mkdir(dir, { recursive: true, mode: 0o700 });
       this.made.add(dir);
-      await storeBlob(previous.real, blobPath(dir, version), this.link);
+      await storeBlob(previous, blobPath(dir, version), this.link);
     }
     const entry: HistoryVersion = {
       version,

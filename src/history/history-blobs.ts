@@ -1,21 +1,28 @@
-import { constants, promises as fs, statSync } from 'node:fs';
+import { constants, promises as fs, lstatSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { blobPath, INDEX_FILE, keyDir, type HistoryIndex } from './history-index.js';
-import type { HistoryVersion } from './types.js';
+import type { HistoryVersion, KeptFile } from './types.js';
 
-/** Hard link (zero copy); on another file system, or where links are refused, a copy. */
+/**
+ * Hard link (zero copy); on another file system, or where links are refused, a copy.
+ * Security (SPEC §3 "Under races"): `source.real` names the entry in the write's checked folder,
+ * but the entry can still be swapped between the load and the link, so the blob is checked
+ * after linking: a regular file with the inode that was loaded. Anything else (a link, another
+ * file) is removed, and the bytes the write loaded are kept instead.
+ */
 export async function storeBlob(
-  source: string,
+  source: KeptFile,
   target: string,
   link: (existing: string, created: string) => Promise<void>,
 ): Promise<void> {
   // A file with other names can be changed in place through them after the rename; only a
   // file whose one name the atomic write replaces is safe to keep by linking.
-  const shared = statSync(source).nlink > 1;
+  const shared = lstatSync(source.real).nlink > 1;
   try {
     if (!shared) {
-      await link(source, target);
-      return;
+      await link(source.real, target);
+      if (linkedLoaded(target, source)) return;
+      unlinkSync(target);
     }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw err;
@@ -23,13 +30,20 @@ export async function storeBlob(
   }
   const tmp = `${target}.tmp`;
   try {
-    await fs.copyFile(source, tmp, constants.COPYFILE_FICLONE);
+    if (source.bytes) await fs.writeFile(tmp, source.bytes, { mode: 0o600 });
+    else await fs.copyFile(source.real, tmp, constants.COPYFILE_FICLONE);
     await fs.chmod(tmp, 0o600);
     await fs.rename(tmp, target);
   } catch (err) {
     await fs.rm(tmp, { force: true });
     throw err;
   }
+}
+
+function linkedLoaded(blob: string, source: KeptFile): boolean {
+  if (source.ino === undefined) return true;
+  const st = lstatSync(blob);
+  return st.isFile() && st.ino === source.ino;
 }
 
 /** Blobs and temp files no index entry names: left by a crash between blob and index. */

@@ -10,6 +10,18 @@ export interface HistoryVersion {
   sha256: string | null;
 }
 
+/** The file a write is about to replace, as the write pipeline loaded it. */
+export interface KeptFile {
+  /** Where to link it from (an entry of the checked folder: `/proc/self/fd/<fd>/<name>` on Linux). */
+  real: string;
+  size: number;
+  sha256: string;
+  /** Inode loaded: a link of another inode (swapped in meanwhile) is dropped for `bytes`. */
+  ino?: number;
+  /** The bytes loaded: copied when the file cannot be linked, or when the link is not `ino`. */
+  bytes?: Buffer;
+}
+
 /** Previous versions of files, kept in the data dir (SPEC §10). Swappable. */
 export interface HistoryStore {
   /**
@@ -19,7 +31,7 @@ export interface HistoryStore {
    */
   keep(
     key: string,
-    previous: { real: string; size: number; sha256: string } | null,
+    previous: KeptFile | null,
     meta: { session: string; tool: WriteToolName },
   ): Promise<string | null>;
   /** Newest first; [] for a file never written. `key` is the real path relative to the root. */

@@ -26,15 +26,17 @@ export function makeResolver(
     const target = await resolvePath(root, input);
     // A path met no link when its real path is the lexical one: then both names are the same.
     const names = target.real === target.absolute ? [target.relative] : [target.relative, relativeReal(root, target.real)];
-    const denied = names.some((n) => readDenied(n) || (access === 'write' && writeDenied(n)));
+    const isDenied = (n: string): boolean => readDenied(n) || (access === 'write' && writeDenied(n));
     // Security: a denied path is refused before anything about the file is revealed.
-    if (denied) {
+    if (names.some(isDenied)) {
       throw new ToolError('PATH_DENIED', `Access to ${target.relative} is denied by the server's ${access} policy.`);
     }
     if (access === 'write' && policy.readOnly) {
       throw new ToolError('READ_ONLY', 'The server is in read-only mode: no file can be changed.');
     }
     checkKind(target, kind);
+    // Security: every later open checks its descriptor's real path against the same globs.
+    target.denied = isDenied;
     return target;
   };
 }

@@ -1,12 +1,12 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CORPUS, corpusNames, itCorpus } from '../../test/support/corpus.js';
 import { decodeText, encodeText } from '../text/codec.js';
 import { editNotebook, type NotebookEditRequest } from './edit.js';
 import { encodeNotebookEdit } from './encode-edit.js';
 
-const dir = path.resolve(process.cwd(), '../shared/corpus/notebooks');
-const samples = readdirSync(dir).map((name) => readFileSync(path.join(dir, name)));
+const samples = corpusNames('notebooks').map((name) => readFileSync(path.join(CORPUS, 'notebooks', name)));
 const bom = Buffer.from([0xef, 0xbb, 0xbf]);
 const variants = samples.flatMap((bytes) => [
   bytes,
@@ -21,7 +21,7 @@ const requests: NotebookEditRequest[] = [
 ];
 
 describe('encodeNotebookEdit', () => {
-  it('gives the same bytes as encoding the whole new text, for UTF-8 with and without BOM, LF and CRLF', () => {
+  itCorpus('gives the same bytes as encoding the whole new text, for UTF-8 with and without BOM, LF and CRLF', () => {
     for (const bytes of variants) {
       const decoded = decodeText(bytes);
       for (const request of requests) {
@@ -40,7 +40,7 @@ describe('encodeNotebookEdit', () => {
     expect(encodeNotebookEdit(bytes, decoded, edit.splice, edit.text).equals(Buffer.from(edit.text, 'utf8'))).toBe(true);
   });
 
-  it('writes a lone surrogate in the new source as a JSON escape, which UTF-8 can hold', () => {
+  itCorpus('writes a lone surrogate in the new source as a JSON escape, which UTF-8 can hold', () => {
     const bytes = samples[0] as Buffer;
     const decoded = decodeText(bytes);
     const edit = editNotebook(decoded.text, { cellId: 'cell-0', newSource: 'bad \ud800', editMode: 'replace' });

@@ -1,19 +1,19 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CORPUS, corpusNames, describeCorpus } from '../../test/support/corpus.js';
 import { NOTEBOOK_TEXT_BUDGET, readNotebook } from './read-notebook.js';
 import { notebookReadResultSchema } from './schema.js';
 
-const corpus = path.resolve(process.cwd(), '../shared/corpus');
 const dirs = ['notebooks', 'nbformat/tests'];
 const files = dirs.flatMap((dir) =>
-  readdirSync(path.join(corpus, dir))
+  corpusNames(dir)
     .filter((name) => name.endsWith('.ipynb'))
     .map((name) => `${dir}/${name}`),
 );
 
 function load(rel: string): string {
-  return readFileSync(path.join(corpus, rel), 'utf8');
+  return readFileSync(path.join(CORPUS, rel), 'utf8');
 }
 
 function ok(outcome: ReturnType<typeof readNotebook>) {
@@ -25,7 +25,7 @@ function notebook(cells: unknown[], extra: Record<string, unknown> = {}): string
   return JSON.stringify({ cells, metadata: {}, nbformat: 4, nbformat_minor: 5, ...extra }, null, 1) + '\n';
 }
 
-describe('readNotebook on the corpus', () => {
+describeCorpus('readNotebook on the corpus', () => {
   it.each(files)('reads %s as cells, with a result that matches its schema and no base64', (rel) => {
     const text = load(rel);
     const read = ok(readNotebook(text, rel, {}));

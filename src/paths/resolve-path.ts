@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ToolError } from '../errors.js';
 import type { ResolvedPath } from './types.js';
 import { checkLexical, isInside, showName, toRelative } from './lexical.js';
-import { WalkError, walkReal, type WalkFs } from './real-walk.js';
+import { WalkError, walkReal, type WalkFs, type WalkResult } from './real-walk.js';
 
 export { checkLexical, isInside } from './lexical.js';
 
@@ -38,12 +38,7 @@ export async function resolvePath(rootIn: string, input: string, fsx: WalkFs = f
     throw new ToolError('PATH_OUTSIDE_WORKSPACE', `${shown} resolves outside the workspace through a symbolic link. Use a path inside the workspace.`);
   }
   if (fast) return { relative, absolute, real: fast.real, stat: fast.stat };
-  let walked;
-  try {
-    walked = await walkReal(root, names, fsx);
-  } catch (err) {
-    throw walkFailure(err, root, shown);
-  }
+  const walked = await walkRetrying(root, names, fsx, shown);
   if (walked.failure === 'ELOOP') {
     throw new ToolError('FILE_NOT_FOUND', `${shown} cannot be opened: too many levels of symbolic links.`);
   }
@@ -61,6 +56,24 @@ export async function resolvePath(rootIn: string, input: string, fsx: WalkFs = f
     throw new ToolError('FILE_NOT_FOUND', `${shown} does not exist: it is a link through a missing folder.`);
   }
   return { relative, absolute, real: walked.real, stat: walked.stat };
+}
+
+/** Walks again when a name changed between its lstat and its readlink (a swap under us). */
+const WALK_ATTEMPTS = 3;
+
+async function walkRetrying(root: string, names: string[], fsx: WalkFs, shown: string): Promise<WalkResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await walkReal(root, names, fsx);
+    } catch (err) {
+      const code = err instanceof WalkError ? err.errno.code : undefined;
+      // EINVAL: a link when lstat'ed, no longer one when read; ENOENT: gone in between.
+      if (code !== 'EINVAL' && code !== 'ENOENT') throw walkFailure(err, root, shown);
+      if (attempt === WALK_ATTEMPTS) {
+        throw new ToolError('FS_BUSY', `${shown} kept changing while being looked up; retry in a moment.`, {}, { 'Retry-After': '1' });
+      }
+    }
+  }
 }
 
 /**

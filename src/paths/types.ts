@@ -10,6 +10,12 @@ export interface ResolvedPath {
   real: string;
   /** lstat-free stat of `real` (links followed); null when the file does not exist. */
   stat: Stats | null;
+  /**
+   * The deny globs of the call's access, matched against a root-relative real path: applied
+   * again to what is actually opened (SPEC §3 "Under races"). Set by the route's resolver;
+   * absent only on targets built by hand (nothing denied).
+   */
+  denied?: (relativeReal: string) => boolean;
 }
 
 /** What a call may do with a path: read it, or change it (write deny globs, read-only mode). */

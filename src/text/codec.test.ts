@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
+import { CORPUS, HAS_CORPUS, corpusNames, describeCorpus } from '../../test/support/corpus.js';
 import { ToolError } from '../errors.js';
 import {
   canonicalEncoding,
@@ -12,8 +13,8 @@ import {
   roundTrips,
 } from './codec.js';
 
-const corpus = path.resolve(process.cwd(), '../shared/corpus');
-const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'text-manifest.json'), 'utf8')) as Record<
+const corpus = CORPUS;
+const manifest = (HAS_CORPUS ? JSON.parse(fs.readFileSync(path.join(corpus, 'text-manifest.json'), 'utf8')) : {}) as Record<
   string,
   { encoding: string; text: string }
 >;
@@ -26,8 +27,8 @@ function expected(name: string): { encoding: string; bom: boolean } {
   return { encoding: map[base] ?? base, bom };
 }
 
-describe('decodeText on the corpus', () => {
-  const files = fs.readdirSync(path.join(corpus, 'text'));
+describeCorpus('decodeText on the corpus', () => {
+  const files = corpusNames('text');
   it('covers every file of the manifest', () => {
     expect(files.sort()).toEqual(Object.keys(manifest).sort());
   });

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isToolError } from '../errors.js';
+import { FD_CHECKS } from '../paths/fd-policy.js';
 import { atomicDelete, atomicWrite, nodeWriterFs, type WriterFs } from './atomic-writer.js';
 import { cleanupJournal, journalAdd, journalEntries } from './journal.js';
 
@@ -63,13 +64,13 @@ describe('atomicWrite', () => {
     let swapped = false;
     const fs: WriterFs = {
       ...nodeWriterFs,
-      // The race: right after the resolve, `new` appears as a link to the outside.
-      open: async (p, flags, mode) => {
+      // The race: right before the writer makes `new`, `new` appears as a link to the outside.
+      mkdir: async (p) => {
         if (!swapped) {
           swapped = true;
           await fsp.symlink(outside, path.join(root, 'new'));
         }
-        return nodeWriterFs.open(p, flags, mode);
+        return nodeWriterFs.mkdir(p);
       },
     };
     const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('hi'), previous: null, createParents: true, fs }).catch((e) => e);
@@ -108,6 +109,35 @@ describe('atomicWrite', () => {
     expect(await fsp.readFile(outside, 'utf8')).toBe('secret');
     expect((await fsp.lstat(t.real)).isSymbolicLink()).toBe(true);
     expect(await leftovers()).toEqual([]);
+  });
+
+  // Linux only: without /proc/self/fd the steps go by path (docs/security.md, "What holds elsewhere").
+  it.runIf(FD_CHECKS)('keeps every step in the folder it checked when that folder is swapped for an outside link mid-write', async () => {
+    const outside = path.join(base, 'outside');
+    await fsp.mkdir(outside);
+    await fsp.writeFile(path.join(outside, 'a.txt'), 'outside');
+    await fsp.mkdir(path.join(root, 'd'));
+    await fsp.writeFile(path.join(root, 'd', 'a.txt'), 'old');
+    const t = target('d/a.txt');
+    const swapping: WriterFs = {
+      ...nodeWriterFs,
+      open: async (p, flags, mode) => {
+        const handle = await nodeWriterFs.open(p, flags, mode);
+        if (flags === 'wx') {
+          // The attacker moves `d` away and puts a link to the outside in its place.
+          await fsp.rename(path.join(root, 'd'), path.join(root, 'd.hold'));
+          await fsp.symlink(outside, path.join(root, 'd'));
+        }
+        return handle;
+      },
+    };
+    const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('pwned'), previous: null, fs: swapping }).catch((e: unknown) => e);
+    expect(isToolError(err) && err.code).toBe('FILE_MODIFIED_SINCE_READ');
+    expect(await fsp.readdir(outside)).toEqual(['a.txt']);
+    expect(await fsp.readFile(path.join(outside, 'a.txt'), 'utf8')).toBe('outside');
+    expect(await fsp.readdir(path.join(root, 'd.hold'))).toEqual(['a.txt']);
+    expect(await fsp.readFile(path.join(root, 'd.hold', 'a.txt'), 'utf8')).toBe('old');
+    expect(await journalEntries(dataDir)).toEqual([]);
   });
 
   it('runs the last check right before the rename and keeps the original when it refuses', async () => {
@@ -185,6 +215,16 @@ describe('cleanupJournal', () => {
     expect(await leftovers()).toEqual([]);
     expect(await fsp.readFile(other, 'utf8')).toBe('keep');
     expect(await journalEntries(dataDir)).toEqual([]);
+  });
+
+  it.runIf(FD_CHECKS)('with the root, never removes outside a folder swapped for a link to the outside', async () => {
+    const outside = path.join(base, 'outside');
+    await fsp.mkdir(outside);
+    await fsp.writeFile(path.join(outside, '.sidefile-tmp-abc'), 'not ours');
+    journalAdd(dataDir, path.join(root, 'd', '.sidefile-tmp-abc'));
+    await fsp.symlink(outside, path.join(root, 'd'));
+    expect(await cleanupJournal(dataDir, root)).toBe(0);
+    expect(await fsp.readFile(path.join(outside, '.sidefile-tmp-abc'), 'utf8')).toBe('not ours');
   });
 
   it('does nothing without a journal', async () => {

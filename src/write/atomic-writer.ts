@@ -3,11 +3,16 @@ import fs, { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
+import { type CheckedDir, movedError, openCheckedDir, outsideError } from '../paths/fd-policy.js';
 import { mapFsError } from './fs-errors.js';
 import { journalAdd, journalRemove } from './journal.js';
 import { isInside, realPathNow, type ResolveFs } from './resolve-sync.js';
 
-/** Every file-system call the writer makes: tests swap in one that fails on cue. */
+/**
+ * The writer's file-system calls on the workspace: tests swap in one that fails on cue. Paths
+ * handed to it name entries of a checked folder (`/proc/self/fd/<fd>/<name>` on Linux: see
+ * paths/fd-policy.ts), so `path.basename` of them is still the entry's name.
+ */
 export interface WriterFs extends ResolveFs {
   open(p: string, flags: string, mode?: number): Promise<FileHandle>;
   rename(from: string, to: string): Promise<void>;
@@ -47,19 +52,21 @@ export interface AtomicWriteOptions {
   previous: { mode: number; uid: number; gid: number } | null;
   /** Create missing parent folders (Write of a new file). */
   createParents?: boolean;
-  /** Last staleness check: sync, run right before the rename; throws a ToolError to refuse. */
-  lastCheck?: () => void;
+  /** The target's folder, opened and checked by the caller (who closes it); opened here when absent. */
+  dir?: CheckedDir | null;
+  /** Last staleness check of the entry `at` names: sync, right before the rename; throws a ToolError to refuse. */
+  lastCheck?: (at: string) => void;
   /**
    * Work that must finish before the rename but may overlap writing the temp file (keeping the
    * history version): awaited after the temp file is synced; its failure aborts the write.
    */
   alongside?: Promise<unknown>;
   /**
-   * Called (sync, must not throw) right after the rename, before the folder's fsync: the new
-   * file is in place, so the caller may record it and let the next writer in while the rename
-   * is made durable. The write still resolves only once it is.
+   * Called (sync, must not throw) right after the rename, before the folder's fsync, with the
+   * path of the new file in its checked folder: the caller may record it and let the next
+   * writer in while the rename is made durable. The write still resolves only once it is.
    */
-  afterRename?: () => void;
+  afterRename?: (at: string) => void;
   /** CPU work to overlap with the temp file's fsync (called once the fsync was issued). */
   whileSyncing?: () => void;
   fs?: WriterFs;
@@ -67,108 +74,131 @@ export interface AtomicWriteOptions {
 
 /**
  * Replaces `target.real` with `bytes` so that a crash at any instant leaves the old or the new
- * file: temp file in the same folder (journaled), write, fsync, re-resolve + last check, rename,
- * fsync the folder. On any failure the temp file is removed and the original is untouched.
+ * file: temp file in the same folder (journaled), write, fsync, last checks, rename, fsync the
+ * folder. On any failure the temp file is removed and the original is untouched.
+ *
+ * Security (SPEC §3 "Under races"): every step — temp create (`wx`), rename (both sides),
+ * unlink, fsync — is made in the target's folder as opened and checked (fd-policy.ts), never
+ * by a path that a swapped parent could re-point; the last check looks at that folder and at
+ * the very entry the rename replaces.
  */
 export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
   const fsx = opts.fs ?? nodeWriterFs;
-  const dir = path.dirname(opts.target.real);
-  const id = randomBytes(9).toString('hex');
-  const temp = path.join(dir, `.sidefile-tmp-${id}`);
+  const name = path.basename(opts.target.real);
+  const tempName = `.sidefile-tmp-${randomBytes(9).toString('hex')}`;
+  let own: CheckedDir | null = null;
+  let journaled: string | null = null;
   let created = false;
   // Observed from the start so an early rejection is never reported as unhandled.
   opts.alongside?.catch(() => {});
   try {
-    journalAdd(opts.dataDir, temp);
-    const handle = await openTemp(fsx, temp, opts);
+    own = opts.dir ? null : await openTargetDir(opts.root, opts.target.real, { create: opts.createParents === true, fs: fsx });
+    const dir = (opts.dir ?? own)!;
+    journaled = path.join(dir.real, tempName);
+    journalAdd(opts.dataDir, journaled);
+    const handle = await fsx.open(dir.at(tempName), 'wx', opts.previous ? opts.previous.mode & 0o7777 : 0o666);
     created = true;
     await writeAndSync(handle, opts);
     await opts.alongside;
-    // Security: the path may have been re-pointed while we wrote; check it with no await
-    // between this check and the rename.
-    assertStillTarget(opts, fsx);
-    opts.lastCheck?.();
-    await fsx.rename(temp, opts.target.real);
+    // Security: the folder or the entry may have been re-pointed while we wrote; check them
+    // with no await between these checks and the rename.
+    assertStillTarget(opts, dir, name, fsx);
+    opts.lastCheck?.(dir.at(name));
+    await fsx.rename(dir.at(tempName), dir.at(name));
     created = false;
-    opts.afterRename?.();
-    await syncDir(fsx, dir);
+    opts.afterRename?.(dir.at(name));
+    await dir.sync();
   } catch (err) {
     // A temp file that cannot be removed now stays journaled, for start-up to remove.
-    if (created) created = !(await fsx.unlink(temp).then(() => true, () => false));
+    const dir = opts.dir ?? own;
+    if (created && dir) created = !(await fsx.unlink(dir.at(tempName)).then(() => true, () => false));
     // The rename never happens without `alongside` settled: keep its side effects ordered.
     await opts.alongside?.catch(() => {});
-    throw mapFsError(err);
+    throw mapWriteError(err);
   } finally {
-    if (!created) journalRemove(opts.dataDir, temp);
+    if (!created && journaled !== null) journalRemove(opts.dataDir, journaled);
+    own?.close();
   }
 }
 
 export interface AtomicDeleteOptions {
   root: string;
   target: WriteTarget;
-  lastCheck?: () => void;
+  dir?: CheckedDir | null;
+  lastCheck?: (at: string) => void;
   fs?: WriterFs;
 }
 
 /** Removes `target.real` (restore of "did not exist"), with the same last checks as a write. */
 export async function atomicDelete(opts: AtomicDeleteOptions): Promise<void> {
   const fsx = opts.fs ?? nodeWriterFs;
+  const name = path.basename(opts.target.real);
+  let own: CheckedDir | null = null;
   try {
-    assertStillTarget(opts, fsx);
-    opts.lastCheck?.();
-    await fsx.unlink(opts.target.real);
-    await syncDir(fsx, path.dirname(opts.target.real));
+    own = opts.dir ? null : openCheckedDir(opts.root, path.dirname(opts.target.real));
+    const dir = opts.dir ?? own;
+    if (!dir) return; // Its folder is gone: so is the file.
+    assertStillTarget(opts, dir, name, fsx);
+    opts.lastCheck?.(dir.at(name));
+    await fsx.unlink(dir.at(name));
+    await dir.sync();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw mapFsError(err);
-  }
-}
-
-async function openTemp(fsx: WriterFs, temp: string, opts: AtomicWriteOptions): Promise<FileHandle> {
-  const mode = opts.previous ? opts.previous.mode & 0o7777 : 0o666;
-  try {
-    return await fsx.open(temp, 'wx', mode);
-  } catch (err) {
-    // Parents are made only when missing: a mkdir per write would cost a round trip each time.
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !opts.createParents) throw err;
-    await makeParents(fsx, opts.root, path.dirname(temp));
-    return fsx.open(temp, 'wx', mode);
+    throw mapWriteError(err);
+  } finally {
+    own?.close();
   }
 }
 
 /**
- * Makes the missing folders of `dir` one level at a time. Security: before each mkdir the
- * folder it goes into is checked to be a real folder (not a link) inside the root, so a
- * missing folder swapped for a link to the outside cannot carry the mkdir (or the temp file)
- * out of the workspace. (Node has no mkdirat: a window of one syscall remains.)
+ * The folder `dirname(real)` opened and checked (paths/fd-policy.ts). null when it does not
+ * exist and `create` is false. With `create`, missing folders are made one at a time, each in
+ * its checked parent and opened without following a link, so a missing folder swapped for a
+ * link to the outside cannot carry the mkdir (or the temp file) out of the workspace.
+ * A folder that now sits elsewhere inside the root is FILE_MODIFIED_SINCE_READ: the lock and
+ * the read state are the resolved path's.
  */
-async function makeParents(fsx: WriterFs, root: string, dir: string): Promise<void> {
-  const missing: string[] = [];
-  let existing = dir;
-  while (existing !== root && !lstatOrNull(fsx, existing)) {
-    missing.unshift(path.basename(existing));
-    existing = path.dirname(existing);
+export async function openTargetDir(root: string, real: string, opts: { create: boolean; fs?: WriterFs }): Promise<CheckedDir>;
+export async function openTargetDir(root: string, real: string, opts?: { create?: false; fs?: WriterFs }): Promise<CheckedDir | null>;
+export async function openTargetDir(root: string, real: string, opts: { create?: boolean; fs?: WriterFs } = {}): Promise<CheckedDir | null> {
+  const want = path.dirname(real);
+  // Security: only ever a folder inside the root (the resolver made sure; a caller bug must not widen it).
+  if (!isInside(root, want)) throw outsideError();
+  const dir = openCheckedDir(root, want) ?? (opts.create ? await makeParents(root, want, opts.fs ?? nodeWriterFs) : null);
+  if (dir && dir.real !== want) {
+    dir.close();
+    throw movedError();
   }
-  let current = existing;
-  for (const name of [...missing, null]) {
-    const st = lstatOrNull(fsx, current);
-    if (!isInside(root, current) || !st || st.isSymbolicLink() || !st.isDirectory()) {
-      throw new ToolError('PATH_OUTSIDE_WORKSPACE', 'A folder on the path was replaced by a link while writing; nothing was written.');
-    }
-    if (name === null) return;
-    current = path.join(current, name);
-    await fsx.mkdir(current).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EEXIST') throw err;
-    });
-  }
+  if (!dir && opts.create) throw movedError();
+  return dir;
 }
 
-function lstatOrNull(fsx: WriterFs, p: string): fs.Stats | null {
-  try {
-    return fsx.lstatSync(p);
-  } catch {
-    return null;
+async function makeParents(root: string, want: string, fsx: WriterFs): Promise<CheckedDir | null> {
+  let dir = openCheckedDir(root, root);
+  for (const name of path.relative(root, want).split(path.sep).filter(Boolean)) {
+    if (!dir) return null;
+    let next = openCheckedDir(root, dir.at(name), true);
+    if (next === null) {
+      await fsx.mkdir(dir.at(name)).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') {
+          dir?.close();
+          throw err;
+        }
+      });
+      // Security: O_NOFOLLOW: a link swapped in for the folder just made is refused (ELOOP).
+      next = openCheckedDir(root, dir.at(name), true);
+    }
+    dir.close();
+    dir = next;
   }
+  return dir;
+}
+
+/** Errors of a write under races: a name that vanished or turned into a file is a change, never INTERNAL. */
+function mapWriteError(err: unknown): ToolError {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'EISDIR') return movedError();
+  return mapFsError(err);
 }
 
 async function writeAndSync(handle: FileHandle, opts: AtomicWriteOptions): Promise<void> {
@@ -192,30 +222,42 @@ async function writeAndSync(handle: FileHandle, opts: AtomicWriteOptions): Promi
   }
 }
 
-function assertStillTarget(opts: { root: string; target: WriteTarget }, fsx: ResolveFs): void {
-  const now = realPathNow(opts.target.absolute, fsx);
-  if (!isInside(opts.root, now)) {
-    throw new ToolError('PATH_OUTSIDE_WORKSPACE', 'The path now leads outside the workspace through a symbolic link; nothing was written.');
+/**
+ * Security: the folder is still the checked one inside the root, and the entry the rename
+ * replaces (or the unlink removes) is not a link swapped in since it was loaded. Without
+ * /proc/self/fd the path itself is re-resolved as well (the previous behaviour).
+ */
+function assertStillTarget(opts: { root: string; target: WriteTarget }, dir: CheckedDir, name: string, fsx: ResolveFs): void {
+  dir.recheck(opts.root);
+  let entry: fs.Stats | null = null;
+  try {
+    entry = fsx.lstatSync(dir.at(name));
+  } catch {
+    // Missing: a create, or removed meanwhile (the last staleness check decides).
   }
-  if (now !== opts.target.real) {
+  if (entry?.isSymbolicLink()) {
+    let now: string | null = null;
+    try {
+      now = fsx.realpathSync(dir.at(name));
+    } catch {
+      // Dangling or a loop: it leads nowhere we can vouch for.
+    }
+    if (now === null || !isInside(opts.root, now)) throw outsideError();
     throw new ToolError(
       'FILE_MODIFIED_SINCE_READ',
       'The path was re-pointed (a link changed) while writing; nothing was written. Read the file again, then retry.',
     );
   }
+  if (dir.fd < 0) assertPathStillTarget(opts, fsx);
 }
 
-/**
- * Makes the rename durable. Never throws: the rename already happened, so reporting a failure
- * here would tell the client "nothing changed" when it did; some file systems cannot fsync a
- * folder at all.
- */
-async function syncDir(fsx: WriterFs, dir: string): Promise<void> {
-  try {
-    const handle = await fsx.open(dir, 'r');
-    await handle.sync().catch(() => {});
-    await handle.close();
-  } catch {
-    // See above.
+function assertPathStillTarget(opts: { root: string; target: WriteTarget }, fsx: ResolveFs): void {
+  const now = realPathNow(opts.target.absolute, fsx);
+  if (!isInside(opts.root, now)) throw outsideError();
+  if (now !== opts.target.real) {
+    throw new ToolError(
+      'FILE_MODIFIED_SINCE_READ',
+      'The path was re-pointed (a link changed) while writing; nothing was written. Read the file again, then retry.',
+    );
   }
 }

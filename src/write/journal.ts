@@ -1,5 +1,7 @@
 import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { openCheckedDir } from '../paths/fd-policy.js';
+import { isInside } from '../paths/lexical.js';
 
 /**
  * The temp-file journal (SPEC §8): every temp file the atomic writer creates is listed before
@@ -94,6 +96,19 @@ export async function journalEntries(dataDir: string): Promise<string[]> {
   return [...live];
 }
 
+/** Security: the unlink goes through the temp's checked folder; false when it lies outside. */
+function unlinkInRoot(root: string, temp: string): boolean {
+  if (!isInside(root, temp)) return false;
+  const dir = openCheckedDir(root, path.dirname(temp));
+  if (dir === null) return false;
+  try {
+    fs.unlinkSync(dir.at(path.basename(temp)));
+    return true;
+  } finally {
+    dir.close();
+  }
+}
+
 function parseEntry(json: string): string | null {
   try {
     const value: unknown = JSON.parse(json);
@@ -105,19 +120,23 @@ function parseEntry(json: string): string | null {
 
 /**
  * Removes every temp file the journal lists, then empties it. Called once at start-up, before
- * the service takes writes. Returns how many temp files were removed.
+ * the service takes writes. Returns how many temp files were removed. With `root` (the app
+ * always passes it), only temp files inside the root are removed, each in its folder as opened
+ * and checked (paths/fd-policy.ts): a folder swapped for a link meanwhile cannot aim the
+ * unlink outside.
  */
-export async function cleanupJournal(dataDir: string): Promise<number> {
+export async function cleanupJournal(dataDir: string, root?: string): Promise<number> {
   closeJournal(dataDir);
   let removed = 0;
   for (const temp of await journalEntries(dataDir)) {
     // Security: only ever delete files named like our temp files, whatever the journal says.
     if (!path.basename(temp).startsWith('.sidefile-tmp-')) continue;
     try {
-      await fsp.unlink(temp);
+      if (root === undefined) await fsp.unlink(temp);
+      else if (!unlinkInRoot(root, temp)) continue;
       removed += 1;
     } catch {
-      // Already gone (renamed or removed before the crash).
+      // Already gone (renamed or removed before the crash), or refused.
     }
   }
   await fsp.rm(journalPath(dataDir), { force: true });

@@ -1,8 +1,11 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { ToolError } from '../errors.js';
 import { readToSize } from '../paths/read-to-size.js';
+import { movedError, openFileIn, outsideError, type CheckedDir, type DenyCheck } from '../paths/fd-policy.js';
+import { showName, toRelative } from '../paths/lexical.js';
 import { mapFsError } from './fs-errors.js';
-import { isInside, realPathNow } from './resolve-sync.js';
+import { isInside } from './resolve-sync.js';
 
 export const MAX_WRITE_BYTES = 64 * 1024 * 1024;
 
@@ -22,19 +25,35 @@ const SYNC_LOAD_BYTES = 64 * 1024;
  */
 export const SAFE_OPEN = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW;
 
-/** Current bytes and stats from one open file, so both describe the same file. */
-export async function loadCurrent(root: string, real: string): Promise<CurrentFile> {
-  let fd: number;
+/**
+ * Current bytes and stats from one open file, so both describe the same file. `dir` is the
+ * target's folder as opened and checked (null: it does not exist, so neither does the file).
+ * Security (SPEC §3 "Under races"): the file is opened by name in that folder, never following
+ * a last link, and its descriptor's real path is checked against the root and the write deny
+ * globs before a byte is read; a folder that moved or a link swapped in is refused.
+ */
+export async function loadCurrent(root: string, dir: CheckedDir | null, real: string, denied?: DenyCheck): Promise<CurrentFile> {
+  if (dir === null) return { bytes: null, stat: null };
+  const name = path.basename(real);
+  const shown = showName(toRelative(root, real));
+  let opened;
   try {
-    fd = fs.openSync(real, SAFE_OPEN);
+    opened = openFileIn(root, dir, name, denied, shown);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { bytes: null, stat: null };
-    if (code === 'ELOOP') throw repointed(root, real);
     throw mapFsError(err);
   }
+  if (opened === null) {
+    // A create: the name in this checked folder is what the deny globs must not match.
+    if (denied?.(toRelative(root, path.join(dir.real, name)))) {
+      throw new ToolError('PATH_DENIED', `Access to ${shown} is denied by the server's write policy.`);
+    }
+    return { bytes: null, stat: null };
+  }
+  if (opened === 'changed') throw repointed(root, dir.at(name));
+  const { fd, stat } = opened;
   try {
-    const stat = fs.fstatSync(fd);
+    // Inside, but not the resolved file's folder any more: the lock and read state are not its.
+    if (opened.real !== path.join(dir.real, name)) throw movedError();
     if (!stat.isFile()) throw new ToolError('NOT_A_FILE', 'The path is not a regular file (a directory, FIFO, socket or device).');
     if (stat.size > MAX_WRITE_BYTES) {
       throw new ToolError(
@@ -52,17 +71,15 @@ export async function loadCurrent(root: string, real: string): Promise<CurrentFi
   }
 }
 
-/** The real path became a link after it was resolved: where does it lead now? */
-function repointed(root: string, real: string): ToolError {
+/** The entry became a link (or vanished right after the open) since it was resolved: where does it lead now? */
+function repointed(root: string, at: string): ToolError {
   let now: string | null = null;
   try {
-    now = realPathNow(real);
+    now = fs.realpathSync.native(at);
   } catch {
     // A loop or a vanished link: treated as leading nowhere inside.
   }
-  if (now === null || !isInside(root, now)) {
-    return new ToolError('PATH_OUTSIDE_WORKSPACE', 'The path now leads outside the workspace through a symbolic link; nothing was written.');
-  }
+  if (now === null || !isInside(root, now)) return outsideError();
   return new ToolError('FILE_MODIFIED_SINCE_READ', 'The file was replaced by a link after it was read; nothing was written. Read it again, then retry.');
 }
 

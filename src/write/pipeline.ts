@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import type { FileStamp, ReadUnit, WriteObservation } from '../read-state/types.js';
 import { sha256Hex, stampOf } from '../read-state/unchanged.js';
+import path from 'node:path';
 import { historyKey } from '../history/history-key.js';
+import type { CheckedDir } from '../paths/fd-policy.js';
 import type { ResolvedPath } from '../paths/types.js';
 import type { WriteContext } from './context.js';
 import type { WriteEvent, WriteToolName } from './types.js';
-import { atomicDelete, atomicWrite, type WriterFs } from './atomic-writer.js';
+import { atomicDelete, atomicWrite, openTargetDir, type WriterFs } from './atomic-writer.js';
 import { mapFsError } from './fs-errors.js';
 import { gitDiffOf, type GitDiff } from './git-diff.js';
 import { makePatch, type PatchHunk, type TextPatch } from './patch.js';
@@ -101,26 +103,40 @@ interface Locked<T> {
   patch: TextPatch;
 }
 
-/** Everything under the lock; `release` may be called early, once the new file is recorded. */
+/**
+ * Everything under the lock; `release` may be called early, once the new file is recorded.
+ * Security (SPEC §3 "Under races"): the target's folder is opened and checked once, and every
+ * step — load, history keep, last checks, temp file, rename, unlink — is made in it.
+ */
 async function writeLocked<T>(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<T>, release: () => void): Promise<Locked<T>> {
-  const current = await loadCurrent(ctx.root, target.real);
+  const dir = await openTargetDir(ctx.root, target.real);
+  try {
+    return await writeInDir(ctx, target, plan, release, dir);
+  } finally {
+    dir?.close();
+  }
+}
+
+async function writeInDir<T>(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<T>, release: () => void, dir: CheckedDir | null): Promise<Locked<T>> {
+  const current = await loadCurrent(ctx.root, dir, target.real, target.denied);
   plan.precheck?.(current);
   const knownHash = current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat) : null;
   const computed = await plan.compute(current);
   const realRel = historyKey(ctx.root, target);
   assertNoAddedSecret([target.relative, realRel], computed.before, computed.after);
-  const keep = () => keepHistory(ctx, plan.tool, realRel, { real: target.real, current, knownHash });
-  const lastCheck = () => assertStillCurrent(target.real, current);
+  const at = dir ? dir.at(path.basename(target.real)) : target.real;
+  const keep = () => keepHistory(ctx, plan.tool, realRel, { at, current, knownHash });
+  const lastCheck = (now: string) => assertStillCurrent(now, current);
   const base = { bytes: computed.bytes?.length ?? 0, extra: computed.extra, computed };
   if (computed.bytes === null) {
     const version = await keep();
-    await discardOnFailure(ctx, realRel, () => version, atomicDelete({ root: ctx.root, target, lastCheck, fs: plan.fs }));
+    await discardOnFailure(ctx, realRel, () => version, atomicDelete({ root: ctx.root, target, dir, lastCheck, fs: plan.fs }));
     const patch = makePatch(target.relative, computed.before, computed.after);
     announce(ctx, plan.tool, target, { type: 'delete', patch, version });
     return { ...base, type: 'delete', version, patch };
   }
   const type = current.bytes ? 'update' : 'create';
-  const step = { type, key: realRel, computed, bytes: computed.bytes, current, kept: keep(), lastCheck, release } as const;
+  const step = { type, key: realRel, computed, bytes: computed.bytes, current, kept: keep(), lastCheck, release, dir } as const;
   const stored = await store(ctx, target, plan, step);
   return { ...base, type, ...stored };
 }
@@ -157,8 +173,10 @@ interface StoreStep {
   computed: ComputedWrite<unknown>;
   bytes: Buffer;
   kept: Promise<string | null>;
-  lastCheck: () => void;
+  lastCheck: (at: string) => void;
   release: () => void;
+  /** The target's checked folder; null when it does not exist yet (the writer makes it). */
+  dir: CheckedDir | null;
 }
 
 /** The atomic write, with the history version kept alongside and the read state recorded. */
@@ -178,6 +196,7 @@ async function store(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<un
     bytes,
     previous: step.current.stat,
     createParents: plan.createParents,
+    dir: step.dir,
     lastCheck: step.lastCheck,
     // Keeping the history version overlaps writing the temp file; both finish before the rename.
     alongside: step.kept.then((v) => (version = v)),
@@ -185,9 +204,9 @@ async function store(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<un
     whileSyncing: () => {
       derived = derive();
     },
-    afterRename: () => {
+    afterRename: (at) => {
       derived ??= derive();
-      recordWrite(ctx, target.real, { hash: derived.hash, unit: plan.unit, total: derived.total });
+      recordWrite(ctx, target.real, at, { hash: derived.hash, unit: plan.unit, total: derived.total });
       announce(ctx, plan.tool, target, { type: step.type, patch: derived.patch, version });
       // The folder's fsync only makes this rename durable; the next writer need not wait for it.
       step.release();
@@ -203,28 +222,33 @@ async function keepHistory(
   ctx: WriteContext,
   tool: WriteToolName,
   key: string,
-  target: { real: string; current: CurrentFile; knownHash: string | null },
+  target: { at: string; current: CurrentFile; knownHash: string | null },
 ): Promise<string | null> {
-  const { real, current, knownHash } = target;
+  const { at, current, knownHash } = target;
   const existed = current.bytes !== null && current.stat !== null;
-  // Security: the history links (or copies) the path; never hand it a link, FIFO or directory
-  // swapped in since the load.
-  if (existed && !isStillLoadedFile(real, current)) throw changedMeanwhile();
-  const previous = current.bytes && current.stat ? { real, size: current.stat.size, sha256: knownHash ?? sha256Hex(current.bytes) } : null;
+  // Security: the history links (or copies) the entry in the checked folder; never hand it a
+  // link, FIFO or directory swapped in since the load. It verifies the inode it linked, and
+  // copies the loaded bytes themselves when it cannot link.
+  if (existed && !isStillLoadedFile(at, current)) throw changedMeanwhile();
+  const previous =
+    current.bytes && current.stat
+      ? { real: at, size: current.stat.size, sha256: knownHash ?? sha256Hex(current.bytes), ino: current.stat.ino, bytes: current.bytes }
+      : null;
   try {
     return await ctx.history.keep(key, previous, { session: ctx.session, tool });
   } catch (err) {
     // The file went away or was swapped under us while its version was being kept.
-    if (existed && !isStillLoadedFile(real, current)) throw changedMeanwhile();
+    if (existed && !isStillLoadedFile(at, current)) throw changedMeanwhile();
     throw mapFsError(err);
   }
 }
 
 /** The session has now seen the new version in full (SPEC §8); its dedup entry is cleared. */
-function recordWrite(ctx: WriteContext, real: string, write: Omit<WriteObservation, 'stamp'>): void {
+function recordWrite(ctx: WriteContext, real: string, at: string, write: Omit<WriteObservation, 'stamp'>): void {
   let stamp: FileStamp;
   try {
-    stamp = stampOf(fs.statSync(real));
+    // lstat of the entry in the checked folder: never a stat through a swapped parent.
+    stamp = stampOf(fs.lstatSync(at));
   } catch {
     return; // Gone already: the next write will simply need a read.
   }

@@ -25,11 +25,17 @@ function swap(real: string, kind: string): void {
 /** Real paths whose swap waits for the writer's temp file, by folder. */
 const pendingAtLoad = new Map<string, string>();
 
+/** The folder a writer path names: the writer goes by `/proc/self/fd/<fd>/<name>` where it can. */
+function folderOf(p: string): string {
+  const dir = path.dirname(p);
+  return dir.startsWith('/proc/self/fd/') ? fs.readlinkSync(dir) : dir;
+}
+
 const realOpen = nodeWriterFs.open;
 nodeWriterFs.open = async (p, flags, mode) => {
-  const pending = pendingAtLoad.get(path.dirname(p));
+  const pending = pendingAtLoad.get(folderOf(p));
   if (pending && path.basename(p).startsWith('.sidefile-tmp-')) {
-    pendingAtLoad.delete(path.dirname(p));
+    pendingAtLoad.delete(folderOf(p));
     swap(pending, SWAP.exec(path.basename(pending))![2]!);
   }
   return realOpen(p, flags, mode);

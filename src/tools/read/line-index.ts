@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { LineBreakCounts } from '../../text/line-endings.js';
 import type { UnitLayout } from '../../text/line-scan.js';
 import { scanFile } from './file-scan.js';
@@ -117,8 +117,8 @@ function grow(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
 }
 
 /** Scans the whole file once, filling the index; never throws (a failed build just stops). */
-async function build(index: LineIndex, realPath: string, contentStart: number, layout: UnitLayout): Promise<void> {
-  const fh = await open(realPath, 'r');
+async function build(index: LineIndex, opener: () => Promise<FileHandle>, contentStart: number, layout: UnitLayout): Promise<void> {
+  const fh = await opener();
   try {
     let line = 1;
     let lastLine = 1;
@@ -154,8 +154,12 @@ export class LineIndexCache {
   /** `schedule` starts a background build; tests pass one that holds builds back. */
   constructor(private readonly schedule: (start: () => void) => void = (start) => start()) {}
 
-  /** The index for this version of the file, started in the background if there is none yet. */
-  ensure(realPath: string, key: IndexKey, contentStart: number, layout: UnitLayout): LineIndex {
+  /**
+   * The index for this version of the file, started in the background if there is none yet.
+   * `opener` opens the file for the build (Security: the caller's checked open, so the build
+   * reads the file the path policy vouched for, not whatever the path leads to later).
+   */
+  ensure(realPath: string, key: IndexKey, contentStart: number, layout: UnitLayout, opener: () => Promise<FileHandle> = () => open(realPath, 'r')): LineIndex {
     const existing = this.indexes.get(realPath);
     if (existing && !existing.failed && sameKey(existing.key, key)) {
       this.indexes.delete(realPath);
@@ -168,7 +172,7 @@ export class LineIndexCache {
     this.indexes.set(realPath, index);
     this.evict();
     this.schedule(() => {
-      build(index, realPath, contentStart, layout)
+      build(index, opener, contentStart, layout)
         .catch(() => {
           index.failed = true;
         })

@@ -20,7 +20,7 @@ async function target(name: string) {
 describe('readSmallSync', () => {
   it('reads a small regular file with the fstat of what it read', async () => {
     await fs.writeFile(path.join(dir, 'a.txt'), 'hello\n');
-    const out = readSmallSync(await target('a.txt'));
+    const out = readSmallSync(dir, await target('a.txt'));
     expect(out?.bytes.toString()).toBe('hello\n');
     expect(out?.stat.size).toBe(6);
   });
@@ -30,7 +30,7 @@ describe('readSmallSync', () => {
     const t = await target('b.txt');
     await fs.writeFile(path.join(dir, 'other.txt'), 'new\n'); // made while b.txt lives: another inode
     await fs.rename(path.join(dir, 'other.txt'), path.join(dir, 'b.txt'));
-    expect(readSmallSync(t)).toBeNull();
+    expect(readSmallSync(dir, t)).toBeNull();
   });
 
   it('declines (null) when the last name became a symbolic link', async () => {
@@ -38,14 +38,14 @@ describe('readSmallSync', () => {
     const t = await target('c.txt');
     await fs.rm(path.join(dir, 'c.txt'));
     await fs.symlink('/etc/hostname', path.join(dir, 'c.txt'));
-    expect(readSmallSync(t)).toBeNull();
+    expect(readSmallSync(dir, t)).toBeNull();
   });
 
   it('declines files over its size limit, directories and missing files', async () => {
     await fs.writeFile(path.join(dir, 'd.txt'), 'x'.repeat(100));
-    expect(readSmallSync(await target('d.txt'), 99)).toBeNull();
+    expect(readSmallSync(dir, await target('d.txt'), 99)).toBeNull();
     await fs.mkdir(path.join(dir, 'sub'));
-    expect(readSmallSync(await target('sub'))).toBeNull();
-    expect(readSmallSync(await target('missing'))).toBeNull();
+    expect(readSmallSync(dir, await target('sub'))).toBeNull();
+    expect(readSmallSync(dir, await target('missing'))).toBeNull();
   });
 });

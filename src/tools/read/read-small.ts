@@ -1,4 +1,7 @@
-import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
+import { closeSync, type Stats } from 'node:fs';
+import { isToolError } from '../../errors.js';
+import { openFileDirect } from '../../paths/fd-policy.js';
+import { showName } from '../../paths/lexical.js';
 import { readToSizeSync } from '../../paths/read-to-size.js';
 import type { ResolvedPath } from '../types.js';
 
@@ -12,23 +15,26 @@ export const SYNC_READ_MAX_BYTES = 256 * 1024;
  * of a file of a few KiB from the page cache takes ~15 µs in all; the event loop is held for
  * at most one ≤ 256 KiB read.
  *
- * Security: the same proof as paths/open-resolved.ts, first attempt: O_NOFOLLOW refuses a last
- * name swapped for a link, and the handle's device+inode must be the resolved file's. Any
- * doubt (a link, a vanished file, another inode, a larger file) returns null and the async
- * path re-resolves from scratch.
+ * Security (SPEC §3 "Under races"): the file is opened with O_NOFOLLOW and its descriptor's
+ * real path checked against the root and the deny globs before a byte is read (fd-policy.ts,
+ * openFileDirect): a swap to the outside throws PATH_OUTSIDE_WORKSPACE. Any other doubt (a
+ * link, a vanished file, another inode or real path, a larger file) returns null and the
+ * async path re-resolves from scratch.
  */
-export function readSmallSync(target: ResolvedPath, maxBytes = SYNC_READ_MAX_BYTES): { bytes: Buffer; stat: Stats } | null {
+export function readSmallSync(root: string, target: ResolvedPath, maxBytes = SYNC_READ_MAX_BYTES): { bytes: Buffer; stat: Stats } | null {
   const expected = target.stat;
   if (!expected || !expected.isFile() || expected.size > maxBytes) return null;
-  let fd: number;
+  let opened;
   try {
-    fd = openSync(target.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
+    opened = openFileDirect(root, target.real, target.denied, showName(target.relative));
+  } catch (err) {
+    if (isToolError(err)) throw err;
     return null;
   }
+  if (opened === null || opened === 'changed') return null;
+  const { fd, stat } = opened;
   try {
-    const stat = fstatSync(fd);
-    if (stat.dev !== expected.dev || stat.ino !== expected.ino || !stat.isFile() || stat.size > maxBytes) {
+    if (opened.real !== target.real || stat.dev !== expected.dev || stat.ino !== expected.ino || !stat.isFile() || stat.size > maxBytes) {
       return null;
     }
     return { bytes: readToSizeSync(fd, stat.size), stat };

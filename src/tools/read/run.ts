@@ -47,7 +47,7 @@ export function makeRunRead(options: ReadToolOptions) {
       input, ctx, target: t, st, stamp: stampOf(st), offset: input.offset ?? 1, limit: Math.min(input.limit ?? DEFAULT_LIMIT, MAX_PAGE_LINES), rangeKey, notebook,
       override: encodingOverrideFor(ctx.settings.encodings, t.relative), hashes: options.hashes,
     });
-    const small = readSmallSync(target, Math.min(SYNC_READ_MAX_BYTES, options.hugeFileBytes));
+    const small = readSmallSync(ctx.root, target, Math.min(SYNC_READ_MAX_BYTES, options.hugeFileBytes));
     if (small) return readLoaded(job(target, small.stat), small.bytes);
     // Security: opened with O_NOFOLLOW and proven to be the file resolved (no swap to a link).
     const opened = await openResolved(ctx.root, target);
@@ -57,6 +57,19 @@ export function makeRunRead(options: ReadToolOptions) {
       await opened.handle.close();
     }
   };
+}
+
+/**
+ * Opens the file again for the background line index, through the same checked open.
+ * Security: only the very file this call checked (same inode and size) is indexed.
+ */
+async function reopen(root: string, target: ResolvedPath, st: Stats): Promise<FileHandle> {
+  const opened = await openResolved(root, target);
+  if (opened.stat.ino !== st.ino || opened.stat.dev !== st.dev || opened.stat.size !== st.size) {
+    await opened.handle.close();
+    throw new Error('the file changed before its line index was built');
+  }
+  return opened.handle;
 }
 
 /** A file too large for the synchronous path: sniffed from its head before anything else. */
@@ -74,7 +87,7 @@ async function readOpened(job: ReadJob, fh: FileHandle, options: ReadToolOptions
   if (!job.notebook && noPaging) throw unpagedTooLarge(target.relative, st.size);
   if (st.size <= options.hugeFileBytes) return readLoaded(job, await readToSize(fh, st.size));
   if (noPaging) throw unpagedTooLarge(target.relative, st.size);
-  const page = await pageOfHugeFile(fh, target.real, st, options.indexes, job.override, job.offset, job.limit);
+  const page = await pageOfHugeFile(fh, target.real, st, options.indexes, job.override, job.offset, job.limit, () => reopen(job.ctx.root, target, st));
   const out = textOutput(target.relative, page, job.notebook ? 'the notebook is over 64 MiB, too large to read as cells' : undefined);
   record(job, null, 'lines', page.total, page.lines.length);
   return { ...out, metrics: { bytes: Buffer.byteLength(out.result.file.content) } };

@@ -43,12 +43,13 @@ export async function pageOfHugeFile(
   override: string | undefined,
   offset: number,
   limit: number,
+  opener?: () => Promise<FileHandle>,
 ): Promise<TextPage> {
   const head = Buffer.allocUnsafe(Math.min(HEAD_BYTES, stat.size));
   const { bytesRead } = await fh.read(head, 0, head.length, 0);
   const enc = detectEncoding(head.subarray(0, bytesRead), override, true);
   const layout = layoutOf(enc.encoding);
-  const index = indexes.ensure(realPath, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }, contentStartOf(enc), layout);
+  const index = indexes.ensure(realPath, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }, contentStartOf(enc), layout, opener);
   const page = await streamPage(fh, stat.size, layout, index, offset, limit);
   const lines = page.lines.map((b) => decodeLine(b, enc.encoding));
   return { enc, lines, offset, total: page.total, more: page.more, counts: page.counts };

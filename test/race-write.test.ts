@@ -1,0 +1,92 @@
+/**
+ * SPEC §3 "Under races", issue 10 items 1 and 3: while another process swaps the folder `d`
+ * with a link to an outside folder at ≥ 500 swaps a second, several clients Write (new files
+ * and overwrites), Edit, NotebookEdit and restore in a loop. Nothing outside may be created or
+ * changed (the outside folder's bytes are compared before and after), no answer may show
+ * outside content or be INTERNAL, and no `.sidefile-tmp-*` file may remain anywhere after a
+ * restart (buildApp again on the same data dir runs the journal cleanup).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { attack, changedEntries, makeRaceWorld, outsideSnapshot, post, RACE_MS, report, tempsAfterRestart, type Answer, type RaceWorld } from './support/race-world.js';
+
+let world: RaceWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const TIMEOUT = RACE_MS + 30_000;
+
+/** Runs the attack, then checks the outside folder, the answers and the temp files. */
+async function expectHeld(name: string, w: RaceWorld, step: (c: number, n: number) => Promise<Answer[]>): Promise<void> {
+  const before = await outsideSnapshot(w.outside);
+  const c = await attack(w, 'd', 'd.link', w.marker, step);
+  report(name, c);
+  const after = await outsideSnapshot(w.outside);
+  const temps = await tempsAfterRestart(w);
+  console.log(`race ${name}: outside entries created/changed/removed ${changedEntries(before, after)}; temp files after restart ${temps.length}`);
+  expect(c.swap.rate).toBeGreaterThanOrEqual(500);
+  expect(c.refused).toBeGreaterThan(0);
+  expect(c.succeeded).toBeGreaterThan(0);
+  expect(after).toEqual(before);
+  expect(c.leaked).toBe(0);
+  expect(c.internal).toBe(0);
+  expect(temps).toEqual([]);
+}
+
+const read = (w: RaceWorld, file: string, session: string) => post(w.app, '/v1/tools/read', { file_path: file }, session);
+
+describe('writes under a parent-folder swap (SPEC §3 "Under races")', () => {
+  it('Write of new files creates nothing outside', { timeout: TIMEOUT }, async () => {
+    world = await makeRaceWorld();
+    const w = world;
+    await expectHeld('Write new', w, async (c, n) => [await post(w.app, '/v1/tools/write', { file_path: `d/new-${c}-${n}.txt`, content: `new ${n}\n` }, `w${c}`)]);
+  });
+
+  it('Write over a file after a full Read changes nothing outside', { timeout: TIMEOUT }, async () => {
+    world = await makeRaceWorld();
+    const w = world;
+    await expectHeld('Write overwrite', w, async (c, n) => {
+      const file = `d/victim-${c}.txt`;
+      const r = await read(w, file, `o${c}`);
+      return [r, await post(w.app, '/v1/tools/write', { file_path: file, content: `inside v${n}\n` }, `o${c}`)];
+    });
+  });
+
+  it('Edit changes nothing outside', { timeout: TIMEOUT }, async () => {
+    world = await makeRaceWorld();
+    const w = world;
+    await expectHeld('Edit', w, async (c) => {
+      const file = `d/victim-${c}.txt`;
+      const r = await read(w, file, `e${c}`);
+      const [from, to] = r.body.includes('alpha') ? ['alpha', 'beta'] : ['beta', 'alpha'];
+      return [r, await post(w.app, '/v1/tools/edit', { file_path: file, old_string: from, new_string: to }, `e${c}`)];
+    });
+  });
+
+  it('NotebookEdit changes nothing outside', { timeout: TIMEOUT }, async () => {
+    world = await makeRaceWorld();
+    const w = world;
+    await expectHeld('NotebookEdit', w, async (c, n) => {
+      const file = `d/nb-${c}.ipynb`;
+      const r = await read(w, file, `n${c}`);
+      return [r, await post(w.app, '/v1/tools/notebook_edit', { notebook_path: file, cell_id: 'a', new_source: `x = ${n}` }, `n${c}`)];
+    });
+  });
+
+  it('restore changes nothing outside', { timeout: TIMEOUT }, async () => {
+    world = await makeRaceWorld();
+    const w = world;
+    const versions: string[] = [];
+    for (const c of [0, 1, 2, 3]) {
+      const file = `d/restore-${c}.txt`;
+      await read(w, file, 'setup');
+      expect((await post(w.app, '/v1/tools/write', { file_path: file, content: 'inside second\n' }, 'setup')).status).toBe(200);
+      const res = await w.app.inject({ method: 'GET', url: `/v1/history?file_path=${encodeURIComponent(file)}` });
+      versions.push((JSON.parse(res.body) as { versions: Array<{ version: string }> }).versions[0]!.version);
+    }
+    await expectHeld('restore', w, async (c) => [
+      await post(w.app, '/v1/history/restore', { file_path: `d/restore-${c % 4}.txt`, version: versions[c % 4] }, `h${c}`),
+    ]);
+  });
+});
