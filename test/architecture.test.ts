@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
  */
 const LAYERS: Array<[rank: number, prefixes: string[]]> = [
   [0, ['errors.ts', 'version.ts']],
-  [1, ['text/', 'paths/', 'config/', 'ops/']],
+  [1, ['text/', 'paths/', 'config/', 'ops/', 'patch/']],
   [2, ['read-state/', 'notebook/', 'history/', 'write/', 'events/']],
   [3, ['tools/']],
   [4, ['metrics/', 'http/', 'compat/', 'app-services.ts']],

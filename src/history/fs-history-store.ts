@@ -3,29 +3,14 @@ import { linkSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { WriteToolName } from '../write/types.js';
 import { blobPath, compareVersions, keyDir, oldestBlob, readIndex, writeIndex, type HistoryIndex } from './history-index.js';
+import { publicVersion, recentVersions, versionsSince } from './history-recent.js';
+import { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, type FsHistoryOptions } from './fs-history-options.js';
 import { removeBlob, removeOrphans, storeBlob } from './history-blobs.js';
 import { HistoryLog, readLogs, type LogRecord } from './history-log.js';
-import type { HistoryStats, HistoryStore, HistoryVersion, KeptFile } from './types.js';
+import type { HistoryStats, HistoryStore, HistoryVersion, KeptFile, KeyedVersion } from './types.js';
 import { VersionIdGenerator } from './version-id.js';
 
-export const MAX_VERSION_BYTES = 64 * 1024 * 1024;
-export const DEFAULT_MAX_TOTAL_BYTES = 1024 * 1024 * 1024;
-
-export interface FsHistoryOptions {
-  /** The service's data dir; history lives in `<dataDir>/history`. */
-  dataDir: string;
-  /** At most this many versions per file (--history-versions). */
-  maxVersions: number;
-  /** Total bytes of all kept versions; the oldest anywhere go first. Default 1 GiB. */
-  maxTotalBytes?: number;
-  /** Larger versions are not kept. Default 64 MiB (SPEC §10). */
-  maxVersionBytes?: number;
-  /** Bytes of history log before it is rotated (default 1 MiB). */
-  logLimit?: number;
-  /** Seams for tests. */
-  now?: () => number;
-  link?: (existing: string, created: string) => Promise<void>;
-}
+export { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, type FsHistoryOptions } from './fs-history-options.js';
 
 interface Removal {
   key: string;
@@ -74,7 +59,7 @@ export class FsHistoryStore implements HistoryStore {
   async keep(
     key: string,
     previous: KeptFile | null,
-    meta: { session: string; tool: WriteToolName },
+    meta: { session: string; tool: WriteToolName; change?: HistoryVersion['change'] },
   ): Promise<string | null> {
     await this.init();
     if (this.maxVersions === 0) return null;
@@ -95,6 +80,7 @@ export class FsHistoryStore implements HistoryStore {
       tool: meta.tool,
       size: previous ? previous.size : null,
       sha256: previous ? previous.sha256.toLowerCase() : null,
+      ...(meta.change ? { change: meta.change } : {}),
     };
     this.add(key, entry);
     const removed = this.prune(key, version);
@@ -117,7 +103,21 @@ export class FsHistoryStore implements HistoryStore {
   async list(key: string): Promise<HistoryVersion[]> {
     await this.init();
     const versions = this.indexes.get(key)?.versions ?? [];
-    return versions.map((v) => ({ ...v })).reverse();
+    return versions.map(publicVersion).reverse();
+  }
+
+  async recent(options: { limit: number; before?: string }): Promise<KeyedVersion[]> {
+    await this.init();
+    return recentVersions(this.indexes, options.limit, options.before).map(({ key, entry }) => ({ key, entry: publicVersion(entry) }));
+  }
+
+  nextId(): string {
+    return this.ids.next(this.now());
+  }
+
+  async since(after: string, limit: number): Promise<KeyedVersion[]> {
+    await this.init();
+    return versionsSince(this.indexes, after, limit);
   }
 
   async load(key: string, version: string): Promise<{ bytes: Buffer | null } | undefined> {

@@ -9,12 +9,9 @@ import { sessionOf } from '../http/session.js';
 import { bodyForCallTool } from '../http/validator.js';
 import { callTool } from '../tools/call-tool.js';
 import { restoreTool } from '../tools/restore/index.js';
-import { historyKey } from '../history/history-key.js';
-import { restoreInput } from '../tools/restore/schema.js';
 import { WRITE_TOOL_NAMES } from '../tools/types.js';
+import { historyQuery, listFileHistory, listWorkspaceHistory } from './history-list.js';
 import { SECURED, sessionHeaders } from './tools.js';
-
-const filePath = restoreInput.shape.file_path;
 
 const versionSchema = z
   .object({
@@ -34,6 +31,14 @@ const historyResponse = z
   })
   .describe('The file’s history.');
 
+const workspaceHistoryResponse = z
+  .object({
+    versions: z
+      .array(versionSchema.extend({ file_path: z.string().describe('The file, relative to the root.') }).describe('One kept version of one file.'))
+      .describe('Newest first, across every file; at most `limit`.'),
+  })
+  .describe('The newest versions across the workspace (without file_path).');
+
 const restoreResponse = z
   .object({ result: restoreTool.result, text: z.string().describe('What an agent shows its model.') })
   .describe('The version is the current content again.');
@@ -45,31 +50,32 @@ const RESTORE_CODES: readonly ErrorCode[] = [
 ];
 
 /** `GET /v1/history` and `POST /v1/history/restore` (SPEC §10). */
-export function registerHistoryRoutes(app: FastifyInstance, services: AppServices): void {
+export function registerHistoryRoutes(app: FastifyInstance, services: AppServices, denyRead: readonly string[] = []): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.route({
     method: 'GET',
     url: '/v1/history',
     schema: {
-      summary: 'List the kept versions of a file',
+      summary: 'List the kept versions of a file, or the newest across the workspace',
       description:
-        'Each successful write first keeps the content it replaces (or "did not exist"). Newest first; ' +
-        'at most --history-versions per file; contents over 64 MiB are not kept.',
+        'Each successful write first keeps the content it replaces (or "did not exist"). With file_path: ' +
+        'that file\'s versions, newest first (at most --history-versions per file; contents over 64 MiB are not kept). ' +
+        'Without: the newest versions across the workspace, each with its file_path, `limit` at a time ' +
+        '(default 100, at most 1000); page back with `before` = the last version id seen. ' +
+        'This is how an agent that reconnects learns what changed.',
       operationId: 'listHistory',
       tags: ['history'],
       security: SECURED,
-      querystring: z.strictObject({ file_path: filePath }),
+      querystring: historyQuery,
       response: {
-        200: historyResponse,
+        200: z.union([historyResponse, workspaceHistoryResponse]).describe('The versions.'),
         ...errorResponses(['PATH_OUTSIDE_WORKSPACE', 'PATH_DENIED', 'NOT_A_FILE', 'FS_PERMISSION_DENIED', 'FS_BUSY']),
       },
     },
-    handler: async (request) => {
-      // Security: listing reveals sizes and hashes, so read deny globs apply.
-      const target = await services.resolve(request.query.file_path, 'read');
-      const versions = await services.history.list(historyKey(services.root, target));
-      return { file_path: target.relative, versions };
-    },
+    handler: async (request) =>
+      request.query.file_path === undefined
+        ? listWorkspaceHistory(services, denyRead, request.query)
+        : listFileHistory(services, request.query.file_path, request.query),
   });
 
   r.route({

@@ -1,14 +1,14 @@
-import type { BaseLogger } from 'pino';
 import type { z } from 'zod';
 import type { ReadStateStore } from '../read-state/types.js';
 import type { LockManager } from '../write/types.js';
 import type { HistoryStore } from '../history/types.js';
 import type { Access, ResolvedPath } from '../paths/types.js';
-import type { WriteContext, WriteSettings } from '../write/context.js';
+import type { Log, WriteContext, WriteSettings } from '../write/context.js';
 import type { WriteEvent } from '../write/types.js';
 
 // Moved below the tools layer (docs/architecture.md); re-exported for tools' convenience.
 export type { Access, ResolvedPath } from '../paths/types.js';
+export type { Log } from '../write/context.js';
 export { WRITE_TOOL_NAMES, type WriteEvent, type WriteToolName } from '../write/types.js';
 
 /** The settings tools need; nothing else of the config. */
@@ -17,8 +17,6 @@ export interface ToolSettings extends WriteSettings {
   historyVersions: number;
 }
 
-/** The logging a tool needs (the request's pino child, so the request id comes along). */
-export type Log = Pick<BaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
 
 /** The plain object every tool's `run` gets: no Fastify, no whole config. A WriteContext too. */
 export interface ToolContext extends WriteContext {
@@ -92,9 +90,14 @@ export interface ToolDefinition<I extends Record<string, unknown> = any, R = any
   access: Access;
   /** The path callTool resolves before `run`; null: the tool resolves its own paths. */
   target: ToolTarget | null;
-  /** `target` is null only for a tool without one, or an optional file target left out. */
-  /** Body media types the route accepts (SPEC §17); default `application/json` only. */
+  /**
+   * The REST route also takes the body as raw text of these content types, as `{ [field]: text }`
+   * (ApplyPatch's text/x-diff, so a free-form tool call needs no JSON escaping).
+   */
+  rawText?: { contentTypes: string[]; field: string };
+  /** Body media types the route accepts (SPEC §17); default `application/json` (plus `rawText`'s types). */
   bodyTypes?: readonly string[];
+  /** `target` is null only for a tool without one, or an optional file target left out. */
   run(input: I, ctx: ToolContext, target: ResolvedPath | null): Promise<ToolOutput<R>>;
   /** Releases what the tool holds (caches, background work); called when the app closes. */
   close?(): Promise<void> | void;

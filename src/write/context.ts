@@ -1,6 +1,10 @@
+import type { BaseLogger } from 'pino';
 import type { HistoryStore } from '../history/types.js';
 import type { ReadStateStore } from '../read-state/types.js';
 import type { LockManager, WriteEvent } from './types.js';
+
+/** The logging a call needs (the request's pino child, so the request id comes along). */
+export type Log = Pick<BaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
 
 /** The settings the write pipeline reads. */
 export interface WriteSettings {

@@ -1,5 +1,5 @@
 import { ToolError } from '../../errors.js';
-import { assertRoundTrips, decodeText, dominantLineBreak, encodeText } from '../../text/codec.js';
+import { assertRoundTrips, decodeText, dominantLineBreak, encodeText, type DecodedText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
@@ -103,4 +103,9 @@ function compute(input: EditInput, target: ResolvedPath, current: CurrentFile, o
   const after = applySplices(decoded.text, match.splices);
   const bytes = encodeText(after, decoded);
   return { bytes, before: decoded.text, after, decode, extra: { replacements: match.splices.length } };
+}
+
+/** SPEC §8 round-trip guard, as Edit words it (ApplyPatch shares it): see assertRoundTrips. */
+export function assertRoundTrip(bytes: Buffer, decoded: DecodedText, target: ResolvedPath): void {
+  assertRoundTrips(bytes, decoded, target.relative);
 }

@@ -8,6 +8,7 @@ import { sniff } from '../../text/sniff.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { runWrite, type ComputedWrite } from '../../write/pipeline.js';
 import type { RestoreResult } from './schema.js';
+import { removeEmptyParents } from '../../write/remove-empty-parents.js';
 
 export { historyKey } from '../../history/history-key.js';
 
@@ -34,6 +35,8 @@ export async function restoreVersion(
   const outcome = await runWrite(ctx, target, {
     tool: 'Restore',
     requireRead: 'none',
+    // The folders a restore to "did not exist" removed come back with the file.
+    createParents: true,
     unit: notebookCells === undefined ? 'lines' : 'cells',
     compute: (current): ComputedWrite<null> => ({
       bytes: restored,
@@ -43,6 +46,8 @@ export async function restoreVersion(
       extra: null,
     }),
   });
+  // SPEC §10: a restore to "did not exist" also removes the folders it leaves empty.
+  const emptied = outcome.type === 'delete' ? await removeEmptyParents(ctx.root, target.real) : [];
   const result: RestoreResult = {
     file_path: target.relative,
     version,
@@ -51,7 +56,7 @@ export async function restoreVersion(
   };
   return {
     result,
-    text: describe(result, outcome.additions, outcome.deletions),
+    text: describe(result, outcome.additions, outcome.deletions) + (emptied.length > 0 ? ` Removed the folders it left empty: ${emptied.join(', ')}.` : ''),
     metrics: { bytes: outcome.bytes, linesAdded: outcome.additions, linesRemoved: outcome.deletions },
   };
 }
