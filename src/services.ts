@@ -39,7 +39,11 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     historyVersions: config.historyVersions,
   };
   const history = new FsHistoryStore({ dataDir, maxVersions: config.historyVersions });
-  const readState = new MemoryReadStateStore({ ttlMs: config.sessionTtlMs, maxEntries: MAX_READ_STATE_ENTRIES });
+  const readState = new MemoryReadStateStore({
+    ttlMs: config.sessionTtlMs,
+    maxEntries: MAX_READ_STATE_ENTRIES,
+    textCacheBytes: config.readCacheMib * 1024 * 1024,
+  });
   const plainLocks = new MemoryLockManager();
   const metrics = new Metrics({ readState, locks: plainLocks, history });
   return {

@@ -10,11 +10,11 @@ import { describe, expect, it } from 'vitest';
  */
 const LAYERS: Array<[rank: number, prefixes: string[]]> = [
   [0, ['errors.ts', 'version.ts']],
-  [1, ['text/', 'paths/', 'config/', 'ops/', 'patch/']],
-  [2, ['read-state/', 'notebook/', 'history/', 'write/', 'events/']],
+  [1, ['text/', 'paths/', 'config/', 'ops/', 'match/']],
+  [2, ['read-state/', 'notebook/', 'history/', 'write/', 'events/', 'patch/']],
   [3, ['tools/']],
   [4, ['metrics/', 'http/', 'compat/', 'app-services.ts']],
-  [5, ['routes/']],
+  [5, ['routes/', 'mcp/', 'dialects/']],
   [6, ['services.ts', 'app.ts', 'server.ts', 'client/']],
 ];
 
