@@ -15,7 +15,7 @@ import { encodeNotebookEdit } from '../src/notebook/encode-edit.js';
 import { decodeText } from '../src/text/codec.js';
 import { runNotebookEdit } from '../src/tools/notebook-edit/run.js';
 import { notebookEditInput } from '../src/tools/notebook-edit/schema.js';
-import { makeWriteTestbed } from '../src/write/test-context.js';
+import { makeWriteTestbed } from '../test/support/test-context.js';
 
 type Json = Record<string, any>;
 const ROUNDS = 30;

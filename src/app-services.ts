@@ -1,3 +1,4 @@
+import type { Metrics } from './metrics/metrics.js';
 import type { Log, ToolServices } from './tools/types.js';
 
 export type { ToolCallEvent } from './tools/types.js';
@@ -9,5 +10,7 @@ export type { ToolCallEvent } from './tools/types.js';
 export interface AppServices extends ToolServices {
   /** Run when the app closes (end event streams, flush state). */
   closeHooks: Array<() => Promise<void> | void>;
+  /** Subscribed to tool calls, writes and lock waits (`locks` is its timed wrapper). */
+  metrics: Metrics;
   log: Log;
 }

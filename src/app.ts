@@ -70,10 +70,9 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await installOpenApi(app, VERSION, tools);
   registerHealthRoutes(app, services, VERSION);
   registerSessionRoutes(app, services);
-  // Operations (SPEC §10): metrics first, so it wraps the lock manager before any route runs.
-  const metrics = registerMetricsRoutes(app, services);
+  registerMetricsRoutes(app, services);
   const events = registerEventRoutes(app, services, {}, config.denyRead);
-  metrics.setEventSource(() => events.stats());
+  services.metrics.setEventSource(() => events.stats());
   registerHistoryRoutes(app, services, config.denyRead);
   for (const tool of tools) registerToolRoute(app, services, tool);
   registerToolList(app, tools);

@@ -5,6 +5,7 @@ import type { Log } from './tools/types.js';
 import { ConfigError, defaultDataDir, type AppConfig } from './config/config.js';
 import { FsHistoryStore } from './history/fs-history-store.js';
 import { makeResolver } from './http/path-policy.js';
+import { Metrics } from './metrics/metrics.js';
 import { MemoryReadStateStore } from './read-state/memory-store.js';
 import { cleanupJournal, closeJournal } from './write/journal.js';
 import { MemoryLockManager } from './write/lock-manager.js';
@@ -41,18 +42,24 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     searchMaxEntries: config.searchMaxEntries,
   };
   const history = new FsHistoryStore({ dataDir, maxVersions: config.historyVersions });
+  const readState = new MemoryReadStateStore({
+    ttlMs: config.sessionTtlMs,
+    maxEntries: MAX_READ_STATE_ENTRIES,
+    textCacheBytes: config.readCacheMib * 1024 * 1024,
+  });
+  const plainLocks = new MemoryLockManager();
+  const metrics = new Metrics({ readState, locks: plainLocks, history });
   return {
     root,
     settings,
-    readState: new MemoryReadStateStore({
-      ttlMs: config.sessionTtlMs,
-      maxEntries: MAX_READ_STATE_ENTRIES,
-      textCacheBytes: config.readCacheMib * 1024 * 1024,
-    }),
-    locks: new MemoryLockManager(),
+    readState,
+    // Every lock wait is timed for the metrics (SPEC §10).
+    locks: metrics.instrumentLocks(plainLocks),
     history,
-    writeListeners: [],
-    toolCallListeners: [],
+    metrics,
+    // Metrics first: the events stream and others subscribe after.
+    writeListeners: [(event) => metrics.observeWrite(event)],
+    toolCallListeners: [(call) => metrics.observeToolCall(call)],
     closeHooks: [() => history.close(), () => closeJournal(dataDir)],
     resolve: makeResolver(root, config),
     log,

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runApplyPatch } from '../src/tools/apply-patch/run.js';
 import { applyPatchInput } from '../src/tools/apply-patch/schema.js';
 import { dominantLineBreak } from '../src/text/codec.js';
-import { makeWriteTestbed, type WriteTestbed } from '../src/write/test-context.js';
+import { makeWriteTestbed, type WriteTestbed } from './support/test-context.js';
 import { CORPUS, describeCorpus, HAS_CORPUS } from './support/corpus.js';
 
 const manifest: Record<string, { encoding: string; text: string }> = HAS_CORPUS
@@ -26,6 +26,7 @@ function iconvName(described: string): string {
 /** The line to patch: the first with a non-ASCII character, else the second line. */
 function pickLine(text: string): string {
   const lines = text.split(/\r\n|\r|\n/).filter((l) => l.length > 0);
+  // eslint-disable-next-line no-control-regex -- the ASCII range starts at U+0000 on purpose
   return lines.find((l) => /[^\x00-\x7f]/.test(l)) ?? lines[1] ?? lines[0]!;
 }
 

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isToolError } from '../src/errors.js';
 import { editInput } from '../src/tools/edit/schema.js';
 import { runEdit } from '../src/tools/edit/run.js';
-import { makeWriteTestbed, type WriteTestbed } from '../src/write/test-context.js';
+import { makeWriteTestbed, type WriteTestbed } from './support/test-context.js';
 
 let bed: WriteTestbed;
 beforeEach(async () => {

@@ -4,7 +4,7 @@ import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editInput } from '../src/tools/edit/schema.js';
 import { runEdit } from '../src/tools/edit/run.js';
-import { makeWriteTestbed, type WriteTestbed } from '../src/write/test-context.js';
+import { makeWriteTestbed, type WriteTestbed } from './support/test-context.js';
 
 const CORPUS = path.resolve(process.cwd(), '../shared/corpus');
 const manifest = JSON.parse(readFileSync(path.join(CORPUS, 'text-manifest.json'), 'utf8')) as Record<string, { encoding: string; text: string }>;
@@ -18,6 +18,7 @@ function iconvName(described: string): string {
 /** The line to edit: the first line with a non-ASCII character, else the second line. */
 function pickLine(text: string): string {
   const lines = text.split(/\r\n|\r|\n/).filter((l) => l.length > 0);
+  // eslint-disable-next-line no-control-regex -- the ASCII range starts at U+0000 on purpose
   return lines.find((l) => /[^\x00-\x7f]/.test(l)) ?? lines[1] ?? lines[0]!;
 }
 

@@ -56,7 +56,7 @@ async function call(route: string, body: unknown, session: string): Promise<Http
     return await postJson(s.base, route, body, { session, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
   } catch (err) {
     await s.kill();
-    throw new Error(`${route} did not answer within ${ANSWER_WITHIN_MS} ms: the server hung (${(err as Error).name})`);
+    throw new Error(`${route} did not answer within ${ANSWER_WITHIN_MS} ms: the server hung (${(err as Error).name})`, { cause: err });
   }
 }
 

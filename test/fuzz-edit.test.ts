@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isToolError } from '../src/errors.js';
 import { editInput } from '../src/tools/edit/schema.js';
 import { runEdit } from '../src/tools/edit/run.js';
-import { makeWriteTestbed, type WriteTestbed } from '../src/write/test-context.js';
+import { makeWriteTestbed, type WriteTestbed } from './support/test-context.js';
 import { referenceEdit } from './support/edit-model.js';
 import { TEST_SEED } from './support/seeded.js';
 

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { CELL_ID_PATTERN } from '../src/notebook/cell-ids.js';
 import { openNotebook } from '../src/notebook/document.js';
 import { editNotebook, type NotebookEditRequest } from '../src/notebook/edit.js';

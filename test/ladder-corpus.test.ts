@@ -1,10 +1,10 @@
 import { promises as fsp, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isToolError } from '../src/errors.js';
 import { editInput } from '../src/tools/edit/schema.js';
 import { runEdit } from '../src/tools/edit/run.js';
-import { makeWriteTestbed, type WriteTestbed } from '../src/write/test-context.js';
+import { makeWriteTestbed, type WriteTestbed } from './support/test-context.js';
 import { CORPUS, describeCorpus, HAS_CORPUS } from './support/corpus.js';
 import { KINDS, makeCase, REFUSALS, type Kind } from './support/ladder-cases.js';
 import { referenceLadder, type LadderOutcome } from './support/ladder-model.js';

@@ -26,7 +26,6 @@ async function connect(headers: Record<string, string> = {}): Promise<Client> {
 }
 
 const edit = { file_path: 'a.txt', old_string: 'beta', new_string: 'BETA' };
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const json = (res: Response): Promise<any> => res.json();
 const codeOf = (r: { structuredContent?: unknown }) => (r.structuredContent as { error?: { code: string } }).error?.code;
 

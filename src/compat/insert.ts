@@ -1,9 +1,10 @@
 import { ToolError } from '../errors.js';
-import { decodeText, dominantLineBreak, encodeText, roundTrips } from '../text/codec.js';
+import { assertRoundTrips, decodeText, dominantLineBreak, encodeText } from '../text/codec.js';
 import { encodingOverrideFor } from '../text/overrides.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../tools/types.js';
 import type { PatchHunk } from '../write/patch.js';
 import { runWrite, type CurrentFile } from '../write/pipeline.js';
+import { isNotebookPath } from '../notebook/notebook-path.js';
 
 export interface InsertResult {
   file_path: string;
@@ -23,7 +24,7 @@ export async function runInsert(
   insertLine: number,
   text: string,
 ): Promise<ToolOutput<InsertResult>> {
-  if (target.relative.toLowerCase().endsWith('.ipynb')) {
+  if (isNotebookPath(target.relative)) {
     throw new ToolError('WRONG_TOOL', `${target.relative} is a Jupyter notebook: insert cells with NotebookEdit.`);
   }
   const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
@@ -46,13 +47,7 @@ export async function runInsert(
 function compute(current: CurrentFile, target: ResolvedPath, insertLine: number, text: string, override?: string) {
   const bytes = current.bytes as Buffer;
   const decoded = decodeText(bytes, override);
-  if (!roundTrips(bytes, decoded)) {
-    throw new ToolError(
-      'UNSUPPORTED_ENCODING',
-      `${target.relative} (read as ${decoded.encoding}) does not survive decoding and re-encoding unchanged; nothing was written.`,
-      { encoding: decoded.encoding },
-    );
-  }
+  assertRoundTrips(bytes, decoded, target.relative);
   const before = decoded.text;
   const eol = dominantLineBreak(before);
   // One final line break ends the last inserted line; it is not an extra empty line.

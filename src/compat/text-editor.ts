@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
-import { historyKey, restoreVersion } from '../history/restore.js';
+import { historyKey } from '../history/history-key.js';
+import { restoreVersion } from '../tools/restore/run.js';
 import type { HistoryVersion } from '../history/types.js';
 import { callTool, type CallOptions } from '../tools/call-tool.js';
 import { parseToolInput } from '../tools/parse-input.js';
-import type { ResolvedPath, ToolDefinition, ToolServices } from '../tools/types.js';
+import type { ResolvedPath, ToolDefinition } from '../tools/types.js';
+import type { TextEditorDeps } from './deps.js';
 import { runInsert } from './insert.js';
 import { viewFolder } from './view-folder.js';
 
@@ -35,10 +37,7 @@ export interface TextEditorAnswer {
   is_error: boolean;
 }
 
-export interface TextEditorDeps {
-  services: ToolServices;
-  tools: readonly ToolDefinition[];
-}
+export type { TextEditorDeps } from './deps.js';
 
 export async function runTextEditor(
   deps: TextEditorDeps,

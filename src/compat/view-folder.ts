@@ -1,6 +1,6 @@
 import { callTool, type CallOptions } from '../tools/call-tool.js';
 import type { ResolvedPath } from '../tools/types.js';
-import type { TextEditorDeps } from './text-editor.js';
+import type { TextEditorDeps } from './deps.js';
 
 interface LsEntry {
   name: string;

@@ -1,7 +1,7 @@
 import fs, { constants, type Dirent, type Stats } from 'node:fs';
 import { isToolError } from '../errors.js';
 import { isInside } from '../paths/lexical.js';
-import { CheckedDir, openCheckedDir, openFileDirect, type DenyCheck } from '../paths/fd-policy.js';
+import { type CheckedDir, openCheckedDir, openFileDirect, type DenyCheck } from '../paths/fd-policy.js';
 
 export { CheckedDir } from '../paths/fd-policy.js';
 

@@ -1,6 +1,6 @@
 import { VersionIdGenerator } from '../history/version-id.js';
-import type { WriteEvent } from '../tools/types.js';
-import { RING_SIZE, fileChangedFrame, type Frame } from './replay.js';
+import type { WriteEvent } from '../write/types.js';
+import { RING_SIZE, fileChangedFrame, type FileChangedData, type Frame } from './replay.js';
 
 /** What an SSE stream writes to: a Node ServerResponse fits. */
 export interface EventSink {
@@ -24,16 +24,7 @@ export interface EventHubOptions {
 }
 
 /** The JSON of one `file_changed` event (SPEC §10). */
-export interface FileChangedData {
-  file_path: string;
-  tool: WriteEvent['tool'];
-  session: string;
-  type: WriteEvent['type'];
-  /** null in events replayed from the history (it keeps no diff). */
-  additions: number | null;
-  deletions: number | null;
-  version: string | null;
-}
+export type { FileChangedData } from './replay.js';
 
 export function fileChangedData(event: WriteEvent): FileChangedData {
   return {

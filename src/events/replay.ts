@@ -1,5 +1,5 @@
 import type { KeyedVersion } from '../history/types.js';
-import type { FileChangedData } from './event-hub.js';
+import type { WriteEvent } from '../write/types.js';
 
 /**
  * SPEC §10 Last-Event-ID. Event ids are given at publish time, in the order writes land, in the
@@ -7,6 +7,18 @@ import type { FileChangedData } from './event-hub.js';
  * last RING_SIZE frames: a client whose last id is within them gets exactly what it missed.
  * Further back (or after a restart) the missed writes are rebuilt from the history.
  */
+
+/** The JSON data of one `file_changed` event (SPEC §10). */
+export interface FileChangedData {
+  file_path: string;
+  tool: WriteEvent['tool'];
+  session: string;
+  type: WriteEvent['type'];
+  /** null in events replayed from the history (it keeps no diff). */
+  additions: number | null;
+  deletions: number | null;
+  version: string | null;
+}
 
 /** At most this many missed events are replayed on one reconnect; past it the client is told to list history. */
 export const MAX_REPLAY = 1000;

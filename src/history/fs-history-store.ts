@@ -1,37 +1,16 @@
 import { createHash } from 'node:crypto';
 import { linkSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { WriteToolName } from '../tools/types.js';
-import {
-  blobPath,
-  keyDir,
-  readIndex,
-  writeIndex,
-  type HistoryIndex,
-} from './history-index.js';
-import { removeOrphans, storeBlob } from './history-blobs.js';
+import type { WriteToolName } from '../write/types.js';
+import { blobPath, compareVersions, keyDir, oldestBlob, readIndex, writeIndex, type HistoryIndex } from './history-index.js';
+import { publicVersion, recentVersions, versionsSince } from './history-recent.js';
+import { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, type FsHistoryOptions } from './fs-history-options.js';
+import { removeBlob, removeOrphans, storeBlob } from './history-blobs.js';
 import { HistoryLog, readLogs, type LogRecord } from './history-log.js';
 import type { HistoryStats, HistoryStore, HistoryVersion, KeptFile, KeyedVersion } from './types.js';
 import { VersionIdGenerator } from './version-id.js';
 
-export const MAX_VERSION_BYTES = 64 * 1024 * 1024;
-export const DEFAULT_MAX_TOTAL_BYTES = 1024 * 1024 * 1024;
-
-export interface FsHistoryOptions {
-  /** The service's data dir; history lives in `<dataDir>/history`. */
-  dataDir: string;
-  /** At most this many versions per file (--history-versions). */
-  maxVersions: number;
-  /** Total bytes of all kept versions; the oldest anywhere go first. Default 1 GiB. */
-  maxTotalBytes?: number;
-  /** Larger versions are not kept. Default 64 MiB (SPEC §10). */
-  maxVersionBytes?: number;
-  /** Bytes of history log before it is rotated (default 1 MiB). */
-  logLimit?: number;
-  /** Seams for tests. */
-  now?: () => number;
-  link?: (existing: string, created: string) => Promise<void>;
-}
+export { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, type FsHistoryOptions } from './fs-history-options.js';
 
 interface Removal {
   key: string;
@@ -117,7 +96,7 @@ export class FsHistoryStore implements HistoryStore {
     this.snapshotLater([key, ...removed.map((r) => r.key)]);
     // Pruned blobs go in the background: the index no longer names them, and a crash before
     // they are gone leaves orphans that start-up removes.
-    for (const r of removed) void this.removeBlob(r).catch(() => undefined);
+    for (const r of removed) void removeBlob(this.dir, r.key, r.version).catch(() => undefined);
     return version;
   }
 
@@ -129,20 +108,7 @@ export class FsHistoryStore implements HistoryStore {
 
   async recent(options: { limit: number; before?: string }): Promise<KeyedVersion[]> {
     await this.init();
-    const { limit, before } = options;
-    const picked: KeyedVersion[] = [];
-    // Each index is sorted oldest first: at most `limit` from the end of each, then merged.
-    for (const [key, index] of this.indexes) {
-      let taken = 0;
-      for (let i = index.versions.length - 1; i >= 0 && taken < limit; i--) {
-        const entry = index.versions[i]!;
-        if (before !== undefined && entry.version >= before) continue;
-        picked.push({ key, entry });
-        taken += 1;
-      }
-    }
-    picked.sort((a, b) => compare(b.entry.version, a.entry.version));
-    return picked.slice(0, limit).map(({ key, entry }) => ({ key, entry: publicVersion(entry) }));
+    return recentVersions(this.indexes, options.limit, options.before).map(({ key, entry }) => ({ key, entry: publicVersion(entry) }));
   }
 
   nextId(): string {
@@ -151,19 +117,7 @@ export class FsHistoryStore implements HistoryStore {
 
   async since(after: string, limit: number): Promise<KeyedVersion[]> {
     await this.init();
-    const picked: KeyedVersion[] = [];
-    for (const [key, index] of this.indexes) {
-      const versions = index.versions;
-      for (let i = 0; i < versions.length; i++) {
-        const entry = versions[i]!;
-        if (entry.version <= after) continue;
-        // The write's change, for entries kept before it was recorded: from the next version's size.
-        const change = entry.change ?? (entry.size === null ? 'create' : versions[i + 1]?.size === null ? 'delete' : 'update');
-        picked.push({ key, entry: { ...entry, change } });
-      }
-    }
-    picked.sort((a, b) => compare(a.entry.version, b.entry.version));
-    return picked.slice(0, limit);
+    return versionsSince(this.indexes, after, limit);
   }
 
   async load(key: string, version: string): Promise<{ bytes: Buffer | null } | undefined> {
@@ -197,7 +151,7 @@ export class FsHistoryStore implements HistoryStore {
       // Without the record a restart may list this version; its blob is gone, so it is dropped then.
     }
     this.snapshotLater([key]);
-    await this.removeBlob(removed);
+    await removeBlob(this.dir, removed.key, removed.version);
   }
 
   /** Closes the log once pending snapshots have landed (shutdown). */
@@ -256,7 +210,7 @@ export class FsHistoryStore implements HistoryStore {
     // A blob gone missing (removed by hand) drops its version rather than failing a restore.
     index.versions = index.versions
       .filter((v) => v.size === null || names.has(path.basename(blobPath(dir, v.version))))
-      .sort((a, b) => compare(a.version, b.version));
+      .sort((a, b) => compareVersions(a.version, b.version));
     for (const v of index.versions) {
       this.ids.seed(v.version);
       this.totalBytes += v.size ?? 0;
@@ -294,7 +248,7 @@ export class FsHistoryStore implements HistoryStore {
       this.indexes.set(key, index);
     }
     index.versions.push(entry);
-    index.versions.sort((a, b) => compare(a.version, b.version));
+    index.versions.sort((a, b) => compareVersions(a.version, b.version));
     this.totalBytes += entry.size ?? 0;
   }
 
@@ -306,7 +260,7 @@ export class FsHistoryStore implements HistoryStore {
       removed.push(this.drop(key, own, 0));
     }
     while (this.totalBytes > this.maxTotalBytes) {
-      const oldest = this.oldestBlob(keepVersion);
+      const oldest = oldestBlob(this.indexes, keepVersion);
       if (!oldest) break;
       removed.push(this.drop(oldest.key, oldest.index, oldest.at));
     }
@@ -318,19 +272,6 @@ export class FsHistoryStore implements HistoryStore {
     if (!version) throw new Error('history: no version to drop');
     this.totalBytes -= version.size ?? 0;
     return { key, version };
-  }
-
-  private oldestBlob(except: string): { key: string; index: HistoryIndex; at: number } | undefined {
-    let best: { key: string; index: HistoryIndex; at: number } | undefined;
-    for (const [key, index] of this.indexes) {
-      const at = index.versions.findIndex((v) => v.size !== null && v.size > 0 && v.version !== except);
-      const candidate = at >= 0 ? index.versions[at] : undefined;
-      const current = best ? best.index.versions[best.at] : undefined;
-      if (candidate && (!current || compare(candidate.version, current.version) < 0)) {
-        best = { key, index, at };
-      }
-    }
-    return best;
   }
 
   /**
@@ -347,32 +288,11 @@ export class FsHistoryStore implements HistoryStore {
       return writeIndex(keyDir(this.dir, key), { key, versions: [...index.versions] });
     });
     this.queued.set(key, next);
-    this.persisting.set(
-      key,
-      next.catch(() => undefined),
-    );
+    this.persisting.set(key, next.catch(() => undefined));
     return next;
   }
-
-  private async removeBlob(removal: Removal): Promise<void> {
-    if (removal.version.size === null) return;
-    await fs.unlink(blobPath(keyDir(this.dir, removal.key), removal.version.version)).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
-    });
-  }
-
-}
-
-/** A version as the API shows it (without the internal `change`). */
-function publicVersion(v: HistoryVersion): HistoryVersion {
-  const { change: _change, ...rest } = v;
-  return rest;
 }
 
 function dropRecord(r: Removal): LogRecord {
   return { op: 'drop', key: r.key, version: r.version.version };
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

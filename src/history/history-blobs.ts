@@ -1,7 +1,7 @@
 import { constants, promises as fs, lstatSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import { blobPath, INDEX_FILE, type HistoryIndex } from './history-index.js';
-import type { KeptFile } from './types.js';
+import { blobPath, INDEX_FILE, keyDir, type HistoryIndex } from './history-index.js';
+import type { HistoryVersion, KeptFile } from './types.js';
 
 /**
  * Hard link (zero copy); on another file system, or where links are refused, a copy.
@@ -53,4 +53,12 @@ export async function removeOrphans(dir: string, index: HistoryIndex, names: Set
   for (const name of names) {
     if (!wanted.has(name)) await fs.rm(path.join(dir, name), { force: true });
   }
+}
+
+/** Removes a dropped version's content; "did not exist" versions have none. */
+export async function removeBlob(historyDir: string, key: string, version: HistoryVersion): Promise<void> {
+  if (version.size === null) return;
+  await fs.unlink(blobPath(keyDir(historyDir, key), version.version)).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+  });
 }

@@ -1,4 +1,4 @@
-import type { WriteToolName } from '../tools/types.js';
+import type { WriteToolName } from '../write/types.js';
 
 export interface HistoryVersion {
   version: string;

@@ -1,5 +1,6 @@
 import { ToolError } from '../errors.js';
-import type { Access, ResolvedPath, TargetKind } from '../tools/types.js';
+import type { Access, ResolvedPath } from '../paths/types.js';
+import type { TargetKind } from '../tools/types.js';
 import { ALWAYS_DENY_WRITE, compileGlobs } from '../paths/globs.js';
 import { relativeReal, resolvePath } from '../paths/resolve-path.js';
 

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ToolError } from '../errors.js';
 
+/** SPEC §2 session ids and §4 request ids: 1–128 of `[A-Za-z0-9._:-]`. The one copy. */
 export const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const DEFAULT_SESSION = 'default';
 

@@ -1,9 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ToolCallEvent } from '../app-services.js';
 import type { HistoryStore } from '../history/types.js';
 import type { ReadStateStore } from '../read-state/types.js';
-import { joinNames } from '../text/join-names.js';
-import { WRITE_TOOL_NAMES, type Access, type WriteEvent } from '../tools/types.js';
+import type { ToolCallEvent } from '../tools/types.js';
+import type { WriteEvent } from '../write/types.js';
 import type { LockManager, Release } from '../write/types.js';
 
 /** What the gauges read at scrape time. */
@@ -16,10 +15,7 @@ export interface MetricsSources {
 }
 
 /** One tool call as metrics sees it (a subset of ToolCallEvent). */
-export type ToolCallObservation = Pick<ToolCallEvent, 'tool' | 'outcome' | 'code' | 'durationMs' | 'bytes'>;
-
-/** The tools an app serves, as metrics names them (from the registry). */
-export type MetricsTool = { name: string; access: Access };
+export type ToolCallObservation = Pick<ToolCallEvent, 'tool' | 'access' | 'outcome' | 'code' | 'durationMs' | 'bytes'>;
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const LOCK_BUCKETS = [0.0001, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30];
@@ -31,8 +27,6 @@ const LOCK_BUCKETS = [0.0001, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10,
 export class Metrics {
   readonly registry = new Registry();
   private sources: MetricsSources;
-  /** Tools whose bytes are bytes read; every other tool's are bytes written. */
-  private readonly readTools: Set<string>;
   private readonly toolCalls: Counter<'tool' | 'outcome' | 'code'>;
   private readonly toolDuration: Histogram<'tool' | 'outcome'>;
   private readonly bytesRead: Counter<'tool'>;
@@ -40,17 +34,12 @@ export class Metrics {
   private readonly lockWait: Histogram;
   private readonly fileChanges: Counter<'tool' | 'type'>;
 
-  constructor(sources: MetricsSources, options: { defaultMetrics?: boolean; tools?: readonly MetricsTool[] } = {}) {
+  constructor(sources: MetricsSources, options: { defaultMetrics?: boolean } = {}) {
     this.sources = sources;
-    const tools = options.tools ?? [{ name: 'Read', access: 'read' }];
-    this.readTools = new Set(tools.filter((t) => t.access === 'read').map((t) => t.name));
-    const callNames = joinNames([...tools.map((t) => t.name), 'Restore']);
-    const writeNames = joinNames(WRITE_TOOL_NAMES.filter((n) => n === 'Restore' || tools.some((t) => t.name === n)));
-    const readNames = joinNames([...this.readTools]);
     const registers = [this.registry];
     this.toolCalls = new Counter({
       name: 'sidefile_tool_calls_total',
-      help: `Tool calls (${callNames}) by outcome (ok|error) and error code ("" when ok).`,
+      help: 'Tool calls by tool (the names of GET /v1/tools, and Restore), outcome (ok|error) and error code ("" when ok).',
       labelNames: ['tool', 'outcome', 'code'],
       registers,
     });
@@ -63,13 +52,13 @@ export class Metrics {
     });
     this.bytesRead = new Counter({
       name: 'sidefile_bytes_read_total',
-      help: `Bytes of files read by successful ${readNames} calls.`,
+      help: 'Bytes of files read by successful calls of read tools (Read, …).',
       labelNames: ['tool'],
       registers,
     });
     this.bytesWritten = new Counter({
       name: 'sidefile_bytes_written_total',
-      help: `Bytes written to files by successful write tools (${writeNames}).`,
+      help: 'Bytes written to files by successful calls of write tools (Edit, Write, …, Restore).',
       labelNames: ['tool'],
       registers,
     });
@@ -95,7 +84,7 @@ export class Metrics {
     this.toolCalls.inc({ tool: call.tool, outcome: call.outcome, code });
     this.toolDuration.observe({ tool: call.tool, outcome: call.outcome }, Math.max(0, call.durationMs) / 1000);
     if (call.outcome !== 'ok' || !call.bytes || call.bytes < 0) return;
-    const bytes = this.readTools.has(call.tool) ? this.bytesRead : this.bytesWritten;
+    const bytes = call.access === 'read' ? this.bytesRead : this.bytesWritten;
     bytes.inc({ tool: call.tool }, call.bytes);
   }
 

@@ -126,6 +126,7 @@ describe('layouts other than Jupyter\'s', () => {
   it('writes non-ASCII as \\uXXXX in a notebook saved with ensure_ascii', () => {
     const text = jupyter(nb([md('a', ['caf\u00e9'])])).replace('é', '\\u00e9');
     const out = editNotebook(text, replace('a', 'naïve — 概要'));
+    // eslint-disable-next-line no-control-regex -- the ASCII range starts at U+0000 on purpose
     expect(out.text).toContain('"naïve — 概要"'.replace(/[^\x00-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
     expect(JSON.parse(out.text).cells[0].source).toEqual(['naïve — 概要']);
   });

@@ -59,7 +59,7 @@ function indentAfter(text: string, from: number, to: number): string | null {
 }
 
 function detectAsciiOnly(text: string): boolean {
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- the ASCII range starts at U+0000 on purpose
   if (/[^\u0000-\u007f]/.test(text)) return false;
   return /\\u(?!00[0-7])[0-9a-fA-F]{4}/.test(text);
 }

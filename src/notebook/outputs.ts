@@ -6,7 +6,7 @@ export const OUTPUT_TEXT_LIMIT = 2000;
 export const TRUNCATED_MARK = '… [truncated]';
 
 // CSI sequences (colours, cursor moves), OSC sequences (titles, links) and two-byte escapes.
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- ANSI escapes are control characters by definition
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
 
 export function stripAnsi(text: string): string {

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { ToolError } from '../errors.js';
 import { decodeText } from '../text/codec.js';
 import type { NotebookEditRequest } from '../notebook/edit.js';
-import type { EditExtra } from '../tools/edit/run.js';
+import type { EditExtra } from '../tools/edit/schema.js';
 import type { EditInput } from '../tools/edit/schema.js';
 import type { ComputedWrite } from '../write/pipeline.js';
 import type { TextPatch } from '../write/patch.js';

@@ -3,7 +3,7 @@ import type { PackedPatch } from './hunks.js';
 import type { NotebookEditOutcome, NotebookEditRequest } from '../notebook/edit.js';
 import type { ReadNotebookOutcome } from '../notebook/read-notebook.js';
 import type { EditInput } from '../tools/edit/schema.js';
-import type { EditExtra } from '../tools/edit/run.js';
+import type { EditExtra } from '../tools/edit/schema.js';
 
 /** Messages between off-loop.ts and notebook-worker.ts. */
 export type WorkerJob =

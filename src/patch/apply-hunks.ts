@@ -96,7 +96,6 @@ const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export async function applyHunks(text: string, hunks: Hunk[], filePath: string, lineBreak: string, allowPlaceholders = false): Promise<AppliedHunks> {
   const file = splitFileLines(text);
-  const plain = file.lines;
   const replacements: Replacement[] = [];
   let from = 0;
   let rung: Rung = 'exact';

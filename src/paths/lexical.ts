@@ -50,7 +50,7 @@ export function describeInput(input: string, root = ''): string {
 
 /** A root-relative name as a message shows it: control characters masked, long names cut. */
 export function showName(relative: string): string {
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- masking control characters is the point
   const clean = relative.replace(/[\u0000-\u001f\u007f]/g, '?');
   return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
 }

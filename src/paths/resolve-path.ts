@@ -2,7 +2,7 @@ import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
-import type { ResolvedPath } from '../tools/types.js';
+import type { ResolvedPath } from './types.js';
 import { checkLexical, isInside, showName, toRelative } from './lexical.js';
 import { WalkError, walkReal, type WalkFs, type WalkResult } from './real-walk.js';
 

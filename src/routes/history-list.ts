@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
-import { historyKey } from '../history/restore.js';
+import { historyKey } from '../history/history-key.js';
 import type { HistoryVersion } from '../history/types.js';
 import { VERSION_ID_PATTERN } from '../history/version-id.js';
 import { compileGlobs } from '../paths/globs.js';

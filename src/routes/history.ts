@@ -3,21 +3,15 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
 import type { ErrorCode } from '../errors.js';
-import { restoreVersion } from '../history/restore.js';
 import { JSON_BODY } from '../http/body-type.js';
 import { errorResponses } from '../http/error-schema.js';
 import { sessionOf } from '../http/session.js';
 import { bodyForCallTool } from '../http/validator.js';
 import { callTool } from '../tools/call-tool.js';
-import { WRITE_TOOL_NAMES, type ResolvedPath, type ToolDefinition } from '../tools/types.js';
-import { structuredPatchSchema } from '../write/result-schemas.js';
+import { restoreTool } from '../tools/restore/index.js';
+import { WRITE_TOOL_NAMES } from '../tools/types.js';
 import { historyQuery, listFileHistory, listWorkspaceHistory } from './history-list.js';
 import { SECURED, sessionHeaders } from './tools.js';
-
-const filePath = z
-  .string()
-  .min(1)
-  .describe('The file: absolute (inside the workspace root) or relative to the root.');
 
 const versionSchema = z
   .object({
@@ -45,42 +39,9 @@ const workspaceHistoryResponse = z
   })
   .describe('The newest versions across the workspace (without file_path).');
 
-const restoreBody = z
-  .strictObject({
-    file_path: filePath,
-    version: z.string().min(1).describe('A version id from GET /v1/history.'),
-  })
-  .describe('Which version of which file to bring back.');
-
-const restoreResult = z
-  .object({
-        file_path: z.string().describe('The file, relative to the root.'),
-        version: z.string().describe('The version that was restored.'),
-        type: z
-          .enum(['create', 'update', 'delete'])
-          .describe('create: the file did not exist; update: it was overwritten; delete: the version is "did not exist".'),
-    structured_patch: structuredPatchSchema,
-  })
-  .describe('What the restore changed.');
-
 const restoreResponse = z
-  .object({ result: restoreResult, text: z.string().describe('What an agent shows its model.') })
+  .object({ result: restoreTool.result, text: z.string().describe('What an agent shows its model.') })
   .describe('The version is the current content again.');
-
-/** Restore as a tool, so it runs through callTool like every write (not listed in GET /v1/tools). */
-const restoreTool: ToolDefinition<z.infer<typeof restoreBody>, z.infer<typeof restoreResult>> = {
-  name: 'Restore',
-  slug: 'restore',
-  title: 'Restore a kept version',
-  description: 'Brings back a kept version of a file (POST /v1/history/restore).',
-  input: restoreBody,
-  result: restoreResult,
-  access: 'write',
-  // Security: the same checks as a write tool (SPEC §3, deny globs, read-only mode).
-  target: { field: 'file_path', kind: 'file' },
-  // A required file target: callTool always resolves it before run.
-  run: (input, ctx, target: ResolvedPath) => restoreVersion(ctx, target, input.version),
-};
 
 const RESTORE_CODES: readonly ErrorCode[] = [
   'INVALID_INPUT', 'UNAUTHORIZED', 'PATH_OUTSIDE_WORKSPACE', 'PATH_DENIED', 'READ_ONLY', 'NOT_A_FILE',
@@ -132,7 +93,7 @@ export function registerHistoryRoutes(app: FastifyInstance, services: AppService
       tags: ['history'],
       security: SECURED,
       headers: sessionHeaders,
-      body: restoreBody,
+      body: restoreTool.input,
       response: { 200: restoreResponse, ...errorResponses(RESTORE_CODES) },
     },
     handler: async (request) =>

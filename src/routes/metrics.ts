@@ -3,21 +3,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
 import { errorResponses } from '../http/error-schema.js';
-import { Metrics } from '../metrics/metrics.js';
 
 /**
- * `GET /metrics` (Prometheus text, behind auth like every route). Subscribes the metrics to
- * tool calls and writes, and swaps `services.locks` for a timed wrapper so lock waits are
- * measured; register it before any request is served. Returns the Metrics for other routes.
+ * `GET /metrics` (Prometheus text, behind auth like every route): the metrics createServices
+ * built and subscribed to tool calls, writes and lock waits.
  */
-export function registerMetricsRoutes(
-  app: FastifyInstance,
-  services: AppServices,
-  metrics: Metrics = new Metrics(services, { tools: app.tools }),
-): Metrics {
-  services.toolCallListeners.push((call) => metrics.observeToolCall(call));
-  services.writeListeners.push((event) => metrics.observeWrite(event));
-  services.locks = metrics.instrumentLocks(services.locks);
+export function registerMetricsRoutes(app: FastifyInstance, services: AppServices): void {
+  const metrics = services.metrics;
 
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'GET',
@@ -49,5 +41,4 @@ export function registerMetricsRoutes(
       return reply.type(metrics.contentType).send(body);
     },
   });
-  return metrics;
 }

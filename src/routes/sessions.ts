@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
 import { errorResponses } from '../http/error-schema.js';
+import { ID_PATTERN } from '../http/session.js';
 import { SECURED } from './tools.js';
 
 /** DELETE /v1/sessions/:id (SPEC §2): forget a session's reads, e.g. after context compaction. */
@@ -17,7 +18,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: AppService
       tags: ['sessions'],
       security: SECURED,
       params: z.object({
-        id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/).describe('The session id (X-Session-Id).'),
+        id: z.string().regex(ID_PATTERN).describe('The session id (X-Session-Id).'),
       }),
       response: {
         200: z

@@ -6,7 +6,7 @@ import { JSON_BODY } from '../http/body-type.js';
 import { errorResponses } from '../http/error-schema.js';
 import { toolErrorCodes } from '../http/route-errors.js';
 import { TOOL_EXAMPLES } from '../http/tool-examples.js';
-import { sessionOf } from '../http/session.js';
+import { ID_PATTERN, sessionOf } from '../http/session.js';
 import { bodyForCallTool } from '../http/validator.js';
 import { joinNames } from '../text/join-names.js';
 import { callTool } from '../tools/call-tool.js';
@@ -17,7 +17,7 @@ import type { ToolDefinition } from '../tools/types.js';
 export const sessionHeaders = z.looseObject({
   'x-session-id': z
     .string()
-    .regex(/^[A-Za-z0-9._:-]{1,128}$/)
+    .regex(ID_PATTERN)
     .optional()
     .describe('Names one agent conversation (read-before-write state belongs to it). Default: `default`.'),
 });

@@ -205,3 +205,18 @@ export function roundTrips(bytes: Buffer, decoded: DecodedText): boolean {
     return false;
   }
 }
+
+/**
+ * The guard as every editing tool applies it (Edit, NotebookEdit, compat insert; MultiEdit and
+ * ApplyPatch too): UNSUPPORTED_ENCODING, naming the file and what to do instead.
+ */
+export function assertRoundTrips(bytes: Buffer, decoded: DecodedText, shown: string, whole: 'file' | 'notebook' = 'file'): void {
+  // Valid UTF-8 always survives (a native check, cheaper than encoding a large file again).
+  if (decoded.encoding === 'utf-8' && isUtf8(bytes.subarray(decoded.bom ? 3 : 0))) return;
+  if (roundTrips(bytes, decoded)) return;
+  throw new ToolError(
+    'UNSUPPORTED_ENCODING',
+    `${shown} (read as ${decoded.encoding}) does not survive decoding and re-encoding unchanged, so editing it could change bytes you did not ask to change. Nothing was written; use Write to replace the whole ${whole}.`,
+    { encoding: decoded.encoding },
+  );
+}

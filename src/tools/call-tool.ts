@@ -37,6 +37,7 @@ export async function callTool<I extends Record<string, unknown>, R>(
   const emit = (code: string | null, status: number): void => {
     const event: ToolCallEvent = {
       tool: tool.name,
+      access: tool.access,
       session: opts.session,
       path,
       outcome: code === null ? 'ok' : 'error',

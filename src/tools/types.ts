@@ -1,35 +1,19 @@
-import type { Stats } from 'node:fs';
-import type { BaseLogger } from 'pino';
 import type { z } from 'zod';
 import type { ReadStateStore } from '../read-state/types.js';
 import type { LockManager } from '../write/types.js';
 import type { HistoryStore } from '../history/types.js';
+import type { Access, ResolvedPath } from '../paths/types.js';
+import type { Log, WriteContext, WriteSettings } from '../write/context.js';
+import type { WriteEvent } from '../write/types.js';
 
-/** A request path after SPEC §3 checks. */
-export interface ResolvedPath {
-  /** Relative to the root, `/` separators, as shown in responses. */
-  relative: string;
-  /** Absolute lexical path inside the root (links not followed). */
-  absolute: string;
-  /** Real path: every link followed (for a missing file: real parent + name). Lock and read-state key. */
-  real: string;
-  /** lstat-free stat of `real` (links followed); null when the file does not exist. */
-  stat: Stats | null;
-  /**
-   * The deny globs of the call's access, matched against a root-relative real path: applied
-   * again to what is actually opened (SPEC §3 "Under races"). Set by the route's resolver;
-   * absent only on targets built by hand (nothing denied).
-   */
-  denied?: (relativeReal: string) => boolean;
-}
+// Moved below the tools layer (docs/architecture.md); re-exported for tools' convenience.
+export type { Access, ResolvedPath } from '../paths/types.js';
+export type { Log } from '../write/context.js';
+export { WRITE_TOOL_NAMES, type WriteEvent, type WriteToolName } from '../write/types.js';
 
 /** The settings tools need; nothing else of the config. */
-export interface ToolSettings {
+export interface ToolSettings extends WriteSettings {
   readOnly: boolean;
-  lockTimeoutMs: number;
-  /** [glob, encoding] pairs from --encodings, in order; matched against the relative path. */
-  encodings: Array<[glob: string, encoding: string]>;
-  dataDir: string;
   historyVersions: number;
   /** Deny-read globs (SPEC §1): the discovery walk makes matching entries invisible. */
   denyRead: string[];
@@ -38,40 +22,11 @@ export interface ToolSettings {
   searchMaxEntries: number;
 }
 
-/** What a finished write tells the after-write hooks (history, events, metrics). */
-export interface WriteEvent {
-  tool: WriteToolName;
-  session: string;
-  path: ResolvedPath;
-  type: 'create' | 'update' | 'delete';
-  additions: number;
-  deletions: number;
-  /** History version kept by this write; null when none was kept. */
-  version: string | null;
-}
 
-/**
- * Every name history and events record for a write (SPEC §10), in SPEC order. The registry's
- * write tools are among them (test/tool-names.test.ts); Restore is the history route's.
- */
-export const WRITE_TOOL_NAMES = ['Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'ApplyPatch', 'Restore'] as const;
-
-export type WriteToolName = (typeof WRITE_TOOL_NAMES)[number];
-
-/** The logging a tool needs (the request's pino child, so the request id comes along). */
-export type Log = Pick<BaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
-
-/** The plain object every tool's `run` gets: no Fastify, no whole config. */
-export interface ToolContext {
-  root: string;
-  session: string;
+/** The plain object every tool's `run` gets: no Fastify, no whole config. A WriteContext too. */
+export interface ToolContext extends WriteContext {
   log: Log;
   settings: ToolSettings;
-  readState: ReadStateStore;
-  locks: LockManager;
-  history: HistoryStore;
-  /** Called once after each successful write (change events, metrics). Must not throw. */
-  afterWrite(event: WriteEvent): void;
   /** Resolves another path with the same checks as callTool (used by restore and tests). */
   resolve(input: string, access: Access, kind?: TargetKind): Promise<ResolvedPath>;
 }
@@ -94,8 +49,6 @@ export interface ToolServices {
   /** SPEC §3 resolution plus deny globs, read-only mode and the target kind, in SPEC §4 order. */
   resolve(input: string, access: Access, kind?: TargetKind): Promise<ResolvedPath>;
 }
-
-export type Access = 'read' | 'write';
 
 /** What a tool adds to its telemetry line (never content). */
 export interface ToolMetrics {
@@ -158,6 +111,8 @@ export interface ToolDefinition<I extends Record<string, unknown> = any, R = any
 /** One finished tool call, as telemetry sees it (never content). */
 export interface ToolCallEvent {
   tool: string;
+  /** The tool's access: metrics count a read tool's bytes as read, a write tool's as written. */
+  access: Access;
   session: string;
   path: string | null;
   outcome: 'ok' | 'error';

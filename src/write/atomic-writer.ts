@@ -3,7 +3,7 @@ import fs, { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
-import { CheckedDir, movedError, openCheckedDir, outsideError } from '../paths/fd-policy.js';
+import { type CheckedDir, movedError, openCheckedDir, outsideError } from '../paths/fd-policy.js';
 import { mapFsError } from './fs-errors.js';
 import { journalAdd, journalRemove } from './journal.js';
 import { isInside, realPathNow, type ResolveFs } from './resolve-sync.js';

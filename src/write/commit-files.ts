@@ -3,7 +3,13 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { CheckedDir } from '../paths/fd-policy.js';
 import { sha256Hex } from '../read-state/unchanged.js';
-import type { ResolvedPath, ToolContext, WriteToolName } from '../tools/types.js';
+import { historyKey } from '../history/history-key.js';
+import type { ResolvedPath } from '../paths/types.js';
+import type { Log, WriteContext } from './context.js';
+import type { WriteToolName } from './types.js';
+
+/** A multi-file commit also logs an interrupted commit's cause. */
+type CommitContext = WriteContext & { log: Log };
 import { assertStillTarget, mapWriteError, newTempName, openTargetDir, writeAndSync } from './atomic-writer.js';
 import { journalAdd, journalCommit, journalCommitDone, journalRemove, type CommitRecord } from './journal.js';
 import { loadCurrent, type CurrentFile } from './load-current.js';
@@ -62,7 +68,7 @@ export interface CommittedChange {
   version: string | null;
 }
 
-export async function commitFiles(ctx: ToolContext, plan: MultiPlan): Promise<CommittedChange[]> {
+export async function commitFiles(ctx: CommitContext, plan: MultiPlan): Promise<CommittedChange[]> {
   const releases = await lockAll(ctx, plan.targets.map((t) => t.real));
   const dirs = new Map<string, CheckedDir | null>();
   let done = false;
@@ -91,7 +97,7 @@ export async function commitFiles(ctx: ToolContext, plan: MultiPlan): Promise<Co
 }
 
 /** Locks in one order (sorted real paths), so two commits over the same files never deadlock. */
-async function lockAll(ctx: ToolContext, reals: string[]): Promise<Array<() => void>> {
+async function lockAll(ctx: CommitContext, reals: string[]): Promise<Array<() => void>> {
   const releases: Array<() => void> = [];
   try {
     for (const real of [...new Set(reals)].sort()) releases.push(await ctx.locks.acquire(real, ctx.settings.lockTimeoutMs));
@@ -112,7 +118,7 @@ interface Staged {
   version: Promise<string | null>;
 }
 
-async function writeAll(ctx: ToolContext, tool: WriteToolName, changes: PlannedChange[], dirs: Map<string, CheckedDir | null>): Promise<CommittedChange[]> {
+async function writeAll(ctx: CommitContext, tool: WriteToolName, changes: PlannedChange[], dirs: Map<string, CheckedDir | null>): Promise<CommittedChange[]> {
   const dataDir = ctx.settings.dataDir;
   const staged: Staged[] = changes.map((change) => {
     const dir = dirs.get(change.target.real) ?? null;
@@ -148,12 +154,12 @@ async function writeAll(ctx: ToolContext, tool: WriteToolName, changes: PlannedC
   }
 }
 
-function keyOf(ctx: ToolContext, target: ResolvedPath): string {
-  return path.relative(ctx.root, target.real).split(path.sep).join('/');
+function keyOf(ctx: CommitContext, target: ResolvedPath): string {
+  return historyKey(ctx.root, target);
 }
 
 /** The temp file of one change in its checked folder, journaled before it exists, written and fsynced. */
-async function writeTemp(ctx: ToolContext, s: Staged, created: Staged[]): Promise<void> {
+async function writeTemp(ctx: CommitContext, s: Staged, created: Staged[]): Promise<void> {
   const { change, dir, temp } = s;
   if (temp === null || change.bytes === null || dir === null) return;
   const previous = change.previous !== undefined ? change.previous : change.current.stat;
@@ -167,7 +173,7 @@ async function writeTemp(ctx: ToolContext, s: Staged, created: Staged[]): Promis
  * Last checks for all, the commit record, then every rename and removal: sync, so nothing
  * else runs from the first check to the last rename.
  */
-function commitSync(ctx: ToolContext, staged: Staged[], state: { recorded: boolean; committed: boolean }): void {
+function commitSync(ctx: CommitContext, staged: Staged[], state: { recorded: boolean; committed: boolean }): void {
   const record: CommitRecord = { id: randomBytes(9).toString('hex'), renames: [], removes: [] };
   for (const { change, dir, name, temp } of staged) {
     // Security: each folder is still the checked one and the entry is no link swapped in.
@@ -194,7 +200,7 @@ function commitSync(ctx: ToolContext, staged: Staged[], state: { recorded: boole
   state.committed = true;
 }
 
-function finish(ctx: ToolContext, tool: WriteToolName, s: Staged, version: string | null): CommittedChange {
+function finish(ctx: CommitContext, tool: WriteToolName, s: Staged, version: string | null): CommittedChange {
   const { change } = s;
   const patch = makePatch(change.target.relative, change.before, change.after);
   if (change.bytes !== null) {
@@ -206,7 +212,7 @@ function finish(ctx: ToolContext, tool: WriteToolName, s: Staged, version: strin
 }
 
 /** Nothing was renamed: remove the temp files and forget the versions kept for this commit. */
-async function abort(ctx: ToolContext, staged: Staged[], created: Staged[]): Promise<void> {
+async function abort(ctx: CommitContext, staged: Staged[], created: Staged[]): Promise<void> {
   await Promise.all(created.map((s) => fs.promises.unlink(s.dir!.at(s.temp!)).catch(() => {})));
   await Promise.all(
     staged.map(async (s) => {

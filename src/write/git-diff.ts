@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import fs, { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { toRelative } from '../paths/lexical.js';
 import { trustedGitDir } from './git-dir.js';
 import { formatGitPatch, makePatchSliced } from './patch.js';
 
@@ -38,7 +39,7 @@ export async function gitDiffOf(input: GitDiffInput): Promise<GitDiff | undefine
     const top = findWorkTree(path.dirname(input.real));
     const gitDir = top === null ? null : trustedGitDir(top, input.root);
     if (top === null || gitDir === null) return undefined;
-    const rel = path.relative(top, input.real).split(path.sep).join('/');
+    const rel = toRelative(top, input.real);
     const head = await headBlob(top, gitDir, rel);
     if (head === undefined) return undefined;
     const before = head === null ? '' : input.decode(head);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { ToolError } from '../errors.js';
+import { readToSize } from '../paths/read-to-size.js';
 import { movedError, openFileIn, outsideError, type CheckedDir, type DenyCheck } from '../paths/fd-policy.js';
 import { showName, toRelative } from '../paths/lexical.js';
 import { mapFsError } from './fs-errors.js';
@@ -63,7 +63,7 @@ export async function loadCurrent(root: string, dir: CheckedDir | null, real: st
       );
     }
     if (stat.size <= SYNC_LOAD_BYTES) return { bytes: fs.readFileSync(fd), stat };
-    return { bytes: await readAll(fd, stat.size), stat };
+    return { bytes: await readToSize(fd, stat.size), stat };
   } catch (err) {
     throw mapFsError(err);
   } finally {
@@ -81,19 +81,5 @@ function repointed(root: string, at: string): ToolError {
   }
   if (now === null || !isInside(root, now)) return outsideError();
   return new ToolError('FILE_MODIFIED_SINCE_READ', 'The file was replaced by a link after it was read; nothing was written. Read it again, then retry.');
-}
-
-const readAsync = promisify(fs.read);
-
-/** `size` bytes from `fd` without blocking the event loop (fewer if the file shrank meanwhile). */
-async function readAll(fd: number, size: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(size);
-  let filled = 0;
-  while (filled < size) {
-    const { bytesRead } = await readAsync(fd, buffer, filled, size - filled, filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return buffer.subarray(0, filled);
 }
 

@@ -1,15 +1,8 @@
 import { structuredPatch } from 'diff';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { wholeRegionSteps } from './whole-hunk.js';
+import { wholeRegionSteps, type PatchHunk } from './whole-hunk.js';
 
-/** One hunk, exactly as the diff package's structuredPatch returns it. */
-export interface PatchHunk {
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  lines: string[];
-}
+export type { PatchHunk } from './whole-hunk.js';
 
 export interface TextPatch {
   hunks: PatchHunk[];

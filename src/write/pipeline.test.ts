@@ -7,7 +7,7 @@ import { isToolError } from '../errors.js';
 import { nodeWriterFs, type WriterFs } from './atomic-writer.js';
 import { journalEntries } from './journal.js';
 import { runWrite, type WritePlan } from './pipeline.js';
-import { makeWriteTestbed, type WriteTestbed } from './test-context.js';
+import { makeWriteTestbed, type WriteTestbed } from '../../test/support/test-context.js';
 
 let bed: WriteTestbed;
 beforeEach(async () => {

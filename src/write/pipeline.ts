@@ -1,9 +1,12 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { CellPositions, FileStamp, ReadUnit, WriteObservation } from '../read-state/types.js';
 import { sha256Hex, stampOf } from '../read-state/unchanged.js';
-import type { ResolvedPath, ToolContext, WriteEvent, WriteToolName } from '../tools/types.js';
+import path from 'node:path';
+import { historyKey } from '../history/history-key.js';
 import type { CheckedDir } from '../paths/fd-policy.js';
+import type { ResolvedPath } from '../paths/types.js';
+import type { WriteContext } from './context.js';
+import type { WriteEvent, WriteToolName } from './types.js';
 import { atomicDelete, atomicWrite, openTargetDir, type WriterFs } from './atomic-writer.js';
 import { mapFsError } from './fs-errors.js';
 import { gitDiffOf, type GitDiff } from './git-diff.js';
@@ -84,7 +87,7 @@ export interface WriteOutcome<T> {
   extra: T;
 }
 
-export async function runWrite<T>(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<T>): Promise<WriteOutcome<T>> {
+export async function runWrite<T>(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<T>): Promise<WriteOutcome<T>> {
   const release = await ctx.locks.acquire(target.real, ctx.settings.lockTimeoutMs);
   let done: Locked<T>;
   try {
@@ -120,7 +123,7 @@ interface Locked<T> {
  * Security (SPEC §3 "Under races"): the target's folder is opened and checked once, and every
  * step — load, history keep, last checks, temp file, rename, unlink — is made in it.
  */
-async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<T>, release: () => void): Promise<Locked<T>> {
+async function writeLocked<T>(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<T>, release: () => void): Promise<Locked<T>> {
   const dir = await openTargetDir(ctx.root, target.real);
   try {
     return await writeInDir(ctx, target, plan, release, dir);
@@ -129,12 +132,12 @@ async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: Writ
   }
 }
 
-async function writeInDir<T>(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<T>, release: () => void, dir: CheckedDir | null): Promise<Locked<T>> {
+async function writeInDir<T>(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<T>, release: () => void, dir: CheckedDir | null): Promise<Locked<T>> {
   const current = await loadCurrent(ctx.root, dir, target.real, target.denied);
   plan.precheck?.(current);
   const knownHash = current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat, plan.staleDiff) : null;
   const computed = await plan.compute(current);
-  const realRel = path.relative(ctx.root, target.real).split(path.sep).join('/');
+  const realRel = historyKey(ctx.root, target);
   const reached = [target.relative, realRel];
   // Only a protected file's texts are looked at (a tool may decode them only when asked).
   if (reached.some(isProtectedFile)) assertNoAddedSecret(reached, computed.before, computed.after);
@@ -157,7 +160,7 @@ async function writeInDir<T>(ctx: ToolContext, target: ResolvedPath, plan: Write
 }
 
 /** A version kept for a write that then failed is not history (nothing replaced it): drop it. */
-async function discardOnFailure(ctx: ToolContext, key: string, version: () => string | null, write: Promise<void>): Promise<void> {
+async function discardOnFailure(ctx: WriteContext, key: string, version: () => string | null, write: Promise<void>): Promise<void> {
   try {
     await write;
   } catch (err) {
@@ -168,7 +171,7 @@ async function discardOnFailure(ctx: ToolContext, key: string, version: () => st
 }
 
 /** The after-write hooks, called under the lock so that a file's events come in disk order. */
-export function announce(ctx: ToolContext, tool: WriteToolName, target: ResolvedPath, done: { type: WriteEvent['type']; patch: TextPatch; version: string | null }): void {
+export function announce(ctx: WriteContext, tool: WriteToolName, target: ResolvedPath, done: { type: WriteEvent['type']; patch: TextPatch; version: string | null }): void {
   ctx.afterWrite({
     tool,
     session: ctx.session,
@@ -195,7 +198,7 @@ interface StoreStep {
 }
 
 /** The atomic write, with the history version kept alongside and the read state recorded. */
-async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unknown>, step: StoreStep): Promise<{ version: string | null; patch: TextPatch }> {
+async function store(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<unknown>, step: StoreStep): Promise<{ version: string | null; patch: TextPatch }> {
   const { computed, bytes } = step;
   let version: string | null = null;
   // Bounded work (SPEC §8): the diff is built in slices, before the write, so a huge one never
@@ -236,7 +239,7 @@ async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unk
 }
 
 export async function keepHistory(
-  ctx: ToolContext,
+  ctx: WriteContext,
   tool: WriteToolName,
   key: string,
   target: { at: string; current: CurrentFile; knownHash: string | null; change: 'create' | 'update' | 'delete' },
@@ -261,7 +264,7 @@ export async function keepHistory(
 }
 
 /** The session has now seen the new version in full (SPEC §8); its dedup entry is cleared. */
-export function recordWrite(ctx: ToolContext, real: string, at: string, write: Omit<WriteObservation, 'stamp'>): void {
+export function recordWrite(ctx: WriteContext, real: string, at: string, write: Omit<WriteObservation, 'stamp'>): void {
   let stamp: FileStamp;
   try {
     // lstat of the entry in the checked folder: never a stat through a swapped parent.

@@ -2,7 +2,8 @@ import type { Stats } from 'node:fs';
 import { ToolError } from '../errors.js';
 import type { ReadRecord } from '../read-state/types.js';
 import { sha256Hex, stampOf } from '../read-state/unchanged.js';
-import type { ResolvedPath, ToolContext } from '../tools/types.js';
+import type { ResolvedPath } from '../paths/types.js';
+import type { WriteContext } from './context.js';
 import { formatGitPatch, makePatch } from './patch.js';
 import { countTextLines } from './text-lines.js';
 
@@ -20,7 +21,7 @@ export interface StaleDiffPlan {
   decode(bytes: Buffer): string;
 }
 
-export function staleError(ctx: ToolContext, target: ResolvedPath, rec: ReadRecord, current: { bytes: Buffer; stat: Stats }, plan?: StaleDiffPlan): ToolError {
+export function staleError(ctx: WriteContext, target: ResolvedPath, rec: ReadRecord, current: { bytes: Buffer; stat: Stats }, plan?: StaleDiffPlan): ToolError {
   const read = plan && rec.hash !== null ? ctx.readState.bytesOf(rec.hash) : undefined;
   if (!plan || !read) return plainStale(target);
   const after = plan.decode(current.bytes);

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import { ToolError } from '../errors.js';
 import { hasSeenInFull, isUnchangedSince, sameStamp, stampOf } from '../read-state/unchanged.js';
-import type { ResolvedPath, ToolContext } from '../tools/types.js';
+import type { ResolvedPath } from '../paths/types.js';
+import type { WriteContext } from './context.js';
 import { SAFE_OPEN, type CurrentFile } from './load-current.js';
 import { plainStale, staleError, type StaleDiffPlan } from './stale-diff.js';
 
@@ -9,7 +10,7 @@ export type ReadRequirement = 'none' | 'any' | 'full';
 
 /** Returns the current bytes' hash when the session's record already holds it (stamp unchanged). */
 export function checkReadState(
-  ctx: ToolContext,
+  ctx: WriteContext,
   target: ResolvedPath,
   need: ReadRequirement,
   bytes: Buffer,

@@ -1,3 +1,5 @@
+import type { ResolvedPath } from '../paths/types.js';
+
 /** Releases a lock; calling it twice is harmless. */
 export type Release = () => void;
 
@@ -11,3 +13,23 @@ export interface LockManager {
   /** For metrics. */
   stats(): { held: number; waiting: number };
 }
+
+/** What a finished write tells the after-write hooks (history, events, metrics). */
+export interface WriteEvent {
+  tool: WriteToolName;
+  session: string;
+  path: ResolvedPath;
+  type: 'create' | 'update' | 'delete';
+  additions: number;
+  deletions: number;
+  /** History version kept by this write; null when none was kept. */
+  version: string | null;
+}
+
+/**
+ * Every name history and events record for a write (SPEC §10), in SPEC order. The registry's
+ * write tools are among them (test/registry.test.ts); Restore is the restore route's.
+ */
+export const WRITE_TOOL_NAMES = ['Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'ApplyPatch', 'Restore'] as const;
+
+export type WriteToolName = (typeof WRITE_TOOL_NAMES)[number];

@@ -1,4 +1,12 @@
-import type { PatchHunk } from './patch.js';
+
+/** One hunk, exactly as the diff package's structuredPatch returns it. */
+export interface PatchHunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  lines: string[];
+}
 
 const NO_EOL = '\\ No newline at end of file';
 

@@ -45,8 +45,8 @@ const config = parseConfig(process.argv.slice(2), process.env, (file) => readFil
 const app = await buildApp(config, {
   configure: (services) => {
     const resolve = services.resolve;
-    services.resolve = async (input, access) => {
-      const target = await resolve(input, access);
+    services.resolve = async (input, access, kind) => {
+      const target = await resolve(input, access, kind);
       const m = SWAP.exec(path.basename(target.real));
       // Only a file that exists is swapped: the request that creates it goes through untouched.
       if (!m || target.stat === null) return target;

@@ -1,6 +1,6 @@
-import { isUtf8 } from 'node:buffer';
 import { ToolError } from '../../errors.js';
-import { decodeText, roundTrips, type DecodedText } from '../../text/codec.js';
+import { isNotebookPath } from '../../notebook/notebook-path.js';
+import { assertRoundTrips, decodeText, type DecodedText } from '../../text/codec.js';
 import type { CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath } from '../types.js';
 
@@ -8,7 +8,7 @@ import type { ResolvedPath } from '../types.js';
 
 /** Step 1: a notebook is NotebookEdit's or Write's. */
 export function refuseNotebook(target: ResolvedPath): void {
-  if (target.relative.toLowerCase().endsWith('.ipynb')) {
+  if (isNotebookPath(target.relative)) {
     throw new ToolError(
       'WRONG_TOOL',
       `${target.relative} is a Jupyter notebook. Use NotebookEdit to change a cell, or Write to replace the whole notebook.`,
@@ -42,14 +42,7 @@ export function isEmptyFile(bytes: Buffer): boolean {
   return bytes.length === 0 || (bytes.length <= 4 && decodeText(bytes).text === '');
 }
 
-/** SPEC §8 round-trip guard: edit only text whose bytes survive decode → encode unchanged. */
+/** SPEC §8 round-trip guard, as Edit words it (ApplyPatch shares it): see assertRoundTrips. */
 export function assertRoundTrip(bytes: Buffer, decoded: DecodedText, target: ResolvedPath): void {
-  // Valid UTF-8 always survives (a native check, cheaper than encoding a large file again).
-  if (decoded.encoding === 'utf-8' && isUtf8(bytes.subarray(decoded.bom ? 3 : 0))) return;
-  if (roundTrips(bytes, decoded)) return;
-  throw new ToolError(
-    'UNSUPPORTED_ENCODING',
-    `${target.relative} (read as ${decoded.encoding}) does not survive decoding and re-encoding unchanged, so editing it could change bytes you did not ask to change. Nothing was written; use Write to replace the whole file.`,
-    { encoding: decoded.encoding },
-  );
+  assertRoundTrips(bytes, decoded, target.relative);
 }

@@ -2,7 +2,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isToolError, type ErrorCode } from '../../errors.js';
-import { makeWriteTestbed, type WriteTestbed } from '../../write/test-context.js';
+import { makeWriteTestbed, type WriteTestbed } from '../../../test/support/test-context.js';
 import { editInput } from './schema.js';
 import { runEdit } from './run.js';
 

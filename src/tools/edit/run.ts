@@ -6,16 +6,12 @@ import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipe
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { applyEdit, assertNoPlaceholder } from './apply-edit.js';
 import { assertRoundTrip, precheckEdit, refuseNotebook } from './checks.js';
-import type { EditInput, EditResult } from './schema.js';
+import type { EditExtra, EditInput, EditResult } from './schema.js';
 import { editTextOffLoop } from '../../off-loop/off-loop.js';
 
 /** ApplyPatch imports the round-trip guard from here. */
 export { assertRoundTrip } from './checks.js';
 
-export interface EditExtra {
-  replacements: number;
-  match: Rung;
-}
 
 /** SPEC §6, in its order. Steps 2–5 run under the file's lock on the bytes loaded there. */
 export async function runEdit(input: EditInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<EditResult>> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RUNGS } from '../../match/index.js';
+import { RUNGS, type Rung } from '../../match/index.js';
 import { gitDiffSchema, structuredPatchSchema } from '../../write/result-schemas.js';
 
 /** SPEC §14: write omission placeholder lines (`// ... existing code ...`) as given. */
@@ -41,3 +41,9 @@ export const editResult = z
   .describe('What Edit changed.');
 
 export type EditResult = z.infer<typeof editResult>;
+
+/** What an Edit tells its result besides the patch (also what the off-loop worker answers). */
+export interface EditExtra {
+  replacements: number;
+  match: Rung;
+}

@@ -1,7 +1,6 @@
 import { ToolError } from '../../errors.js';
 import type { NotebookEditOutcome } from '../../notebook/edit.js';
 import { editNotebookOffLoop } from '../../off-loop/off-loop.js';
-import { encodeNotebookEdit } from '../../notebook/encode-edit.js';
 import { decodeText } from '../../text/codec.js';
 import { editNotebookBytes } from '../../notebook/edit-bytes.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
@@ -10,6 +9,7 @@ import type { CellPositions } from '../../read-state/types.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import type { NotebookEditInput, NotebookEditResult } from './schema.js';
 import { afterMove, renumberedText } from '../../notebook/positions.js';
+import { isNotebookPath } from '../../notebook/notebook-path.js';
 
 /**
  * SPEC §9. The route has resolved the path; the shared write pipeline locks the file, loads its
@@ -21,7 +21,7 @@ export async function runNotebookEdit(
   ctx: ToolContext,
   target: ResolvedPath,
 ): Promise<ToolOutput<NotebookEditResult>> {
-  if (!target.relative.toLowerCase().endsWith('.ipynb')) {
+  if (!isNotebookPath(target.relative)) {
     throw new ToolError(
       'WRONG_TOOL',
       `${target.relative} is not a Jupyter notebook (.ipynb). Use Edit to change text in it, or Write to replace it.`,

@@ -1,7 +1,8 @@
-import { closeSync, readSync, type Stats } from 'node:fs';
+import { closeSync, type Stats } from 'node:fs';
 import { isToolError } from '../../errors.js';
 import { openFileDirect } from '../../paths/fd-policy.js';
 import { showName } from '../../paths/lexical.js';
+import { readToSizeSync } from '../../paths/read-to-size.js';
 import type { ResolvedPath } from '../types.js';
 
 /** Files up to this size are read with synchronous calls (see readSmallSync). */
@@ -36,14 +37,7 @@ export function readSmallSync(root: string, target: ResolvedPath, maxBytes = SYN
     if (opened.real !== target.real || stat.dev !== expected.dev || stat.ino !== expected.ino || !stat.isFile() || stat.size > maxBytes) {
       return null;
     }
-    const bytes = Buffer.allocUnsafe(stat.size);
-    let filled = 0;
-    while (filled < stat.size) {
-      const n = readSync(fd, bytes, filled, stat.size - filled, filled);
-      if (n === 0) break;
-      filled += n;
-    }
-    return { bytes: filled < stat.size ? bytes.subarray(0, filled) : bytes, stat };
+    return { bytes: readToSizeSync(fd, stat.size), stat };
   } finally {
     closeSync(fd);
   }

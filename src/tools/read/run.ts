@@ -13,6 +13,8 @@ import { binaryFile, imageTooLarge, readLoaded, record, unpagedTooLarge, type Re
 import { SYNC_READ_MAX_BYTES, readSmallSync } from './read-small.js';
 import type { ReadInput, ReadResult } from './schema.js';
 import { pageOfHugeFile, textOutput } from './text-file.js';
+import { readToSize } from '../../paths/read-to-size.js';
+import { isNotebookPath } from '../../notebook/notebook-path.js';
 
 export interface ReadToolOptions {
   indexes: LineIndexCache;
@@ -35,7 +37,7 @@ function rangeKeyOf(input: ReadInput, notebook: boolean): string {
 export function makeRunRead(options: ReadToolOptions) {
   return async function runRead(input: ReadInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<ReadResult>> {
     if (!target.stat) throw notFound(target.relative);
-    const notebook = target.relative.toLowerCase().endsWith('.ipynb');
+    const notebook = isNotebookPath(target.relative);
     const rangeKey = rangeKeyOf(input, notebook);
     const prev = ctx.readState.get(ctx.session, target.real);
     if (prev && prev.lastRangeKey === rangeKey && sameStamp(prev.stamp, stampOf(target.stat))) {
@@ -70,32 +72,20 @@ async function reopen(root: string, target: ResolvedPath, st: Stats): Promise<Fi
   return opened.handle;
 }
 
-/** The file's bytes up to its fstat'ed size, so the bytes hashed match the stamp recorded. */
-async function readAll(fh: FileHandle, size: number): Promise<Buffer> {
-  const buf = Buffer.allocUnsafe(size);
-  let filled = 0;
-  while (filled < size) {
-    const { bytesRead } = await fh.read(buf, filled, size - filled, filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return filled < size ? buf.subarray(0, filled) : buf;
-}
-
 /** A file too large for the synchronous path: sniffed from its head before anything else. */
 async function readOpened(job: ReadJob, fh: FileHandle, options: ReadToolOptions): Promise<ToolOutput<ReadResult>> {
   const { st, target } = job;
-  if (st.size <= Math.min(MAX_UNPAGED_BYTES, options.hugeFileBytes)) return readLoaded(job, await readAll(fh, st.size));
+  if (st.size <= Math.min(MAX_UNPAGED_BYTES, options.hugeFileBytes)) return readLoaded(job, await readToSize(fh, st.size));
   const head = Buffer.allocUnsafe(SNIFF_BYTES);
   const kind = sniff(head.subarray(0, (await fh.read(head, 0, head.length, 0)).bytesRead));
   if (kind.kind === 'image') {
     if (st.size > MAX_IMAGE_BYTES) throw imageTooLarge(target.relative, st.size);
-    return readLoaded(job, await readAll(fh, st.size));
+    return readLoaded(job, await readToSize(fh, st.size));
   }
   if (kind.kind === 'binary') throw binaryFile(target.relative);
   const noPaging = job.input.offset === undefined && job.input.limit === undefined;
   if (!job.notebook && noPaging) throw unpagedTooLarge(target.relative, st.size);
-  if (st.size <= options.hugeFileBytes) return readLoaded(job, await readAll(fh, st.size));
+  if (st.size <= options.hugeFileBytes) return readLoaded(job, await readToSize(fh, st.size));
   if (noPaging) throw unpagedTooLarge(target.relative, st.size);
   const page = await pageOfHugeFile(fh, target.real, st, options.indexes, job.override, job.offset, job.limit, () => reopen(job.ctx.root, target, st));
   const out = textOutput(target.relative, page, job.notebook ? 'the notebook is over 64 MiB, too large to read as cells' : undefined);

@@ -6,6 +6,7 @@ import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { MAX_NOTEBOOK_DEPTH, nestsDeeperThan } from '../../notebook/json-depth.js';
 import { detectPlaceholder, placeholderMessage } from '../../write/placeholders.js';
 import type { WriteInput, WriteResult } from './schema.js';
+import { isNotebookPath } from '../../notebook/notebook-path.js';
 
 interface WriteExtra {
   original: string | null;
@@ -13,7 +14,7 @@ interface WriteExtra {
 
 /** SPEC §7: create with parents, or overwrite a file the session has seen in full. */
 export async function runWriteTool(input: WriteInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<WriteResult>> {
-  const cells = target.relative.toLowerCase().endsWith('.ipynb') ? notebookCells(input.content) : null;
+  const cells = isNotebookPath(target.relative) ? notebookCells(input.content) : null;
   const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
   const out = await runWrite<WriteExtra>(ctx, target, {
     tool: 'Write',

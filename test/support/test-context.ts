@@ -2,13 +2,13 @@ import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { FsHistoryStore } from '../history/fs-history-store.js';
-import { makeResolver } from '../http/path-policy.js';
-import { MemoryReadStateStore } from '../read-state/memory-store.js';
-import { sha256Hex, stampOf } from '../read-state/unchanged.js';
-import type { ToolContext, WriteEvent } from '../tools/types.js';
-import { MemoryLockManager } from './lock-manager.js';
-import { countTextLines } from './text-lines.js';
+import { FsHistoryStore } from '../../src/history/fs-history-store.js';
+import { makeResolver } from '../../src/http/path-policy.js';
+import { MemoryReadStateStore } from '../../src/read-state/memory-store.js';
+import { sha256Hex, stampOf } from '../../src/read-state/unchanged.js';
+import type { ToolContext, WriteEvent } from '../../src/tools/types.js';
+import { MemoryLockManager } from '../../src/write/lock-manager.js';
+import { countTextLines } from '../../src/write/text-lines.js';
 
 /** Test-only: a ToolContext on a fresh temp workspace, without HTTP. */
 export interface WriteTestbed {

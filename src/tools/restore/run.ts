@@ -1,25 +1,16 @@
-import path from 'node:path';
-import { ToolError } from '../errors.js';
-import { parseNotebook } from '../notebook/model.js';
-import { decodeText } from '../text/codec.js';
-import { encodingOverrideFor } from '../text/overrides.js';
-import { sniff } from '../text/sniff.js';
-import type { ResolvedPath, ToolContext, ToolOutput } from '../tools/types.js';
-import type { PatchHunk } from '../write/patch.js';
-import { runWrite, type ComputedWrite } from '../write/pipeline.js';
-import { removeEmptyParents } from '../write/remove-empty-parents.js';
+import { ToolError } from '../../errors.js';
+import { historyKey } from '../../history/history-key.js';
+import { parseNotebook } from '../../notebook/model.js';
+import { isNotebookPath } from '../../notebook/notebook-path.js';
+import { decodeText } from '../../text/codec.js';
+import { encodingOverrideFor } from '../../text/overrides.js';
+import { sniff } from '../../text/sniff.js';
+import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
+import { runWrite, type ComputedWrite } from '../../write/pipeline.js';
+import type { RestoreResult } from './schema.js';
+import { removeEmptyParents } from '../../write/remove-empty-parents.js';
 
-export interface RestoreResult {
-  file_path: string;
-  version: string;
-  type: 'create' | 'update' | 'delete';
-  structured_patch: PatchHunk[];
-}
-
-/** History key of a resolved path: its real path relative to the root, `/` separators. */
-export function historyKey(root: string, target: ResolvedPath): string {
-  return path.relative(root, target.real).split(path.sep).join('/');
-}
+export { historyKey } from '../../history/history-key.js';
 
 /**
  * Brings back a kept version as a normal write (SPEC §10): locked, atomic, kept in history
@@ -40,7 +31,7 @@ export async function restoreVersion(
     );
   }
   const restored = loaded.bytes;
-  const notebookCells = restored && target.relative.endsWith('.ipynb') ? cellCount(restored) : undefined;
+  const notebookCells = restored && isNotebookPath(target.relative) ? cellCount(restored) : undefined;
   const outcome = await runWrite(ctx, target, {
     tool: 'Restore',
     requireRead: 'none',
