@@ -1,5 +1,4 @@
 import { ToolError } from '../../errors.js';
-import type { Rung } from '../../match/index.js';
 import { decodeText, dominantLineBreak, encodeText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
