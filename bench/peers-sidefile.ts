@@ -55,6 +55,7 @@ export async function sidefilePeer(root: string, dataDir: string, logFile: strin
         });
       }
       case 'edit':
+      case 'edit1m':
         return loops(files, false, (rel, session, n) =>
           tool('edit', session, { file_path: rel, old_string: marker(n), new_string: marker(n + 1) }));
       case 'write':

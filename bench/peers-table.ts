@@ -7,6 +7,7 @@ export const PEER_COLUMNS = [
   { name: 'sidefile', title: 'sidefile (HTTP)' },
   { name: 'mcp', title: 'MCP filesystem (stdio)' },
   { name: 'jupyter', title: 'Jupyter contents API (HTTP)' },
+  { name: 'bare', title: 'bare durable Fastify route (HTTP)' },
   { name: 'floor', title: 'Node fs, in-process (floor)' },
 ] as const;
 
@@ -50,6 +51,7 @@ export function legend(seconds: number): string[] {
       'Read 100 KB is two paged calls (one Read renders past the 100,000-character cap); Edit and NotebookEdit run in a session that read the file once; each timed Read uses a fresh session (no `file_unchanged`).',
     'MCP filesystem: one server over stdio via the SDK Client (read_text_file, edit_file, write_file); the notebook cell is edited as JSON text with edit_file; writes are temp + rename without fsync.',
     'Jupyter: jupyter-server contents API with a token; a change is GET + PUT of the whole model; writes fsync the file.',
+    'Bare route: Fastify in its own process, same HTTP client, same work (readFile + numbering + Read\'s JSON shape; read, replace, temp + fsync + rename + fsync folder), no checks, no lock, no history, no telemetry: the baseline of issue 12\'s targets.',
     'Floor: node:fs in the bench process, same work, no protocol: reads are readFile (notebook: + JSON.parse); writes are as durable as sidefile\'s; the notebook edit is parse → set cell → stringify.',
   ];
 }

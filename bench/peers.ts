@@ -3,7 +3,10 @@
  * the MCP filesystem server, Jupyter Server's contents API, and bare Node fs (the floor) —
  * sequential (1 client) and concurrent (16 clients). Prints ONE Markdown table.
  * Called by bench/run.ts as `benchPeers()`; alone: `npm run build && npx tsx bench/peers.ts`.
- * Bounded: BENCH_PEERS_SECONDS (default 2) per cell, 48 cells, loopback only.
+ * Also the bare durable Fastify route (issue 12's baseline) and, below the table, each of
+ * issue 12's targets with its ratio and ✔/✘.
+ * Bounded: BENCH_PEERS_SECONDS (default 2) per cell, 70 cells, loopback only;
+ * `quick`: 1 s per cell, no Jupyter and no in-process floor (28 cells, ~1 min).
  */
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
@@ -16,6 +19,8 @@ import { sidefilePeer } from './peers-sidefile.js';
 import { mcpPeer } from './peers-mcp.js';
 import { jupyterPeer } from './peers-jupyter.js';
 import { floorPeer } from './peers-floor.js';
+import { barePeer } from './peers-bare.js';
+import { renderTargets } from './peers-targets.js';
 import { cellKey, legend, machine, renderTable, PEER_COLUMNS, type Results } from './peers-table.js';
 
 export interface PeerBenchOptions {
@@ -23,10 +28,13 @@ export interface PeerBenchOptions {
   clientCounts?: number[];
   maxCalls?: number;
   warmup?: number;
+  /** 1 s per cell and only the peers the targets need (sidefile, MCP, bare route). */
+  quick?: boolean;
 }
 
 export async function benchPeers(print: (line: string) => void = console.log, options: PeerBenchOptions = {}): Promise<void> {
-  const seconds = options.seconds ?? Number(process.env.BENCH_PEERS_SECONDS ?? 2);
+  const quick = options.quick ?? false;
+  const seconds = options.seconds ?? Number(process.env.BENCH_PEERS_SECONDS ?? (quick ? 1 : 2));
   const clientCounts = options.clientCounts ?? [1, 16];
   const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-peers-')));
   const root = path.join(base, 'ws');
@@ -46,11 +54,13 @@ export async function benchPeers(print: (line: string) => void = console.log, op
     const mcp = await mcpPeer(root).catch((err: Error) => `did not start: ${err.message}`);
     if (typeof mcp === 'string') unavailable('mcp', mcp);
     else peers.push(mcp);
-    const jupyter = await jupyterPeer(root, path.join(base, 'jupyter'), path.join(logs, 'jupyter.log'))
+    const jupyter = quick ? 'not run (--quick)' : await jupyterPeer(root, path.join(base, 'jupyter'), path.join(logs, 'jupyter.log'))
       .catch((err: Error) => `did not start: ${err.message}`);
     if (typeof jupyter === 'string') unavailable('jupyter', jupyter);
     else peers.push(jupyter);
-    peers.push(floorPeer(root));
+    peers.push(await barePeer(root, path.join(logs, 'bare.log')));
+    if (quick) unavailable('floor', 'not run (--quick)');
+    else peers.push(floorPeer(root));
     for (const op of OPS) {
       for (const clients of clientCounts) {
         for (const peer of peers) {
@@ -66,12 +76,14 @@ export async function benchPeers(print: (line: string) => void = console.log, op
     for (const peer of peers) await peer.close().catch(() => {});
     await fsp.rm(base, { recursive: true, force: true });
   }
-  print(`Peers: sidefile vs MCP filesystem vs Jupyter contents API vs bare Node fs (${((Date.now() - started) / 1000).toFixed(0)} s, ${new Date().toISOString()})`);
+  print(`Peers: sidefile vs MCP filesystem vs Jupyter contents API vs a bare durable route vs bare Node fs (${((Date.now() - started) / 1000).toFixed(0)} s, ${new Date().toISOString()})`);
   print(machine(loadBefore));
   print('');
   for (const line of renderTable(results, clientCounts)) print(line);
   print('');
   for (const line of legend(seconds)) print(line);
+  print('');
+  for (const line of renderTargets(results, clientCounts)) print(line);
 }
 
 /** The shared read files, the templates for the write loops, all under one root. */
@@ -82,6 +94,7 @@ async function makeWorkload(root: string): Promise<Workload> {
   const w: Workload = {
     root, read4k: 'read/4k.txt', read100k: 'read/100k.txt', read100kLines: lineCount(big), readNb: 'read/nb.ipynb', notebook,
     editText: textOfSize(4 * 1024, ['# one line of this file changes per edit', marker(0)]),
+    edit1mText: textOfSize(1024 * 1024, ['# one line of this file changes per edit', marker(0)]),
     writeText: textOfSize(100 * 1024, [marker(0)]),
   };
   await fsp.writeFile(path.join(root, w.read4k), textOfSize(4 * 1024));
@@ -97,7 +110,7 @@ async function filesFor(op: Op, clients: number, peer: string, w: Workload): Pro
   const dir = `${op.key}-${clients}/${peer}`;
   await fsp.mkdir(path.join(w.root, dir), { recursive: true });
   const ext = op.key === 'nbEdit' ? 'ipynb' : 'txt';
-  const content = op.key === 'nbEdit' ? w.notebook.text : op.key === 'edit' ? w.editText : w.writeText;
+  const content = { nbEdit: w.notebook.text, edit: w.editText, edit1m: w.edit1mText }[op.key as string] ?? w.writeText;
   return Promise.all(Array.from({ length: clients }, async (_, i) => {
     const rel = `${dir}/f${i}.${ext}`;
     await fsp.writeFile(path.join(w.root, rel), content);
@@ -108,5 +121,5 @@ async function filesFor(op: Op, clients: number, peer: string, w: Workload): Pro
 export { PEER_COLUMNS };
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  await benchPeers();
+  await benchPeers(console.log, { quick: process.argv.includes('--quick') });
 }
