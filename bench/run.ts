@@ -9,6 +9,7 @@ import { benchNotebook } from './notebook.js';
 import { benchPatch } from './patch.js';
 import { benchPeers } from './peers.js';
 import { benchRead } from './read.js';
+import { benchStall } from './stall.js';
 
 type Print = (line: string) => void;
 /** `--quick`: the scenarios that know it run shorter (fewer seconds, fewer peers). */
@@ -21,6 +22,7 @@ const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
   ['notebook', (print) => benchNotebook(print)],
   ['patch', (print) => benchPatch(print)],
   ['peers', (print) => benchPeers(print, { quick })],
+  ['stall', (print) => benchStall(print)],
   ['mcp', (print) => benchMcp(print)],
 ];
 

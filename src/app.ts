@@ -21,6 +21,7 @@ import { registerToolList, registerToolRoute } from './routes/tools.js';
 import { createServices } from './services.js';
 import { createTools } from './tools/registry.js';
 import type { ToolDefinition } from './tools/types.js';
+import { installSlicedJson } from './http/sliced-json.js';
 import { VERSION } from './version.js';
 
 export interface BuildOptions {
@@ -49,7 +50,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     ...FRAMEWORK_ERROR_OPTIONS,
   });
   app.setValidatorCompiler(zodValidator);
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // JSON.stringify serializes; a large result in slices, so it never holds the event loop.
+  installSlicedJson(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });

@@ -3,6 +3,7 @@ import { scanJson, type ScannedValue } from './json-scan.js';
 import { detectEol, detectLayout, jupyterLayout, type JsonLayout } from './layout.js';
 import { isObject, notebookLanguage, type JsonObject } from './model.js';
 import { reformatJson } from './reformat.js';
+import { MAX_NOTEBOOK_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 /** A notebook opened for a cell edit: its values, and where its cells sit in its text. */
 export interface NotebookDocument {
@@ -76,6 +77,7 @@ export function openNotebook(input: string): NotebookDocument {
 }
 
 function parseRoot(text: string): JsonObject {
+  if (nestsDeeperThan(text)) throw invalid(`its JSON nests deeper than ${MAX_NOTEBOOK_DEPTH} levels`);
   let root: unknown;
   try {
     root = JSON.parse(text);

@@ -77,7 +77,7 @@ function expected(nb: Json, req: NotebookEditRequest, index: number, newId: stri
     return out;
   }
   if (req.editMode === 'insert') {
-    const cell: Json = { cell_type: req.cellType, metadata: {}, source: splitSourceLines(req.newSource) };
+    const cell: Json = { cell_type: req.cellType, metadata: {}, source: splitSourceLines(req.newSource ?? '') };
     if (nb.nbformat_minor >= 5) cell.id = newId;
     if (req.cellType === 'code') Object.assign(cell, { execution_count: null, outputs: [] });
     const template = cells[index] ?? cells[index + 1];
@@ -86,7 +86,7 @@ function expected(nb: Json, req: NotebookEditRequest, index: number, newId: stri
     return out;
   }
   const cell = cells[index] as Json;
-  cell.source = typeof cell.source === 'string' ? req.newSource : splitSourceLines(req.newSource);
+  cell.source = typeof cell.source === 'string' ? req.newSource : splitSourceLines(req.newSource ?? '');
   const type = req.cellType ?? cell.cell_type;
   cell.cell_type = type;
   if (type === 'code') Object.assign(cell, { execution_count: null, outputs: [] });

@@ -4,15 +4,20 @@ import { CellBuilder, lineIndentAt } from './cell-text.js';
 import { openNotebook, type NotebookDocument } from './document.js';
 import { cellIdAt, cellType, isObject } from './model.js';
 import { splitSourceLines } from './stringify.js';
+import { assertCellNotMoved } from './positions.js';
+import type { CellMove, CellPositions } from '../read-state/types.js';
 
 export type EditMode = 'replace' | 'insert' | 'delete';
 export type NewCellType = 'code' | 'markdown';
 
 export interface NotebookEditRequest {
   cellId?: string;
-  newSource: string;
+  /** Required for replace and insert; ignored by delete (SPEC §9). */
+  newSource?: string;
   cellType?: NewCellType;
   editMode: EditMode;
+  /** The positions the session was shown: a `cell-N` id must still name the cell shown at N. */
+  positions?: CellPositions;
 }
 
 /** Replace input[start, end) with `insert`: the whole change, in the input text's offsets. */
@@ -37,6 +42,8 @@ export interface NotebookEditOutcome {
   reformatted: boolean;
   /** Number of cells after the edit. */
   totalCells: number;
+  /** How the edit renumbered cells (null: a replace, nothing moved). */
+  move: CellMove | null;
 }
 
 /** Key order nbformat gives a new cell, used when the file does not sort its keys. */
@@ -62,24 +69,41 @@ export function editNotebook(
   if (editMode === 'insert' && request.cellType === undefined) {
     throw invalidInput('cell_type', 'cell_type ("code" or "markdown") is required to insert a cell.');
   }
-  const doc = openNotebook(input);
-  if (editMode === 'delete') return deleteCell(doc, findCell(doc.cells, cellId as string));
-  if (editMode === 'insert') {
-    const at = cellId === undefined ? 0 : findCell(doc.cells, cellId) + 1;
-    return insertCell(doc, at, request.cellType as NewCellType, request.newSource, makeId);
+  if (editMode !== 'delete' && request.newSource === undefined) {
+    throw invalidInput('new_source', `new_source is required for edit_mode "${editMode}" (only a delete may leave it out).`);
   }
-  const index = findCell(doc.cells, cellId as string, true);
-  if (index === doc.cells.length) return insertCell(doc, index, request.cellType ?? 'code', request.newSource, makeId);
-  return replaceCell(doc, index, request.newSource, request.cellType);
+  const newSource = request.newSource ?? '';
+  const doc = openNotebook(input);
+  const locate = (id: string, allowEnd = false) => locateCell(doc.cells, id, request.positions, allowEnd);
+  if (editMode === 'delete') return deleteCell(doc, locate(cellId as string));
+  if (editMode === 'insert') {
+    const at = cellId === undefined ? 0 : locate(cellId) + 1;
+    return insertCell(doc, at, request.cellType as NewCellType, newSource, makeId);
+  }
+  const index = locate(cellId as string, true);
+  if (index === doc.cells.length) return insertCell(doc, index, request.cellType ?? 'code', newSource, makeId);
+  return replaceCell(doc, index, newSource, request.cellType);
 }
 
-function finish(doc: NotebookDocument, change: TextSplice, cellId: string, type: string, mode: EditMode): NotebookEditOutcome {
+/** SPEC §9: a real id as it is; a `cell-N` must still be the cell the session was shown at N. */
+function locateCell(cells: unknown[], cellId: string, positions: CellPositions | undefined, allowEnd: boolean): number {
+  const byId = cells.findIndex((cell) => isObject(cell) && cell['id'] === cellId);
+  if (byId >= 0) return byId;
+  const position = /^cell-(\d+)$/.exec(cellId);
+  // Before CELL_NOT_FOUND: a position past the end may be where a moved cell was shown.
+  if (position !== null) assertCellNotMoved(positions, cellId, Number(position[1]));
+  return findCell(cells, cellId, allowEnd);
+}
+
+function finish(doc: NotebookDocument, change: TextSplice, cell: { id: string; at: number }, type: string, mode: EditMode): NotebookEditOutcome {
+  const { id: cellId, at } = cell;
   const text = doc.bom + doc.text.slice(0, change.start) + change.insert + doc.text.slice(change.end);
   const offset = doc.bom.length;
   const splice = doc.reformatted
     ? { start: 0, end: doc.inputLength, insert: text }
     : { start: change.start + offset, end: change.end + offset, insert: change.insert };
   const totalCells = doc.cells.length + (mode === 'insert' ? 1 : mode === 'delete' ? -1 : 0);
+  const move = mode === 'replace' ? null : { kind: mode, at };
   return {
     text,
     splice,
@@ -89,6 +113,7 @@ function finish(doc: NotebookDocument, change: TextSplice, cellId: string, type:
     editMode: mode,
     reformatted: doc.reformatted,
     totalCells,
+    move,
   };
 }
 
@@ -128,7 +153,7 @@ function replaceCell(doc: NotebookDocument, index: number, source: string, newTy
     cell.delete('outputs');
   }
   const change = { start: span.start, end: span.end, insert: cell.toText() };
-  return finish(doc, change, cellIdAt(original, index), type, 'replace');
+  return finish(doc, change, { id: cellIdAt(original, index), at: index }, type, 'replace');
 }
 
 function insertCell(
@@ -149,7 +174,7 @@ function insertCell(
   const cell = new CellBuilder(doc.layout, indent);
   for (const key of newCellKeys(Object.keys(values), template)) cell.set(key, values[key]);
   const change = spliceNewCell(doc, at, cell.toText(), indent);
-  return finish(doc, change, id ?? `cell-${at}`, type, 'insert');
+  return finish(doc, change, { id: id ?? `cell-${at}`, at }, type, 'insert');
 }
 
 /** Keys in the neighbouring cell's order where it has them, then nbformat's order. */
@@ -196,5 +221,5 @@ function deleteCell(doc: NotebookDocument, index: number): NotebookEditOutcome {
   else if (previous !== undefined) change = { start: previous.end, end: span.end, insert: '' };
   else change = { start: doc.cellsNode.start + 1, end: doc.cellsNode.end - 1, insert: '' };
   const original = doc.cells[index];
-  return finish(doc, change, cellIdAt(original, index), cellType(original), 'delete');
+  return finish(doc, change, { id: cellIdAt(original, index), at: index }, cellType(original), 'delete');
 }

@@ -1,4 +1,5 @@
 /** A notebook as parsed JSON: the few things Read and NotebookEdit need to know of it. */
+import { MAX_NOTEBOOK_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -19,6 +20,7 @@ export function isObject(value: unknown): value is JsonObject {
 
 /** Parses text as notebook JSON: an object with an integer `nbformat` and its cells. */
 export function parseNotebook(text: string): ParseOutcome {
+  if (nestsDeeperThan(text)) return { ok: false, error: `the JSON nests deeper than ${MAX_NOTEBOOK_DEPTH} levels` };
   let root: unknown;
   try {
     // A BOM is not JSON; the codec normally removes it, but be tolerant.

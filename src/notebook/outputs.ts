@@ -56,14 +56,20 @@ function withText(type: string, text: string): NotebookOutput {
   return { output_type: type, text: cutOutputText(stripAnsi(text)) };
 }
 
+/**
+ * SPEC §5: an error output always shows `ename: evalue`, added in front when the traceback
+ * does not contain it (a kernel may send a traceback of frames only, or none), then the
+ * traceback. Compared without ANSI codes: IPython colours the ename in its last line.
+ */
 function errorText(output: JsonObject): string {
-  const traceback = output['traceback'];
-  if (Array.isArray(traceback) && traceback.length > 0) {
-    return traceback.filter((line): line is string => typeof line === 'string').join('\n');
-  }
   const name = typeof output['ename'] === 'string' ? output['ename'] : 'Error';
   const value = typeof output['evalue'] === 'string' ? output['evalue'] : '';
-  return `${name}: ${value}`;
+  const head = value === '' ? name : `${name}: ${value}`;
+  const traceback = output['traceback'];
+  const lines = Array.isArray(traceback) ? traceback.filter((line): line is string => typeof line === 'string') : [];
+  const text = lines.join('\n');
+  if (text === '') return head;
+  return stripAnsi(text).includes(head) ? text : `${head}\n${text}`;
 }
 
 function mimeBundle(output: JsonObject): JsonObject {

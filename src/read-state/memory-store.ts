@@ -79,6 +79,8 @@ export class MemoryReadStateStore implements ReadStateStore {
       total: read.total ?? (sameVersion ? prev.total : null),
       seen: mergeRanges(seen),
       lastRangeKey: read.rangeKey,
+      // SPEC §9: a Read of a notebook shows every position.
+      ...(read.unit === 'cells' && read.total !== null ? { positions: { shown: read.total, moves: [] } } : {}),
     });
   }
 
@@ -91,6 +93,7 @@ export class MemoryReadStateStore implements ReadStateStore {
       total: write.total,
       seen: write.total !== null && write.total > 0 ? [[1, write.total]] : [],
       lastRangeKey: null,
+      ...(write.unit === 'cells' && write.total !== null ? { positions: write.positions ?? { shown: write.total, moves: [] } } : {}),
     });
   }
 

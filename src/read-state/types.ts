@@ -12,6 +12,22 @@ export type ReadUnit = 'lines' | 'cells';
 /** 1-based, inclusive range of lines (or cells). */
 export type SeenRange = readonly [start: number, end: number];
 
+/** A NotebookEdit of the session that renumbered cells: an insert that made `at` the new cell, a delete of `at`. */
+export interface CellMove {
+  kind: 'insert' | 'delete';
+  at: number;
+}
+
+/**
+ * What the session was last shown of a notebook's positions (SPEC §9 "Positions move"): every
+ * position by the last Read or Write (`shown` cells then), and since then only what its own
+ * inserts and deletes did, in order. An insert answer also shows its new cell at `at`.
+ */
+export interface CellPositions {
+  shown: number;
+  moves: readonly CellMove[];
+}
+
 export interface ReadRecord {
   stamp: FileStamp;
   /** sha256 hex of the whole file; null when the file was too large to hash. */
@@ -23,6 +39,8 @@ export interface ReadRecord {
   seen: SeenRange[];
   /** Key of the last range returned (for dedup, SPEC §5); null after a write. */
   lastRangeKey: string | null;
+  /** Notebooks: the positions the session was shown (a Read shows them all). */
+  positions?: CellPositions;
   /**
    * Set when a stale Edit's whole diff was shown and the record was moved to the current version
    * (SPEC §14): edits may land, Write and NotebookEdit still need a new read.
@@ -48,6 +66,8 @@ export interface WriteObservation {
   hash: string | null;
   unit: ReadUnit;
   total: number | null;
+  /** A NotebookEdit's positions after it; absent: the write showed every position (Write). */
+  positions?: CellPositions;
   /** The bytes written (kept in the text cache, SPEC §14). */
   bytes?: Buffer;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sniff } from './sniff.js';
+import { HIGH_BYTE_RUN, sniff } from './sniff.js';
 import { encodingOverrideFor } from './overrides.js';
 
 const b = (...bytes: number[]) => Buffer.from(bytes);
@@ -30,6 +30,23 @@ describe('sniff', () => {
     expect(sniff(b(1, 2, 3, 4, 5, 6, 0x41))).toEqual({ kind: 'binary' });
     expect(sniff(Buffer.from('plain text\twith tabs\r\nand \x1b[0m colours\n'))).toEqual({ kind: 'text' });
     expect(sniff(Buffer.alloc(0))).toEqual({ kind: 'text' });
+  });
+
+  it('calls one C0 control other than tab, line breaks, form feed and escape binary (SPEC §5)', () => {
+    for (const c of [0x01, 0x02, 0x07, 0x08, 0x0e, 0x1a, 0x1f, 0x7f]) {
+      expect(sniff(Buffer.from(`a long line of ordinary text ${String.fromCharCode(c)} and more\n`, 'latin1')), `0x${c.toString(16)}`).toEqual({ kind: 'binary' });
+    }
+    expect(sniff(Buffer.from('tab\there\fform feed\vvertical tab\rCR\r\nCRLF\n\x1b[1mbold\x1b[0m\n'))).toEqual({ kind: 'text' });
+  });
+
+  it('calls a long run of one repeated non-ASCII byte binary, short runs text (SPEC §5)', () => {
+    const run = (byte: number, n: number) => Buffer.concat([Buffer.from('text before '), Buffer.alloc(n, byte), Buffer.from(' after\n')]);
+    for (const byte of [0x80, 0xa1, 0xc3, 0xff]) {
+      expect(sniff(run(byte, HIGH_BYTE_RUN)), `0x${byte.toString(16)}`).toEqual({ kind: 'binary' });
+      expect(sniff(run(byte, HIGH_BYTE_RUN - 1)), `0x${byte.toString(16)}`).toEqual({ kind: 'text' });
+    }
+    // Many different high bytes in a row are ordinary UTF-8 or legacy text.
+    expect(sniff(Buffer.from('日本語のテキスト、中文文本、한국어 텍스트'.repeat(20)))).toEqual({ kind: 'text' });
   });
 });
 

@@ -48,15 +48,37 @@ const BINARY_MAGIC: Buffer[] = [
   [0x00, 0x00, 0x01, 0x00], // ico
 ].map(bytesOf);
 
-/** 1 for the C0 controls other than tab, LF, VT, FF, CR and ESC: text has almost none of them. */
+/**
+ * 1 for the C0 controls other than tab, the line breaks (LF, VT, CR), form feed and escape
+ * (ANSI colours). SPEC §5: no candidate encoding makes plausible text of them — no legacy
+ * encoding uses bytes below 0x20 inside a character, so one of them marks the file binary.
+ */
 const IS_CONTROL = new Uint8Array(256);
 for (let b = 0; b < 0x20; b++) IS_CONTROL[b] = b === 0x09 || b === 0x0a || b === 0x0b || b === 0x0c || b === 0x0d || b === 0x1b ? 0 : 1;
+IS_CONTROL[0x7f] = 1; // DEL
 
-/** Share of such controls in the head; a table lookup per byte (the head is up to 8 KiB per Read). */
-function controlRatio(head: Buffer): number {
-  let controls = 0;
-  for (let i = 0; i < head.length; i++) controls += IS_CONTROL[head[i]!]!;
-  return head.length === 0 ? 0 : controls / head.length;
+/**
+ * A run this long of one byte ≥ 0x80 is never UTF-8 (a lead byte needs continuation bytes and
+ * the reverse) and decodes in every legacy code page to one repeated character (ÿÿÿÿ…): the
+ * mark of binary data. Shorter runs stay text: GBK and EUC-KR write an ideographic space as
+ * A1 A1, and Chinese text indents with two of them.
+ */
+export const HIGH_BYTE_RUN = 32;
+
+/** A control byte (table lookup per byte: the head is up to 8 KiB per Read) or a long high-byte run. */
+function implausible(head: Buffer): boolean {
+  let run = 0;
+  for (let i = 0; i < head.length; i++) {
+    const byte = head[i]!;
+    if (IS_CONTROL[byte] === 1) return true;
+    if (byte >= 0x80 && byte === head[i - 1]) {
+      run += 1;
+      if (run >= HIGH_BYTE_RUN) return true;
+    } else {
+      run = 1;
+    }
+  }
+  return false;
 }
 
 export function sniff(head: Buffer): SniffResult {
@@ -67,6 +89,6 @@ export function sniff(head: Buffer): SniffResult {
   if (bom !== undefined && bom !== 'utf-8') return { kind: 'text' };
   if (BINARY_MAGIC.some((magic) => startsWith(head, magic))) return { kind: 'binary' };
   if (head.includes(0)) return { kind: 'binary' };
-  if (controlRatio(head) > 0.1) return { kind: 'binary' };
+  if (implausible(head)) return { kind: 'binary' };
   return { kind: 'text' };
 }

@@ -93,6 +93,8 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
   opts.alongside?.catch(() => {});
   try {
     own = opts.dir ? null : await openTargetDir(opts.root, opts.target.real, { create: opts.createParents === true, fs: fsx });
+    // Security: without create, a folder swapped for a link since the resolve opens as null: a caught swap.
+    if (!opts.dir && own === null) throw movedError();
     const dir = (opts.dir ?? own)!;
     journaled = path.join(dir.real, tempName);
     journalAdd(opts.dataDir, journaled);

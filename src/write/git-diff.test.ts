@@ -114,3 +114,66 @@ describe('gitDiffOf', () => {
     expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode }))?.additions).toBe(1);
   });
 });
+
+describe('gitDiffOf against a repository whose objects and refs are links to another (SPEC §8)', () => {
+  /** `other` (outside) holds SECRET in a.txt; the workspace repository links into it. */
+  async function plant(): Promise<{ root: string; other: string }> {
+    const other = path.join(base, 'other');
+    const root = path.join(base, 'ws');
+    await fsp.mkdir(other);
+    await fsp.mkdir(root);
+    await fsp.writeFile(path.join(other, 'a.txt'), 'SECRET\n');
+    git(other, 'init', '-q', '-b', 'main');
+    git(other, 'add', '.');
+    git(other, 'commit', '-qm', 'secret');
+    await fsp.writeFile(path.join(root, 'a.txt'), 'mine\n');
+    git(root, 'init', '-q', '-b', 'main');
+    return { root, other };
+  }
+
+  it('gives no git_diff when the fan-out folders and a ref are links into the outside repository', async () => {
+    const { root, other } = await plant();
+    const objects = path.join(other, '.git', 'objects');
+    for (const name of await fsp.readdir(objects)) {
+      if (/^[0-9a-f]{2}$/.test(name)) await fsp.symlink(path.join(objects, name), path.join(root, '.git', 'objects', name));
+    }
+    await fsp.mkdir(path.join(root, '.git', 'refs', 'heads'), { recursive: true });
+    await fsp.symlink(path.join(other, '.git', 'refs', 'heads', 'main'), path.join(root, '.git', 'refs', 'heads', 'main'));
+    // What the attack gets without the check: git itself reads the outside content.
+    expect(execFileSync('git', ['cat-file', 'blob', 'HEAD:a.txt'], { cwd: root }).toString()).toBe('SECRET\n');
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode })),
+    );
+    expect(results.filter((r) => r !== undefined)).toEqual([]);
+  });
+
+  it('gives no git_diff for one linked fan-out folder, a linked ref alone, or linked packed-refs', async () => {
+    const { root, other } = await plant();
+    const objects = path.join(other, '.git', 'objects');
+    const fanout = (await fsp.readdir(objects)).find((n) => /^[0-9a-f]{2}$/.test(n)) as string;
+    await fsp.symlink(path.join(objects, fanout), path.join(root, '.git', 'objects', fanout));
+    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode })).toBeUndefined();
+    await fsp.rm(path.join(root, '.git', 'objects', fanout));
+    expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode }))?.additions).toBe(1);
+    await fsp.mkdir(path.join(root, '.git', 'refs', 'heads'), { recursive: true });
+    await fsp.symlink(path.join(other, '.git', 'refs', 'heads', 'main'), path.join(root, '.git', 'refs', 'heads', 'main'));
+    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode })).toBeUndefined();
+    await fsp.rm(path.join(root, '.git', 'refs', 'heads', 'main'));
+    await fsp.writeFile(path.join(other, 'packed-refs'), '');
+    await fsp.symlink(path.join(other, 'packed-refs'), path.join(root, '.git', 'packed-refs'));
+    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode })).toBeUndefined();
+  });
+
+  it('notices a link planted after a trusted verdict was cached', async () => {
+    const { root, other } = await plant();
+    git(root, 'add', '.');
+    git(root, 'commit', '-qm', 'mine');
+    expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'two\n', decode }))?.additions).toBe(1);
+    const objects = path.join(root, '.git', 'objects');
+    const fanout = (await fsp.readdir(objects)).find((n) => /^[0-9a-f]{2}$/.test(n)) as string;
+    const loose = (await fsp.readdir(path.join(objects, fanout)))[0] as string;
+    await fsp.rm(path.join(objects, fanout, loose));
+    await fsp.symlink(path.join(other, 'a.txt'), path.join(objects, fanout, loose));
+    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'two\n', decode })).toBeUndefined();
+  });
+});

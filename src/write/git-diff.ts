@@ -3,7 +3,7 @@ import fs, { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { trustedGitDir } from './git-dir.js';
-import { formatGitPatch, makePatch } from './patch.js';
+import { formatGitPatch, makePatchSliced } from './patch.js';
 
 export interface GitDiff {
   patch: string;
@@ -42,7 +42,7 @@ export async function gitDiffOf(input: GitDiffInput): Promise<GitDiff | undefine
     const head = await headBlob(top, gitDir, rel);
     if (head === undefined) return undefined;
     const before = head === null ? '' : input.decode(head);
-    const patch = makePatch(rel, before, input.after ?? '', 3);
+    const patch = await makePatchSliced(rel, before, input.after ?? '', 3);
     const absent = { before: head === null, after: input.after === null };
     return { patch: formatGitPatch(rel, patch.hunks, absent), additions: patch.additions, deletions: patch.deletions };
   } catch {
@@ -87,6 +87,8 @@ async function headBlob(top: string, gitDir: string, rel: string): Promise<Buffe
     GIT_OPTIONAL_LOCKS: '0',
     // Security: a partial clone would fetch a missing blob through a remote the repo names.
     GIT_NO_LAZY_FETCH: '1',
+    // Security: replace refs could swap in any object; the blob is HEAD's own.
+    GIT_NO_REPLACE_OBJECTS: '1',
     LC_ALL: 'C',
   };
   const args = [

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { objectsInside } from './git-objects.js';
 import { isInside } from './resolve-sync.js';
 
 /**
@@ -17,9 +18,10 @@ export function trustedGitDir(top: string, root: string): string | null {
     if (!isInside(root, top)) return gitDir;
     if (!isInside(root, gitDir)) return null;
     const common = readOptional(path.join(gitDir, 'commondir'));
-    const dirs = [gitDir];
+    const dirs = [gitDir]; // the git dir, then its common dir (linked worktrees)
     if (common !== null) dirs.push(fs.realpathSync.native(path.resolve(gitDir, common.trim())));
-    return dirs.every((d) => objectsInside(d, root)) ? gitDir : null;
+    const trusted = dirs.every((d) => objectsInside(path.join(d, 'objects'), root) && refsInside(dirs, root));
+    return trusted ? gitDir : null;
   } catch {
     return null;
   }
@@ -34,16 +36,31 @@ function gitDirOf(top: string): string {
   return path.resolve(top, line[1].trim());
 }
 
-function objectsInside(gitDir: string, root: string): boolean {
-  const objects = path.join(gitDir, 'objects');
-  if (fs.existsSync(objects) && !isInside(root, fs.realpathSync.native(objects))) return false;
-  const alternates = readOptional(path.join(objects, 'info', 'alternates'));
-  if (alternates === null) return true;
-  return alternates
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'))
-    .every((l) => isInside(root, fs.realpathSync.native(path.resolve(objects, l))));
+const MAX_SYMREF_DEPTH = 5;
+
+/**
+ * HEAD and every ref on the way to a commit, and `packed-refs`, resolve inside the root.
+ * Security: a symlinked ref (`refs/heads/main → /elsewhere/.git/refs/heads/main`) would make
+ * HEAD another repository's commit.
+ */
+function refsInside(dirs: string[], root: string): boolean {
+  for (const dir of dirs) {
+    const packed = path.join(dir, 'packed-refs');
+    if (fs.existsSync(packed) && !isInside(root, fs.realpathSync.native(packed))) return false;
+  }
+  let ref = 'HEAD';
+  for (let depth = 0; depth <= MAX_SYMREF_DEPTH; depth += 1) {
+    // A per-worktree ref (HEAD) lives in the git dir; the others in the common dir.
+    const file = dirs.map((d) => path.join(d, ref)).find((f) => fs.existsSync(f));
+    if (file === undefined) return true; // packed, or no commit yet
+    if (!isInside(root, fs.realpathSync.native(file))) return false;
+    const line = /^ref:\s*(\S+)/.exec(fs.readFileSync(file, 'utf8'));
+    if (line === null) return true; // a commit id: the end of the chain
+    ref = line[1] as string;
+    // Security: a ref name is a path under the git dir, never `..` or absolute.
+    if (path.isAbsolute(ref) || ref.split('/').includes('..')) return false;
+  }
+  return false;
 }
 
 function readOptional(file: string): string | null {

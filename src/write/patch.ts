@@ -1,4 +1,6 @@
 import { structuredPatch } from 'diff';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { wholeRegionSteps } from './whole-hunk.js';
 
 /** One hunk, exactly as the diff package's structuredPatch returns it. */
 export interface PatchHunk {
@@ -20,17 +22,62 @@ const DEFAULT_CONTEXT = 4;
 const WINDOW_MARGIN = 64;
 
 /**
- * The change from `before` to `after` as structuredPatch hunks, with line counts.
+ * SPEC §8 "Bounded work". Myers costs about D² + D·N for D edits over N lines, so D is capped
+ * at MAX_EDIT_LENGTH (D² part) and at LINE_BUDGET / N (long runs of equal lines). Past the cap
+ * the changed region becomes one whole-region hunk. Measured on this machine: the capped search
+ * takes under ~70 ms, so no diff holds the event loop long. Below MIN_EDIT_LENGTH the search
+ * is not worth tokenizing the text for: the fallback is taken at once.
+ */
+const MAX_EDIT_LENGTH = 1000;
+const LINE_BUDGET = 20_000_000;
+const MIN_EDIT_LENGTH = 50;
+/** A safety net for pathological inputs (very long equal lines); the caps above are the bound. */
+const DIFF_TIMEOUT_MS = 100;
+
+/**
+ * The change from `before` to `after` as structuredPatch hunks, with line counts — the one
+ * bounded diff every caller uses (structured_patch, git_diff, stale diffs).
  *
  * Diffing a 1 MB file for a one-line edit costs more than writing it, so the diff runs on the
  * changed lines plus `context + margin` common lines each side, and the hunks are moved back
  * to file line numbers. Cutting common lines keeps the diff minimal (same additions and
  * deletions); only where several minimal alignments exist (repeated lines) can the diff
- * package's choice among them differ from a whole-file run.
+ * package's choice among them differ from a whole-file run. When the changed region needs more
+ * edits than the budget allows (a rewrite of every line), it is one hunk replacing the region:
+ * time and memory stay linear in the size of the text.
  */
 export function makePatch(name: string, before: string, after: string, context = DEFAULT_CONTEXT, margin = WINDOW_MARGIN): TextPatch {
+  const steps = patchSteps(name, before, after, context, margin);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * makePatch for a caller that must not hold the event loop (the write pipeline, git_diff):
+ * the same patch, with other calls let in between slices of a large whole-region hunk.
+ */
+export async function makePatchSliced(name: string, before: string, after: string, context = DEFAULT_CONTEXT): Promise<TextPatch> {
+  const steps = patchSteps(name, before, after, context, WINDOW_MARGIN);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await nextTurn();
+  }
+}
+
+function* patchSteps(name: string, before: string, after: string, context: number, margin: number): Generator<void, TextPatch> {
   const window = diffWindow(before, after, context + margin);
-  const patch = structuredPatch(name, name, window.before, window.after, undefined, undefined, { context });
+  const lines = countBreaks(window.before, window.before.length) + countBreaks(window.after, window.after.length) + 2;
+  const maxEditLength = Math.floor(Math.min(MAX_EDIT_LENGTH, LINE_BUDGET / lines));
+  const patch = maxEditLength < MIN_EDIT_LENGTH ? undefined
+    : structuredPatch(name, name, window.before, window.after, undefined, undefined, { context, maxEditLength, timeout: DIFF_TIMEOUT_MS });
+  if (patch === undefined) {
+    yield;
+    const hunks = yield* wholeRegionSteps(window.before, window.after, context, window.skippedLines);
+    return { hunks, ...countLines(hunks) };
+  }
   const hunks = patch.hunks.map((h) => ({
     oldStart: h.oldStart + window.skippedLines,
     oldLines: h.oldLines,
@@ -119,7 +166,8 @@ export function formatGitPatch(rel: string, hunks: PatchHunk[], absent: { before
   out.push(absent.after ? '+++ /dev/null' : `+++ b/${rel}`);
   for (const h of hunks) {
     out.push(`@@ -${range(h.oldStart, h.oldLines)} +${range(h.newStart, h.newLines)} @@`);
-    out.push(...h.lines);
+    // A loop, not push(...lines): a whole-region hunk can hold millions of lines.
+    for (const line of h.lines) out.push(line);
   }
   return `${out.join('\n')}\n`;
 }

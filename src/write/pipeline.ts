@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FileStamp, ReadUnit, WriteObservation } from '../read-state/types.js';
+import type { CellPositions, FileStamp, ReadUnit, WriteObservation } from '../read-state/types.js';
 import { sha256Hex, stampOf } from '../read-state/unchanged.js';
 import type { ResolvedPath, ToolContext, WriteEvent, WriteToolName } from '../tools/types.js';
 import type { CheckedDir } from '../paths/fd-policy.js';
 import { atomicDelete, atomicWrite, openTargetDir, type WriterFs } from './atomic-writer.js';
 import { mapFsError } from './fs-errors.js';
 import { gitDiffOf, type GitDiff } from './git-diff.js';
-import { makePatch, type PatchHunk, type TextPatch } from './patch.js';
-import { assertNoAddedSecret } from './secret-guard.js';
+import { makePatchSliced, type PatchHunk, type TextPatch } from './patch.js';
+import { assertNoAddedSecret, isProtectedFile } from './secret-guard.js';
 import { countTextLines } from './text-lines.js';
 import { loadCurrent, type CurrentFile } from './load-current.js';
 import type { StaleDiffPlan } from './stale-diff.js';
@@ -44,6 +44,11 @@ export interface ComputedWrite<T> {
   decode?: (bytes: Buffer) => string;
   /** Whatever the tool wants back (replacements, cell id, …). */
   extra: T;
+  /** The patch and the new bytes' sha256 when the tool computed them already (off the loop). */
+  patch?: TextPatch;
+  hash?: string;
+  /** NotebookEdit: the cell positions the session has been shown after this edit (SPEC §9). */
+  positions?: CellPositions;
 }
 
 export interface WritePlan<T> {
@@ -92,7 +97,10 @@ export async function runWrite<T>(ctx: ToolContext, target: ResolvedPath, plan: 
   const gitDiff = await gitDiffOf({
     root: ctx.root,
     real: target.real,
-    after: computed.bytes === null ? null : computed.after,
+    // A getter: a tool may decode its text only when asked (outside a work tree, never).
+    get after() {
+      return computed.bytes === null ? null : computed.after;
+    },
     decode: computed.decode ?? ((b) => b.toString('utf8')),
   });
   return { ...rest, structuredPatch: patch.hunks, additions: patch.additions, deletions: patch.deletions, ...(gitDiff ? { gitDiff } : {}) };
@@ -127,7 +135,9 @@ async function writeInDir<T>(ctx: ToolContext, target: ResolvedPath, plan: Write
   const knownHash = current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat, plan.staleDiff) : null;
   const computed = await plan.compute(current);
   const realRel = path.relative(ctx.root, target.real).split(path.sep).join('/');
-  assertNoAddedSecret([target.relative, realRel], computed.before, computed.after);
+  const reached = [target.relative, realRel];
+  // Only a protected file's texts are looked at (a tool may decode them only when asked).
+  if (reached.some(isProtectedFile)) assertNoAddedSecret(reached, computed.before, computed.after);
   const at = dir ? dir.at(path.basename(target.real)) : target.real;
   const change = computed.bytes === null ? 'delete' : current.bytes ? 'update' : 'create';
   const keep = () => keepHistory(ctx, plan.tool, realRel, { at, current, knownHash, change });
@@ -136,7 +146,7 @@ async function writeInDir<T>(ctx: ToolContext, target: ResolvedPath, plan: Write
   if (computed.bytes === null) {
     const version = await keep();
     await discardOnFailure(ctx, realRel, () => version, atomicDelete({ root: ctx.root, target, dir, lastCheck, fs: plan.fs }));
-    const patch = makePatch(target.relative, computed.before, computed.after);
+    const patch = await makePatchSliced(target.relative, computed.before, computed.after);
     announce(ctx, plan.tool, target, { type: 'delete', patch, version });
     return { ...base, type: 'delete', version, patch };
   }
@@ -188,10 +198,12 @@ interface StoreStep {
 async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unknown>, step: StoreStep): Promise<{ version: string | null; patch: TextPatch }> {
   const { computed, bytes } = step;
   let version: string | null = null;
-  let derived: { patch: TextPatch; hash: string; total: number } | undefined;
+  // Bounded work (SPEC §8): the diff is built in slices, before the write, so a huge one never
+  // holds the event loop; the hash stays overlapped with the fsync.
+  const patch = computed.patch ?? (await makePatchSliced(target.relative, computed.before, computed.after));
+  let derived: { hash: string; total: number } | undefined;
   const derive = () => ({
-    patch: makePatch(target.relative, computed.before, computed.after),
-    hash: sha256Hex(bytes),
+    hash: computed.hash ?? sha256Hex(bytes),
     total: computed.total ?? countTextLines(computed.after),
   });
   const write = atomicWrite({
@@ -211,8 +223,8 @@ async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unk
     },
     afterRename: (at) => {
       derived ??= derive();
-      recordWrite(ctx, target.real, at, { hash: derived.hash, unit: plan.unit, total: derived.total, bytes });
-      announce(ctx, plan.tool, target, { type: step.type, patch: derived.patch, version });
+      recordWrite(ctx, target.real, at, { hash: derived.hash, unit: plan.unit, total: derived.total, bytes, ...(computed.positions ? { positions: computed.positions } : {}) });
+      announce(ctx, plan.tool, target, { type: step.type, patch, version });
       // The folder's fsync only makes this rename durable; the next writer need not wait for it.
       step.release();
     },
@@ -220,7 +232,7 @@ async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unk
   });
   // `version` is set by then: a failed write waits for `alongside` before it rejects.
   await discardOnFailure(ctx, step.key, () => version, write);
-  return { version, patch: (derived ?? derive()).patch };
+  return { version, patch };
 }
 
 export async function keepHistory(

@@ -48,4 +48,25 @@ describe('secret guard', () => {
   it('guards the real path behind a link', () => {
     expect(refusal(['notes.md', 'AGENTS.md'], '', GH)?.code).toBe('SECRET_DETECTED');
   });
+
+  it('compares protected names case-insensitively, CLAUDE.local.md and any-case memory folders included', () => {
+    for (const p of ['claude.md', 'CLAUDE.local.md', 'claude.LOCAL.md', 'agents.MD', 'a/Gemini.md', 'QWEN.MD', '.CursorRules', 'Memory/x.txt', 'a/MEMORY/b.json']) {
+      expect(isProtectedFile(p), p).toBe(true);
+      expect(refusal([p], '', `token ${GH}\n`)?.code, p).toBe('SECRET_DETECTED');
+    }
+    for (const p of ['Memory.md', 'docs/MEMORY.MD', 'claude.md.bak', 'a/Memory']) expect(isProtectedFile(p), p).toBe(false);
+  });
+
+  it('finds a token written as JSON escapes in a protected notebook or JSON file', () => {
+    const escaped = '\\u0067hp_' + 'a'.repeat(36); // \u0067hp_… in the JSON text is ghp_…
+    const nb = (source: string) => `{"cells":[{"cell_type":"markdown","metadata":{},"source":"${source}"}],"metadata":{},"nbformat":4,"nbformat_minor":4}`;
+    for (const p of ['memory/notes.ipynb', 'memory/keys.json', 'Memory/keys.JSON']) {
+      const err = refusal([p], nb('hello'), nb(`token ${escaped}`));
+      expect(err?.code, p).toBe('SECRET_DETECTED');
+      expect(JSON.stringify(err?.details)).not.toContain('aaaaaaaaaaaa');
+    }
+    // The same token already there (escaped or not) may stay; other files are not checked.
+    expect(refusal(['memory/notes.ipynb'], nb(`old ${GH}`), nb(`token ${escaped} old ${GH}`))).toBeNull();
+    expect(refusal(['notes/notes.ipynb'], nb('hello'), nb(`token ${escaped}`))).toBeNull();
+  });
 });

@@ -1,11 +1,15 @@
 import { ToolError } from '../errors.js';
 
-/** Agent instruction files, protected at any depth (SPEC §8). */
-const PROTECTED_NAMES = new Set(['CLAUDE.md', 'AGENTS.md', 'GEMINI.md', 'QWEN.md', '.cursorrules']);
+/** Agent instruction files, protected at any depth (SPEC §8), in lower case. */
+const PROTECTED_NAMES = new Set(['claude.md', 'claude.local.md', 'agents.md', 'gemini.md', 'qwen.md', '.cursorrules']);
 
-/** True for an agent instruction or memory file: a protected name, or anything under a `memory` folder. */
+/**
+ * True for an agent instruction or memory file: a protected name, or anything under a `memory`
+ * folder. Security: names are compared case-insensitively — on a case-insensitive volume, or
+ * for an agent that loads `claude.md`, `Claude.MD` is the same file.
+ */
 export function isProtectedFile(relative: string): boolean {
-  const parts = relative.split('/').filter((p) => p !== '' && p !== '.');
+  const parts = relative.toLowerCase().split('/').filter((p) => p !== '' && p !== '.');
   const name = parts[parts.length - 1];
   if (name !== undefined && PROTECTED_NAMES.has(name)) return true;
   // Only folders count: `memory.md` or a file named `memory` elsewhere is not protected.
@@ -50,6 +54,9 @@ export function addedSecretKinds(before: string, after: string): string[] {
 export function assertNoAddedSecret(paths: string[], before: string, after: string): void {
   if (!paths.some(isProtectedFile)) return;
   const kinds = addedSecretKinds(before, after);
+  // Security: in JSON a token can hide behind escapes (`\u0067hp_…` is `ghp_…`): a protected
+  // notebook or JSON file is also checked on its decoded strings.
+  if (kinds.length === 0 && paths.some(isJsonFile)) kinds.push(...addedSecretKinds(jsonStrings(before), jsonStrings(after)));
   if (kinds.length === 0) return;
   // Security: name the kind only; the secret is never echoed, logged or stored.
   throw new ToolError(
@@ -58,4 +65,33 @@ export function assertNoAddedSecret(paths: string[], before: string, after: stri
       'which agents load into every conversation. Keep secrets in environment variables or a secret store, and refer to them by name.',
     { kinds },
   );
+}
+
+function isJsonFile(relative: string): boolean {
+  return /\.(?:ipynb|json)$/i.test(relative);
+}
+
+/** Every string (keys included) of a JSON text, one a line; '' when it is not JSON. */
+function jsonStrings(text: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return '';
+  }
+  const out: string[] = [];
+  // A stack, not recursion: the value may nest deeply.
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') out.push(v);
+    else if (Array.isArray(v)) for (const item of v) stack.push(item);
+    else if (typeof v === 'object' && v !== null) {
+      for (const [key, member] of Object.entries(v)) {
+        out.push(key);
+        stack.push(member);
+      }
+    }
+  }
+  return out.join('\n');
 }

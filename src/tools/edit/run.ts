@@ -7,11 +7,12 @@ import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { applyEdit, assertNoPlaceholder } from './apply-edit.js';
 import { assertRoundTrip, precheckEdit, refuseNotebook } from './checks.js';
 import type { EditInput, EditResult } from './schema.js';
+import { editTextOffLoop } from '../../off-loop/off-loop.js';
 
 /** ApplyPatch imports the round-trip guard from here. */
 export { assertRoundTrip } from './checks.js';
 
-interface EditExtra {
+export interface EditExtra {
   replacements: number;
   match: Rung;
 }
@@ -30,7 +31,8 @@ export async function runEdit(input: EditInput, ctx: ToolContext, target: Resolv
     unit: 'lines',
     createParents: true,
     precheck: (current) => precheckEdit(input.old_string, target, current),
-    compute: (current) => compute(input, target, current, override),
+    // SPEC §8: a large file is matched, spliced and encoded on the worker thread.
+    compute: async (current) => (await editTextOffLoop(current.bytes, target.relative, input, override)) ?? computeEdit(input, target, current, override),
   });
   return {
     result: {
@@ -45,7 +47,8 @@ export async function runEdit(input: EditInput, ctx: ToolContext, target: Resolv
   };
 }
 
-function compute(input: EditInput, target: ResolvedPath, current: CurrentFile, override?: string): ComputedWrite<EditExtra> {
+/** Steps 4–5 on the bytes loaded under the lock; pure, so large files run it on the worker thread. */
+export function computeEdit(input: EditInput, target: ResolvedPath, current: Pick<CurrentFile, 'bytes'>, override?: string): ComputedWrite<EditExtra> {
   if (input.old_string === '' && !input.allow_placeholders) assertNoPlaceholder('', [], input.new_string);
   if (current.bytes === null) {
     // Step 2: a new file is UTF-8, written as given.

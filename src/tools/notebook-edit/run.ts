@@ -1,11 +1,15 @@
 import { ToolError } from '../../errors.js';
-import { editNotebook, type NotebookEditOutcome } from '../../notebook/edit.js';
+import type { NotebookEditOutcome } from '../../notebook/edit.js';
+import { editNotebookOffLoop } from '../../off-loop/off-loop.js';
 import { encodeNotebookEdit } from '../../notebook/encode-edit.js';
-import { decodeText, roundTrips } from '../../text/codec.js';
+import { decodeText } from '../../text/codec.js';
+import { editNotebookBytes } from '../../notebook/edit-bytes.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
+import type { CellPositions } from '../../read-state/types.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import type { NotebookEditInput, NotebookEditResult } from './schema.js';
+import { afterMove, renumberedText } from '../../notebook/positions.js';
 
 /**
  * SPEC §9. The route has resolved the path; the shared write pipeline locks the file, loads its
@@ -24,12 +28,12 @@ export async function runNotebookEdit(
     );
   }
   const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
-  const out = await runWrite<NotebookEditOutcome>(ctx, target, {
+  const out = await runWrite<EditFacts>(ctx, target, {
     tool: 'NotebookEdit',
     requireRead: 'any',
     unit: 'cells',
     precheck: (current) => precheck(current, target),
-    compute: (current) => compute(input, current, target, override),
+    compute: (current) => compute(input, current, target, { override, positions: ctx.readState.get(ctx.session, target.real)?.positions }),
   });
   const edit = out.extra;
   return {
@@ -40,14 +44,18 @@ export async function runNotebookEdit(
       language: edit.language,
       edit_mode: edit.editMode,
     },
-    text: resultText(edit, input.new_source),
+    text: resultText(edit, input.new_source ?? ''),
     metrics: { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions },
   };
 }
 
-function resultText(edit: NotebookEditOutcome, newSource: string): string {
-  if (edit.editMode === 'insert') return `Inserted cell ${edit.cellId}`;
-  if (edit.editMode === 'delete') return `Deleted cell ${edit.cellId}`;
+function resultText(edit: EditFacts, newSource: string): string {
+  const { move } = edit;
+  // SPEC §9: say when later cell-N positions were renumbered (a notebook whose cells have ids
+  // is edited by id, and its ids do not move).
+  const later = move === null || edit.cellId !== `cell-${move.at}` ? 0 : edit.totalCells - move.at - (move.kind === 'insert' ? 1 : 0);
+  if (edit.editMode === 'insert') return `Inserted cell ${edit.cellId}${renumberedText('insert', move?.at ?? 0, later)}`;
+  if (edit.editMode === 'delete') return `Deleted cell ${edit.cellId}${renumberedText('delete', move?.at ?? 0, later)}`;
   return `Updated cell ${edit.cellId} with ${newSource}`;
 }
 
@@ -60,33 +68,57 @@ function precheck(current: CurrentFile, target: ResolvedPath): void {
   }
 }
 
-function compute(
+type EditFacts = Omit<NotebookEditOutcome, 'text' | 'splice'>;
+
+async function compute(
   input: NotebookEditInput,
   current: CurrentFile,
   target: ResolvedPath,
-  override?: string,
-): ComputedWrite<NotebookEditOutcome> {
+  opts: { override?: string; positions?: CellPositions },
+): Promise<ComputedWrite<EditFacts>> {
+  const { override, positions } = opts;
   const original = current.bytes as Buffer;
-  const decoded = decodeText(original, override);
-  if (!roundTrips(original, decoded)) {
-    throw new ToolError(
-      'UNSUPPORTED_ENCODING',
-      `${target.relative} (read as ${decoded.encoding}) does not survive decoding and re-encoding unchanged, so editing it could change bytes you did not ask to change. Nothing was written; use Write to replace the whole notebook.`,
-      { encoding: decoded.encoding },
-    );
-  }
-  const edit = editNotebook(decoded.text, {
+  const request = {
     cellId: input.cell_id,
     newSource: input.new_source,
     cellType: input.cell_type,
     editMode: input.edit_mode,
-  });
-  return {
-    bytes: encodeNotebookEdit(original, decoded, edit.splice, edit.text),
-    before: decoded.text,
-    after: edit.text,
-    total: edit.totalCells,
-    decode: (bytes) => decodeText(bytes, decoded.encoding).text,
-    extra: edit,
+    positions,
   };
+  const decode = (encoding: string) => (bytes: Buffer) => decodeText(bytes, encoding).text;
+  // SPEC §8: a large notebook is decoded, parsed, edited and encoded on the worker thread.
+  const far = await editNotebookOffLoop(original, target.relative, request, override);
+  if (far !== null) {
+    const bytes = Buffer.from(far.bytes.buffer, far.bytes.byteOffset, far.bytes.byteLength);
+    const decodeAs = decode(far.encoding);
+    return {
+      bytes,
+      // Decoded only if asked (secret guard of a protected file, git diff): 60 MB strings cost.
+      get before() { return decodeAs(original); },
+      get after() { return decodeAs(bytes); },
+      patch: far.patch,
+      hash: far.hash,
+      total: far.outcome.totalCells,
+      decode: decodeAs,
+      extra: far.outcome,
+      positions: positionsAfter(positions, far.outcome),
+    };
+  }
+  const edit = editNotebookBytes(original, target.relative, request, override);
+  const { text, splice: _splice, ...facts } = edit.outcome;
+  return {
+    bytes: edit.bytes,
+    before: edit.before,
+    after: text,
+    total: facts.totalCells,
+    decode: decode(edit.encoding),
+    extra: facts,
+    positions: positionsAfter(positions, facts),
+  };
+}
+
+/** The positions the session has been shown once this edit lands (SPEC §9). */
+function positionsAfter(positions: CellPositions | undefined, edit: EditFacts): CellPositions {
+  const before = edit.totalCells - (edit.move?.kind === 'insert' ? 1 : edit.move?.kind === 'delete' ? -1 : 0);
+  return afterMove(positions, before, edit.move);
 }

@@ -15,7 +15,8 @@ export const notebookEditInput = z
       ),
     new_source: z
       .string()
-      .describe('The new source of the cell (ignored by delete, but still required).'),
+      .optional()
+      .describe('The new source of the cell: required for replace and insert, ignored by delete.'),
     cell_type: z
       .enum(['code', 'markdown'])
       .optional()
@@ -33,6 +34,10 @@ export const notebookEditInput = z
         path: ['cell_id'],
         message: `cell_id is required for edit_mode "${input.edit_mode}" (only an insert, at the top, may leave it out)`,
       });
+    }
+    // SPEC §9: new_source is optional in the schema, required for replace and insert.
+    if (input.new_source === undefined && input.edit_mode !== 'delete') {
+      ctx.addIssue({ code: 'custom', path: ['new_source'], message: `new_source is required for edit_mode "${input.edit_mode}" (only a delete may leave it out)` });
     }
     if (input.edit_mode === 'insert' && input.cell_type === undefined) {
       ctx.addIssue({ code: 'custom', path: ['cell_type'], message: 'cell_type ("code" or "markdown") is required for edit_mode "insert"' });

@@ -1,8 +1,8 @@
 import type { Stats } from 'node:fs';
 import { ToolError } from '../../errors.js';
-import { readNotebook } from '../../notebook/read-notebook.js';
+import { readNotebookOffLoop } from '../../off-loop/off-loop.js';
 import type { FileStamp, ReadUnit } from '../../read-state/types.js';
-import { bomEncoding, decodeText } from '../../text/codec.js';
+import { bomEncoding } from '../../text/codec.js';
 import { SNIFF_BYTES, sniff } from '../../text/sniff.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import type { HashCache } from './hash-cache.js';
@@ -70,7 +70,7 @@ function notebookNote(path: string, error: string): string {
 }
 
 /** A file held whole in memory (≤ 64 MiB): image, notebook or text page; hashed whole. */
-export function readLoaded(job: ReadJob, bytes: Buffer): ToolOutput<ReadResult> {
+export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutput<ReadResult>> {
   const path = job.target.relative;
   const kind = sniff(bytes.subarray(0, SNIFF_BYTES));
   if (kind.kind === 'binary') throw binaryFile(path);
@@ -88,7 +88,8 @@ export function readLoaded(job: ReadJob, bytes: Buffer): ToolOutput<ReadResult> 
   const noPaging = job.input.offset === undefined && job.input.limit === undefined;
   let notebookError: string | undefined;
   if (job.notebook) {
-    const nb = readNotebook(decodeText(bytes, job.override).text, path, { offset: job.input.offset, limit: job.input.limit });
+    // SPEC §8: a huge notebook is parsed on the worker thread, not on the event loop.
+    const nb = await readNotebookOffLoop(bytes, job.override, path, { offset: job.input.offset, limit: job.input.limit });
     if (nb.ok) {
       job.ctx.readState.recordRead(job.ctx.session, job.target.real, {
         stamp: job.stamp, hash, unit: 'cells', total: nb.total, range: nb.range, rangeKey: job.rangeKey, bytes,

@@ -3,6 +3,7 @@ import { decodeText, encodeText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
+import { MAX_NOTEBOOK_DEPTH, nestsDeeperThan } from '../../notebook/json-depth.js';
 import { detectPlaceholder, placeholderMessage } from '../../write/placeholders.js';
 import type { WriteInput, WriteResult } from './schema.js';
 
@@ -60,6 +61,8 @@ function assertNoPlaceholder(content: string, before: string): void {
 
 /** Cells of notebook JSON (an object with a `cells` array and `nbformat`), else INVALID_NOTEBOOK. */
 export function notebookCells(content: string): number {
+  // SPEC §8: a notebook too deep to parse safely is not one (Read and NotebookEdit refuse it too).
+  if (nestsDeeperThan(content)) throw invalidNotebook(`its JSON nests deeper than ${MAX_NOTEBOOK_DEPTH} levels`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(content);

@@ -1,0 +1,22 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { stringifySliced } from './sliced-json.js';
+
+describe('stringifySliced', () => {
+  it('gives exactly what JSON.stringify gives', async () => {
+    await fc.assert(fc.asyncProperty(fc.jsonValue(), async (value) => {
+      expect(await stringifySliced(value)).toBe(JSON.stringify(value));
+    }), { numRuns: 1000 });
+  });
+
+  it('serializes a 10,000,000-line hunk in slices, byte for byte', async () => {
+    const lines = Array.from({ length: 2_000_000 }, (_, i) => (i % 2 ? `+x${i}` : `-a"${i}\\`));
+    const value = { result: { structured_patch: [{ oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, lines }] }, text: 'done' };
+    let turns = 0;
+    const ticking = setInterval(() => (turns += 1), 0);
+    const json = await stringifySliced(value);
+    clearInterval(ticking);
+    expect(json).toBe(JSON.stringify(value));
+    expect(turns).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,131 @@
+import { Worker } from 'node:worker_threads';
+import { ToolError } from '../errors.js';
+import { decodeText } from '../text/codec.js';
+import type { NotebookEditRequest } from '../notebook/edit.js';
+import type { EditExtra } from '../tools/edit/run.js';
+import type { EditInput } from '../tools/edit/schema.js';
+import type { ComputedWrite } from '../write/pipeline.js';
+import type { TextPatch } from '../write/patch.js';
+import { unpackPatch } from './hunks.js';
+import type { EditReply, TextEditReply, WorkerJob, WorkerReply } from './protocol.js';
+import { readNotebook, type ReadNotebookOutcome } from '../notebook/read-notebook.js';
+
+/**
+ * SPEC §8 "Bounded work": a notebook of a million cells takes seconds to decode, parse and
+ * scan, and JSON.parse cannot be sliced. Past OFF_LOOP_BYTES the work runs on one worker thread (jobs in
+ * order), so `/healthz` and every other call keep being answered meanwhile. Smaller notebooks
+ * stay on the event loop: a worker round trip costs more than parsing them.
+ */
+export const OFF_LOOP_BYTES = 2 * 1024 * 1024;
+
+/** The outcome of an edit done off the loop (large notebooks only), its patch unpacked. */
+export type OffLoopEdit = Omit<EditReply, 'patch'> & { patch: TextPatch };
+
+/** editNotebookBytes on the worker thread; null when the notebook is small (do it inline). */
+export async function editNotebookOffLoop(
+  original: Buffer,
+  relative: string,
+  request: NotebookEditRequest,
+  override?: string,
+): Promise<OffLoopEdit | null> {
+  if (original.length < OFF_LOOP_BYTES) return null;
+  const reply = (await runOnWorker({ id: 0, kind: 'edit', bytes: original, relative, request, ...(override ? { override } : {}) })) as EditReply;
+  return { ...reply, patch: await unpackPatch(reply.patch) };
+}
+
+/**
+ * Edit's steps 4–5 on the worker thread for a large file (a replace_all over millions of
+ * matches); null when the file is small or new (do it inline). The texts are decoded on the
+ * loop only if asked (secret guard of a protected file, git diff).
+ */
+export async function editTextOffLoop(
+  original: Buffer | null,
+  relative: string,
+  input: EditInput,
+  override?: string,
+): Promise<ComputedWrite<EditExtra> | null> {
+  if (original === null || original.length < OFF_LOOP_BYTES) return null;
+  const job: WorkerJob = { id: 0, kind: 'text-edit', bytes: original, relative, input, ...(override ? { override } : {}) };
+  const reply = (await runOnWorker(job)) as TextEditReply;
+  const bytes = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
+  const decode = (b: Buffer) => decodeText(b, reply.encoding).text;
+  return {
+    bytes,
+    get before() { return decode(original); },
+    get after() { return decode(bytes); },
+    patch: await unpackPatch(reply.patch),
+    hash: reply.hash,
+    total: reply.total,
+    decode,
+    extra: reply.extra,
+  };
+}
+
+export async function readNotebookOffLoop(
+  bytes: Buffer,
+  override: string | undefined,
+  path: string,
+  page: { offset?: number; limit?: number },
+): Promise<ReadNotebookOutcome> {
+  if (bytes.length < OFF_LOOP_BYTES) return readNotebook(decodeText(bytes, override).text, path, page);
+  return (await runOnWorker({ id: 0, kind: 'read', bytes, path, page, ...(override ? { override } : {}) })) as ReadNotebookOutcome;
+}
+
+let worker: Worker | null = null;
+let nextId = 1;
+const pending = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
+
+function theWorker(): Worker {
+  if (worker !== null) return worker;
+  const source = import.meta.url.endsWith('.ts');
+  const url = new URL(source ? './worker.ts' : './worker.js', import.meta.url);
+  // Under tsx/vitest the source is TypeScript: the worker registers tsx, then loads it.
+  const w = source
+    ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`, { eval: true })
+    : new Worker(url);
+  w.unref();
+  w.on('message', (reply: WorkerReply) => settle(reply));
+  w.on('error', (err) => failAll(err));
+  w.on('exit', () => {
+    if (worker === w) worker = null;
+    failAll(new Error('notebook worker exited'));
+  });
+  worker = w;
+  return w;
+}
+
+function runOnWorker(job: WorkerJob): Promise<unknown> {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    const w = theWorker();
+    // The worker keeps the process alive only while a job is in flight.
+    w.ref();
+    w.postMessage({ ...job, id });
+  });
+}
+
+function settle(reply: WorkerReply): void {
+  const job = pending.get(reply.id);
+  if (job === undefined) return;
+  pending.delete(reply.id);
+  if (pending.size === 0) worker?.unref();
+  if (reply.ok) return job.resolve(reply.value);
+  if ('tool' in reply) return job.reject(new ToolError(reply.tool.code, reply.tool.message, reply.tool.details));
+  const err = new Error(reply.internal.message);
+  err.name = reply.internal.name;
+  err.stack = reply.internal.stack;
+  job.reject(err);
+}
+
+function failAll(err: Error): void {
+  for (const job of pending.values()) job.reject(err);
+  pending.clear();
+}
+
+/** Ends the worker (app close, tests). */
+export async function closeNotebookWorker(): Promise<void> {
+  const w = worker;
+  worker = null;
+  if (w !== null) await w.terminate();
+}

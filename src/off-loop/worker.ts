@@ -1,0 +1,57 @@
+/**
+ * The worker thread of off-loop.ts: decodes, parses and edits (or reads) one large notebook per
+ * message, so a 60 MB decode, JSON.parse and scan never run on the event loop that answers
+ * every other call. An edit sends back only the new bytes (transferred, not copied), the patch
+ * and the hash — no 60 MB strings to copy back.
+ */
+import { parentPort, type TransferListItem } from 'node:worker_threads';
+import { isToolError } from '../errors.js';
+import { sha256Hex } from '../read-state/unchanged.js';
+import { decodeText } from '../text/codec.js';
+import { makePatch } from '../write/patch.js';
+import { countTextLines } from '../write/text-lines.js';
+import { editNotebookBytes } from '../notebook/edit-bytes.js';
+import { packPatch } from './hunks.js';
+import type { WorkerJob, WorkerReply } from './protocol.js';
+import { readNotebook } from '../notebook/read-notebook.js';
+import { computeEdit } from '../tools/edit/run.js';
+import type { ResolvedPath } from '../tools/types.js';
+
+function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[] } {
+  try {
+    const bytes = Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength);
+    if (job.kind === 'read') {
+      const value = readNotebook(decodeText(bytes, job.override).text, job.path, job.page);
+      return { reply: { id: job.id, ok: true, value }, transfer: [] };
+    }
+    if (job.kind === 'text-edit') {
+      // Only `relative` of the target is read (for messages).
+      const computed = computeEdit(job.input, { relative: job.relative } as ResolvedPath, { bytes }, job.override);
+      const out = new Uint8Array(computed.bytes as Buffer);
+      const value = {
+        bytes: out,
+        encoding: decodeText(bytes, job.override).encoding,
+        patch: packPatch(makePatch(job.relative, computed.before, computed.after)),
+        hash: sha256Hex(computed.bytes as Buffer),
+        total: countTextLines(computed.after),
+        extra: computed.extra,
+      };
+      return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer] };
+    }
+    const edit = editNotebookBytes(bytes, job.relative, job.request, job.override);
+    const { text, splice: _splice, ...outcome } = edit.outcome;
+    const patch = packPatch(makePatch(job.relative, edit.before, text));
+    const out = new Uint8Array(edit.bytes);
+    const value = { bytes: out, encoding: edit.encoding, patch, hash: sha256Hex(edit.bytes), outcome };
+    return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer] };
+  } catch (err) {
+    if (isToolError(err)) return { reply: { id: job.id, ok: false, tool: { code: err.code, message: err.message, details: err.details } }, transfer: [] };
+    const e = err instanceof Error ? err : new Error(String(err));
+    return { reply: { id: job.id, ok: false, internal: { name: e.name, message: e.message, stack: e.stack ?? '' } }, transfer: [] };
+  }
+}
+
+parentPort?.on('message', (job: WorkerJob) => {
+  const { reply, transfer } = run(job);
+  parentPort?.postMessage(reply, transfer);
+});
