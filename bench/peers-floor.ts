@@ -20,6 +20,7 @@ export function floorPeer(root: string): Peer {
       case 'readNb':
         return files.map((rel) => async () => void JSON.parse(await fsp.readFile(abs(rel), 'utf8')));
       case 'edit':
+      case 'edit1m':
         return files.map((rel) => {
           let n = 0;
           return async () => {

@@ -101,6 +101,7 @@ function jupyterCalls(client: HttpClient, op: OpKey, files: string[], w: Workloa
     case 'readNb':
       return files.map((rel) => () => send('GET', rel, '?type=notebook&content=1'));
     case 'edit':
+    case 'edit1m':
       return files.map((rel) => counted(async (n) => {
         const model = await send('GET', rel, '?type=file&format=text&content=1');
         const content = (model.content as string).replace(marker(n), () => marker(n + 1));

@@ -35,6 +35,7 @@ export async function mcpPeer(root: string): Promise<Peer> {
       case 'readNb':
         return files.map((rel) => () => tool('read_text_file', { path: abs(rel) }));
       case 'edit':
+      case 'edit1m':
       case 'nbEdit': {
         // In the notebook the marker is a JSON string: its quotes keep the match exact.
         const quote = op === 'nbEdit' ? '"' : '';

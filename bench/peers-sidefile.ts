@@ -18,8 +18,10 @@ import { writeContent, type OpKey, type Peer, type Workload } from './peers-type
 /** Lines per establishing page: 500 lines of ~110 characters stay under the 100,000-character cap. */
 const PAGE_LINES = 500;
 
-export async function sidefilePeer(root: string, dataDir: string, logFile: string): Promise<Peer & { server: ServerChild }> {
-  const server = await startSidefile({ root, dataDir, logFile });
+export async function sidefilePeer(
+  root: string, dataDir: string, logFile: string, extra: { nodeArgs?: string[] } = {},
+): Promise<Peer & { server: ServerChild }> {
+  const server = await startSidefile({ root, dataDir, logFile, nodeArgs: extra.nodeArgs });
   const client = httpClient(server.port);
   let sessions = 0;
   const fresh = () => `peers-${process.pid}-${(sessions += 1)}`;
@@ -55,6 +57,7 @@ export async function sidefilePeer(root: string, dataDir: string, logFile: strin
         });
       }
       case 'edit':
+      case 'edit1m':
         return loops(files, false, (rel, session, n) =>
           tool('edit', session, { file_path: rel, old_string: marker(n), new_string: marker(n + 1) }));
       case 'write':

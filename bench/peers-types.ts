@@ -2,7 +2,7 @@
 import type { Call } from './support/measure.js';
 import type { NotebookFixture } from './support/fixtures.js';
 
-export type OpKey = 'read4k' | 'read100k' | 'readNb' | 'edit' | 'write' | 'nbEdit';
+export type OpKey = 'read4k' | 'read100k' | 'readNb' | 'edit' | 'edit1m' | 'write' | 'nbEdit';
 
 export interface Op {
   key: OpKey;
@@ -14,6 +14,7 @@ export const OPS: Op[] = [
   { key: 'read100k', label: 'Read 100 KB' },
   { key: 'readNb', label: 'Read notebook (71 KB)' },
   { key: 'edit', label: 'Edit one line (4 KB file)' },
+  { key: 'edit1m', label: 'Edit one line (1 MB file)' },
   { key: 'write', label: 'Write 100 KB' },
   { key: 'nbEdit', label: 'NotebookEdit one cell (71 KB)' },
 ];
@@ -29,6 +30,8 @@ export interface Workload {
   notebook: NotebookFixture;
   /** 4 KB text holding the line `marker(0)`. */
   editText: string;
+  /** 1 MB text holding the line `marker(0)` near its middle. */
+  edit1mText: string;
   /** ~100 KB text whose first line is `marker(0)`. */
   writeText: string;
 }

@@ -3,19 +3,24 @@
  * the MCP filesystem server, Jupyter Server's contents API, and bare Node fs (the floor) —
  * sequential (1 client) and concurrent (16 clients). Prints ONE Markdown table.
  * Called by bench/run.ts as `benchPeers()`; alone: `npm run build && npx tsx bench/peers.ts`.
- * Bounded: BENCH_PEERS_SECONDS (default 2) per cell, 48 cells, loopback only.
+ * Also the bare durable Fastify route (issue 12's baseline) and, below the table, each of
+ * issue 12's targets with its ratio and ✔/✘.
+ * Bounded: BENCH_PEERS_SECONDS (default 2) per cell, 70 cells, loopback only;
+ * `quick`: 1 s per cell, no Jupyter and no in-process floor (28 cells, ~1 min).
  */
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { measure } from './support/measure.js';
+import { measure, type Call, type Sample } from './support/measure.js';
 import { lineCount, marker, notebookFixture, textOfSize } from './support/fixtures.js';
 import { OPS, type Op, type Peer, type Workload } from './peers-types.js';
 import { sidefilePeer } from './peers-sidefile.js';
 import { mcpPeer } from './peers-mcp.js';
 import { jupyterPeer } from './peers-jupyter.js';
 import { floorPeer } from './peers-floor.js';
+import { barePeer } from './peers-bare.js';
+import { renderTargets } from './peers-targets.js';
 import { cellKey, legend, machine, renderTable, PEER_COLUMNS, type Results } from './peers-table.js';
 
 export interface PeerBenchOptions {
@@ -23,10 +28,13 @@ export interface PeerBenchOptions {
   clientCounts?: number[];
   maxCalls?: number;
   warmup?: number;
+  /** 1 s per cell and only the peers the targets need (sidefile, MCP, bare route). */
+  quick?: boolean;
 }
 
 export async function benchPeers(print: (line: string) => void = console.log, options: PeerBenchOptions = {}): Promise<void> {
-  const seconds = options.seconds ?? Number(process.env.BENCH_PEERS_SECONDS ?? 2);
+  const quick = options.quick ?? false;
+  const seconds = options.seconds ?? Number(process.env.BENCH_PEERS_SECONDS ?? (quick ? 1 : 2));
   const clientCounts = options.clientCounts ?? [1, 16];
   const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-peers-')));
   const root = path.join(base, 'ws');
@@ -46,32 +54,59 @@ export async function benchPeers(print: (line: string) => void = console.log, op
     const mcp = await mcpPeer(root).catch((err: Error) => `did not start: ${err.message}`);
     if (typeof mcp === 'string') unavailable('mcp', mcp);
     else peers.push(mcp);
-    const jupyter = await jupyterPeer(root, path.join(base, 'jupyter'), path.join(logs, 'jupyter.log'))
+    const jupyter = quick ? 'not run (--quick)' : await jupyterPeer(root, path.join(base, 'jupyter'), path.join(logs, 'jupyter.log'))
       .catch((err: Error) => `did not start: ${err.message}`);
     if (typeof jupyter === 'string') unavailable('jupyter', jupyter);
     else peers.push(jupyter);
-    peers.push(floorPeer(root));
+    peers.push(await barePeer(root, path.join(logs, 'bare.log')));
+    if (quick) unavailable('floor', 'not run (--quick)');
+    else peers.push(floorPeer(root));
     for (const op of OPS) {
       for (const clients of clientCounts) {
+        const loops = new Map<string, Call[]>();
         for (const peer of peers) {
           const files = await filesFor(op, clients, peer.name, workload);
           const calls = await peer.calls(op.key, files, workload).catch((err: Error) => `setup failed: ${err.message}`);
-          results.set(cellKey(op.key, clients, peer.name), typeof calls === 'string'
-            ? calls
-            : await measure(calls, { seconds, maxCalls: options.maxCalls ?? 20_000, warmup: options.warmup ?? 3 }));
+          if (typeof calls === 'string') results.set(cellKey(op.key, clients, peer.name), calls);
+          else loops.set(peer.name, calls);
         }
+        // Rounds alternate the peers so a neighbour's burst on the shared machine hits them all.
+        const rounds = new Map<string, Sample[]>();
+        for (let round = 0; round < ROUNDS; round++) {
+          for (const [name, calls] of loops) {
+            const sample = await measure(calls, { seconds: seconds / ROUNDS, maxCalls: options.maxCalls ?? 20_000, warmup: round === 0 ? options.warmup ?? 3 : 0 });
+            rounds.set(name, [...(rounds.get(name) ?? []), sample]);
+          }
+        }
+        for (const [name, samples] of rounds) results.set(cellKey(op.key, clients, name), mergeRounds(samples));
       }
     }
   } finally {
     for (const peer of peers) await peer.close().catch(() => {});
     await fsp.rm(base, { recursive: true, force: true });
   }
-  print(`Peers: sidefile vs MCP filesystem vs Jupyter contents API vs bare Node fs (${((Date.now() - started) / 1000).toFixed(0)} s, ${new Date().toISOString()})`);
+  print(`Peers: sidefile vs MCP filesystem vs Jupyter contents API vs a bare durable route vs bare Node fs (${((Date.now() - started) / 1000).toFixed(0)} s, ${new Date().toISOString()})`);
   print(machine(loadBefore));
   print('');
   for (const line of renderTable(results, clientCounts)) print(line);
   print('');
   for (const line of legend(seconds)) print(line);
+  print('');
+  for (const line of renderTargets(results, clientCounts)) print(line);
+}
+
+/** Measuring rounds per cell: each peer runs `seconds / ROUNDS` per round, the peers in turn. */
+const ROUNDS = 2;
+
+/** Rounds summed: calls/s over the whole time; p50 the calls-weighted mean, p99 the worst round's. */
+function mergeRounds(samples: Sample[]): Sample {
+  const calls = samples.reduce((n, x) => n + x.calls, 0);
+  const secs = samples.reduce((n, x) => n + x.seconds, 0);
+  const weighted = (k: 'p50') => (calls === 0 ? 0 : samples.reduce((n, x) => n + x[k] * x.calls, 0) / calls);
+  return {
+    calls, seconds: secs, rate: secs > 0 ? calls / secs : 0, p50: weighted('p50'), p99: Math.max(...samples.map((x) => x.p99)),
+    errors: samples.reduce((n, x) => n + x.errors, 0), firstError: samples.find((x) => x.firstError !== null)?.firstError ?? null,
+  };
 }
 
 /** The shared read files, the templates for the write loops, all under one root. */
@@ -82,6 +117,7 @@ async function makeWorkload(root: string): Promise<Workload> {
   const w: Workload = {
     root, read4k: 'read/4k.txt', read100k: 'read/100k.txt', read100kLines: lineCount(big), readNb: 'read/nb.ipynb', notebook,
     editText: textOfSize(4 * 1024, ['# one line of this file changes per edit', marker(0)]),
+    edit1mText: textOfSize(1024 * 1024, ['# one line of this file changes per edit', marker(0)]),
     writeText: textOfSize(100 * 1024, [marker(0)]),
   };
   await fsp.writeFile(path.join(root, w.read4k), textOfSize(4 * 1024));
@@ -97,7 +133,7 @@ async function filesFor(op: Op, clients: number, peer: string, w: Workload): Pro
   const dir = `${op.key}-${clients}/${peer}`;
   await fsp.mkdir(path.join(w.root, dir), { recursive: true });
   const ext = op.key === 'nbEdit' ? 'ipynb' : 'txt';
-  const content = op.key === 'nbEdit' ? w.notebook.text : op.key === 'edit' ? w.editText : w.writeText;
+  const content = { nbEdit: w.notebook.text, edit: w.editText, edit1m: w.edit1mText }[op.key as string] ?? w.writeText;
   return Promise.all(Array.from({ length: clients }, async (_, i) => {
     const rel = `${dir}/f${i}.${ext}`;
     await fsp.writeFile(path.join(w.root, rel), content);
@@ -108,5 +144,5 @@ async function filesFor(op: Op, clients: number, peer: string, w: Workload): Pro
 export { PEER_COLUMNS };
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  await benchPeers();
+  await benchPeers(console.log, { quick: process.argv.includes('--quick') });
 }

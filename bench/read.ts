@@ -26,6 +26,8 @@ export interface ReadBenchOptions {
   /** Size of the huge file in bytes (default 1 GiB). */
   hugeBytes?: number;
   logLevel?: string;
+  /** 1 s per run, 2 rounds per pair (the 1 GB part is unchanged). */
+  quick?: boolean;
 }
 
 const LINE_BYTES = 37; // "0000000001 the quick brown fox jumps\n"
@@ -92,7 +94,8 @@ interface Pair {
 }
 
 /** Alternates baseline and subject `rounds` times so drift on a shared machine hits both. */
-async function paired(base: () => Promise<Load>, subject: () => Promise<Load>, rounds = 4): Promise<Pair> {
+let rounds = 4;
+async function paired(base: () => Promise<Load>, subject: () => Promise<Load>): Promise<Pair> {
   const b: Load[] = [];
   const s: Load[] = [];
   for (let i = 0; i < rounds; i++) {
@@ -105,6 +108,7 @@ async function paired(base: () => Promise<Load>, subject: () => Promise<Load>, r
   return { base: pick(b), subject: pick(s), ratio: median(ratios), ratios };
 }
 
+const mark = (ratio: number, min: number) => (ratio >= min ? '✔' : '✘');
 const spread = (p: Pair) => `rounds ${p.ratios.map((r) => fmt(r, 2)).join('/')}`;
 
 async function throughput(print: Print, port: number, seconds: number, connections: number): Promise<void> {
@@ -118,13 +122,13 @@ async function throughput(print: Print, port: number, seconds: number, connectio
   const small = await paired(run('/healthz'), run('/v1/tools/read', { file_path: 'small-4k.txt' }));
   print(
     `Read 4 KB: ${fmt(small.subject.rps)} req/s (p50 ${small.subject.p50} ms, p99 ${small.subject.p99} ms) = ` +
-      `${fmt(small.ratio, 2)}× GET /healthz (${fmt(small.base.rps)} req/s; ${spread(small)})  [target ≥ 0.5×]`,
+      `${fmt(small.ratio, 2)}× GET /healthz (${fmt(small.base.rps)} req/s; ${spread(small)})  (context: issue 12 replaced the ≥ 0.5× healthz target)`,
   );
   // Context for the line above: the same 4 KB through the bare route (no checks at all).
   const bare4 = await paired(run('/bench/bare-read', { file_path: 'small-4k.txt' }), run('/v1/tools/read', { file_path: 'small-4k.txt' }));
   print(
     `  context: bare readFile+number route on the same 4 KB: ${fmt(bare4.base.rps)} req/s = ${fmt(bare4.base.rps / small.base.rps, 2)}× healthz; ` +
-      `Read = ${fmt(bare4.ratio, 2)}× the bare route (${spread(bare4)})`,
+      `Read = ${fmt(bare4.ratio, 2)}× the bare route (${spread(bare4)})  [target ≥ 0.9× ${mark(bare4.ratio, 0.9)}]`,
   );
   const ceiling = await paired(run('/healthz'), run('/bench/constant-read', { file_path: 'small-4k.txt' }));
   print(
@@ -137,7 +141,7 @@ async function throughput(print: Print, port: number, seconds: number, connectio
   );
   print(
     `Read 100 KB (2,000 of 2,500 lines): ${fmt(medium.subject.rps)} req/s (p50 ${medium.subject.p50} ms, p99 ${medium.subject.p99} ms) = ` +
-      `${fmt(medium.ratio, 2)}× bare readFile+number route (${fmt(medium.base.rps)} req/s; ${spread(medium)})  [target ≥ 0.9×]`,
+      `${fmt(medium.ratio, 2)}× bare readFile+number route (${fmt(medium.base.rps)} req/s; ${spread(medium)})  [target ≥ 0.9× ${mark(medium.ratio, 0.9)}]`,
   );
   if (small.subject.bad + medium.subject.bad + small.base.bad + medium.base.bad + bare4.base.bad + bare4.subject.bad > 0) print('  (some requests failed: see the server log)');
 }
@@ -157,16 +161,22 @@ async function hugeFile(print: Print, root: string, child: ChildProcess, port: n
     await timedRead(client, { file_path: 'warm.log', offset: 1_000_000, limit: 2000 });
     await fsp.rm(warm, { force: true });
     const rss = () => rssKiB(child.pid!);
+    const allPages: number[] = [];
     const before = await rss();
     const first = await timedRead(client, { file_path: 'huge.log', offset: 1, limit: 2000 });
     const afterFirst = await rss();
-    const again: number[] = [];
-    for (let i = 0; i < 5; i++) again.push((await timedRead(client, { file_path: 'huge.log', offset: 1, limit: 2000 })).ms);
+    // Issue 12: the page test 20 times in a row, the first (right after the throughput runs,
+    // when a major GC is most likely) included in the max.
+    const runs = [first.ms];
+    for (let i = 1; i < 20; i++) runs.push((await timedRead(client, { file_path: 'huge.log', offset: 1, limit: 2000 })).ms);
+    const worst = Math.max(...runs);
     print(
-      `  page at offset 1 (2,000 lines): first ${fmt(first.ms, 1)} ms, then median ${fmt(median(again), 1)} ms; ` +
+      `  page at offset 1 (2,000 lines), 20 consecutive runs: first ${fmt(first.ms, 1)} ms, median ${fmt(median(runs), 1)} ms, ` +
+        `max ${fmt(worst, 1)} ms (first included)  [target < 50 ms ${worst < 50 ? '✔' : '✘'}]; ` +
         `total_lines ${first.json.result.file.total_lines}; server RSS ${mib(before)} → ${mib(afterFirst)} ` +
-        `(+${mib((afterFirst ?? 0) - (before ?? 0))})  [target < 50 ms, < 50 MB]`,
+        `(+${mib((afterFirst ?? 0) - (before ?? 0))})  [target < 50 MB]`,
     );
+    allPages.push(...runs);
     // A new mtime is a new version: the index started by the first read is dropped and the
     // middle read below streams from the top (the first read far into a file, measured cold).
     const later = new Date(Date.now() + 1000);
@@ -199,6 +209,9 @@ async function hugeFile(print: Print, root: string, child: ChildProcess, port: n
       `  later pages anywhere (20 × 2,000 lines, via the index): median ${fmt(median(pages), 1)} ms, max ${fmt(Math.max(...pages), 1)} ms` +
         `${wrong ? `, ${wrong} WRONG` : ''}; RSS ${mib(await rss())} (+${mib(((await rss()) ?? 0) - (before ?? 0))} since before the first page)  [target < 50 ms]`,
     );
+    allPages.push(...pages);
+    const max = Math.max(...allPages);
+    print(`  every page of this run (${allPages.length}, the first included): max ${fmt(max, 1)} ms  [target < 50 ms ${max < 50 ? '✔' : '✘'}]`);
   } finally {
     client.close();
     await fsp.rm(file, { force: true });
@@ -212,7 +225,8 @@ function median(xs: number[]): number {
 }
 
 export async function benchRead(print: Print = console.log, options: ReadBenchOptions = {}): Promise<void> {
-  const seconds = options.seconds ?? 3;
+  const seconds = options.seconds ?? (options.quick ? 1 : 3);
+  rounds = options.quick ? 2 : 4;
   const connections = options.connections ?? 8;
   const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-bench-read-')));
   const root = path.join(base, 'ws');
@@ -223,7 +237,7 @@ export async function benchRead(print: Print = console.log, options: ReadBenchOp
   const { child, port } = await startChild(root, path.join(base, 'data'), path.join(base, 'server.log'), logLevel);
   try {
     print('Every request is in a fresh session (no dedup); the server remembers a file version\'s sha256 by its stamp, as in real use.');
-    print(`Read bench: ${connections} connections, ${seconds} s per run, 4 alternating runs per pair (ratio = median of the rounds), server log level ${logLevel}`);
+    print(`Read bench: ${connections} connections, ${seconds} s per run, ${rounds} alternating runs per pair (ratio = median of the rounds), server log level ${logLevel}`);
     await throughput(print, port, seconds, connections);
     await hugeFile(print, root, child, port, options.hugeBytes ?? 2 ** 30);
   } finally {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- name ...]`: builds, then runs the named scenarios (default: all) in order,
+ * `npm run bench [-- name ... [--quick]]`: builds, then runs the named scenarios (default: all) in order,
  * printing figures as they come. One file per scenario; adding one is one line below.
  * Each scenario measures its own baseline in the same run and prints ratios to it.
  */
@@ -13,19 +13,22 @@ import { benchRead } from './read.js';
 import { benchStall } from './stall.js';
 
 type Print = (line: string) => void;
+/** `--quick`: the scenarios that know it run shorter (fewer seconds, fewer peers). */
+const flags = new Set(process.argv.slice(2).filter((a) => a.startsWith('--')));
+const quick = flags.has('--quick');
 
 const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
-  ['read', (print) => benchRead(print)],
+  ['read', (print) => benchRead(print, { quick })],
   ['edit', (print) => benchEdit(print)],
   ['notebook', (print) => benchNotebook(print)],
   ['patch', (print) => benchPatch(print)],
-  ['peers', (print) => benchPeers(print)],
+  ['peers', (print) => benchPeers(print, { quick })],
   ['stall', (print) => benchStall(print)],
   ['discovery', (print) => benchDiscovery(print)],
   ['mcp', (print) => benchMcp(print)],
 ];
 
-const wanted = process.argv.slice(2);
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const unknown = wanted.filter((w) => !SCENARIOS.some(([name]) => name === w));
 if (unknown.length > 0) {
   console.error(`unknown scenario(s): ${unknown.join(', ')}; known: ${SCENARIOS.map(([n]) => n).join(', ')}`);
