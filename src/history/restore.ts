@@ -43,6 +43,8 @@ export async function restoreVersion(
   const outcome = await runWrite(ctx, target, {
     tool: 'Restore',
     requireRead: 'none',
+    // The version is brought back even where its folder was removed since (as a Write would).
+    createParents: true,
     unit: notebookCells === undefined ? 'lines' : 'cells',
     compute: (current): ComputedWrite<null> => ({
       bytes: restored,
