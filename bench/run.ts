@@ -5,6 +5,7 @@
  */
 import { benchEdit } from './edit.js';
 import { benchNotebook } from './notebook.js';
+import { benchPatch } from './patch.js';
 import { benchPeers } from './peers.js';
 import { benchRead } from './read.js';
 
@@ -14,6 +15,7 @@ const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
   ['read', (print) => benchRead(print)],
   ['edit', (print) => benchEdit(print)],
   ['notebook', (print) => benchNotebook(print)],
+  ['patch', (print) => benchPatch(print)],
   ['peers', (print) => benchPeers(print)],
 ];
 

@@ -69,9 +69,9 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   registerSessionRoutes(app, services);
   // Operations (SPEC §10): metrics first, so it wraps the lock manager before any route runs.
   const metrics = registerMetricsRoutes(app, services);
-  const events = registerEventRoutes(app, services);
+  const events = registerEventRoutes(app, services, {}, config.denyRead);
   metrics.setEventSource(() => events.stats());
-  registerHistoryRoutes(app, services);
+  registerHistoryRoutes(app, services, config.denyRead);
   for (const tool of tools) registerToolRoute(app, services, tool);
   registerToolList(app, tools);
   registerCompatRoutes(app, services, tools);

@@ -140,7 +140,7 @@ describe('a slow event client', () => {
     await new Promise<void>((done) => slow.on('end', () => done()));
     expect(slowText.trimEnd().split('\n\n').pop()).toMatch(/^event: dropped\ndata: \{"reason":"client too slow/);
     const fastCount = () => fastText.split('event: file_changed').length - 1;
-    const published = Number(/^id: (\d+)$/m.exec(fastText.slice(fastText.lastIndexOf('id: ')))?.[1] ?? 0);
+    const published = (fastText.match(/^id: /gm) ?? []).length;
     expect(published).toBeGreaterThan(0);
     expect(fastCount()).toBeGreaterThan(slowText.split('event: file_changed').length - 1);
     fast.destroy();

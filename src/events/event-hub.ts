@@ -1,4 +1,6 @@
+import { VersionIdGenerator } from '../history/version-id.js';
 import type { WriteEvent } from '../tools/types.js';
+import { RING_SIZE, fileChangedFrame, type Frame } from './replay.js';
 
 /** What an SSE stream writes to: a Node ServerResponse fits. */
 export interface EventSink {
@@ -17,6 +19,8 @@ export interface EventHubOptions {
   heartbeatMs?: number;
   /** How long a dropped or closed stream may take to flush before its socket is cut (default 2 s). */
   closeGraceMs?: number;
+  /** Event ids (SPEC §10): the history's id sequence, so ids and version ids order together. */
+  nextId?: () => string;
 }
 
 /** The JSON of one `file_changed` event (SPEC §10). */
@@ -25,8 +29,9 @@ export interface FileChangedData {
   tool: WriteEvent['tool'];
   session: string;
   type: WriteEvent['type'];
-  additions: number;
-  deletions: number;
+  /** null in events replayed from the history (it keeps no diff). */
+  additions: number | null;
+  deletions: number | null;
   version: string | null;
 }
 
@@ -53,33 +58,95 @@ export class EventHub {
   private readonly maxBufferedBytes: number;
   private readonly closeGraceMs: number;
   private readonly heartbeat: NodeJS.Timeout;
-  private nextId = 1;
+  /** Event ids when no history sequence is given: seeded with every version seen, so they sort after it. */
+  private readonly ids = new VersionIdGenerator();
+  private readonly nextId: () => string;
+  /** Streams waiting for their replay: live frames are held until it has been written. */
+  private readonly pending = new Map<EventSink, Frame[]>();
+  /** Versions a stream's replay took from the history while their write was in flight: not sent twice. */
+  private readonly skips = new Map<EventSink, Set<string>>();
+  /** The last RING_SIZE frames published, oldest first (replay for Last-Event-ID). */
+  private readonly ring: Frame[] = [];
+  private ringEvicted = false;
+  /** Ids below this were given before this hub started (another process). */
+  private readonly startId = this.ids.next();
   private closed = false;
   private droppedCount = 0;
 
   constructor(options: EventHubOptions = {}) {
     this.maxBufferedBytes = options.maxBufferedBytes ?? 1024 * 1024;
     this.closeGraceMs = options.closeGraceMs ?? 2_000;
+    this.nextId = options.nextId ?? (() => this.ids.next());
     this.heartbeat = setInterval(() => this.broadcast(': heartbeat\n\n'), options.heartbeatMs ?? 15_000);
     this.heartbeat.unref();
   }
 
-  /** Starts streaming to `sink`; false when the hub is already closed. */
-  add(sink: EventSink): boolean {
+  /**
+   * Starts streaming to `sink`; false when the hub is already closed. With `replay` (a client
+   * that sent Last-Event-ID), the missed frames are written first; live frames that arrive
+   * meanwhile are held, and those the replay already carried are not sent twice.
+   */
+  add(sink: EventSink, replay?: () => Promise<Frame[]>): boolean {
     if (this.closed) return false;
-    this.clients.add(sink);
-    sink.once('close', () => this.clients.delete(sink));
+    sink.once('close', () => {
+      this.clients.delete(sink);
+      this.pending.delete(sink);
+      this.skips.delete(sink);
+    });
     // An opening comment so clients and proxies see the stream is live at once.
     sink.write(': connected\n\n');
+    if (!replay) {
+      this.clients.add(sink);
+      return true;
+    }
+    this.pending.set(sink, []);
+    void replay()
+      .catch(() => [] as Frame[])
+      .then((frames) => this.startLive(sink, frames));
     return true;
   }
 
   /** The write listener: one `file_changed` event per successful write. Never throws. */
   publish(event: WriteEvent): void {
-    if (this.closed || this.clients.size === 0) return;
-    const id = this.nextId++;
-    const data = JSON.stringify(fileChangedData(event));
-    this.broadcast(`id: ${id}\nevent: file_changed\ndata: ${data}\n\n`);
+    if (this.closed) return;
+    // Never below the write's own version, and increasing in publish order.
+    if (event.version !== null) this.ids.seed(event.version);
+    const frame = fileChangedFrame(this.nextId(), fileChangedData(event));
+    this.ring.push(frame);
+    if (this.ring.length > RING_SIZE) {
+      this.ring.shift();
+      this.ringEvicted = true;
+    }
+    for (const held of this.pending.values()) held.push(frame);
+    this.broadcast(frame.text, frame.version);
+  }
+
+  /** Frames published after `lastId`; `complete` when no frame after it can be missing from them. */
+  framesSince(lastId: string): { frames: Frame[]; complete: boolean } {
+    const oldest = this.ring[0]?.id;
+    const complete = this.ringEvicted ? oldest !== undefined && lastId >= oldest : lastId >= this.startId;
+    return { frames: this.ring.filter((f) => f.id > lastId), complete };
+  }
+
+  private startLive(sink: EventSink, replayed: Frame[]): void {
+    const held = this.pending.get(sink);
+    this.pending.delete(sink);
+    if (held === undefined || this.closed || sink.destroyed) return;
+    const sent = new Set(replayed.map((f) => f.id));
+    const versions = new Set(replayed.map((f) => f.version).filter((v): v is string => v !== null));
+    try {
+      for (const frame of replayed) sink.write(frame.text);
+      for (const frame of held) {
+        if (!sent.has(frame.id) && !(frame.version !== null && versions.has(frame.version))) sink.write(frame.text);
+      }
+    } catch {
+      return;
+    }
+    // A replayed version whose write had not landed yet: its live event is not sent again.
+    const published = new Set(this.ring.map((f) => f.version));
+    const skip = new Set([...versions].filter((v) => !published.has(v)));
+    if (skip.size > 0) this.skips.set(sink, skip);
+    this.clients.add(sink);
   }
 
   /** Ends every stream (shutdown): so closing the server never waits on an open stream. */
@@ -87,16 +154,19 @@ export class EventHub {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.heartbeat);
-    for (const sink of this.clients) this.finish(sink, 'event: shutdown\ndata: {"reason":"server shutting down"}\n\n');
+    for (const sink of [...this.clients, ...this.pending.keys()]) this.finish(sink, 'event: shutdown\ndata: {"reason":"server shutting down"}\n\n');
     this.clients.clear();
+    this.pending.clear();
   }
 
   stats(): { clients: number; dropped: number } {
-    return { clients: this.clients.size, dropped: this.droppedCount };
+    return { clients: this.clients.size + this.pending.size, dropped: this.droppedCount };
   }
 
-  private broadcast(frame: string): void {
+  private broadcast(frame: string, version: string | null = null): void {
     for (const sink of this.clients) {
+      const skip = version === null ? undefined : this.skips.get(sink);
+      if (skip?.delete(version!)) continue;
       if (sink.destroyed) {
         this.clients.delete(sink);
       } else if (sink.writableLength + frame.length > this.maxBufferedBytes) {

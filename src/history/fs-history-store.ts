@@ -11,7 +11,7 @@ import {
 } from './history-index.js';
 import { removeOrphans, storeBlob } from './history-blobs.js';
 import { HistoryLog, readLogs, type LogRecord } from './history-log.js';
-import type { HistoryStats, HistoryStore, HistoryVersion, KeptFile } from './types.js';
+import type { HistoryStats, HistoryStore, HistoryVersion, KeptFile, KeyedVersion } from './types.js';
 import { VersionIdGenerator } from './version-id.js';
 
 export const MAX_VERSION_BYTES = 64 * 1024 * 1024;
@@ -80,7 +80,7 @@ export class FsHistoryStore implements HistoryStore {
   async keep(
     key: string,
     previous: KeptFile | null,
-    meta: { session: string; tool: WriteToolName },
+    meta: { session: string; tool: WriteToolName; change?: HistoryVersion['change'] },
   ): Promise<string | null> {
     await this.init();
     if (this.maxVersions === 0) return null;
@@ -101,6 +101,7 @@ export class FsHistoryStore implements HistoryStore {
       tool: meta.tool,
       size: previous ? previous.size : null,
       sha256: previous ? previous.sha256.toLowerCase() : null,
+      ...(meta.change ? { change: meta.change } : {}),
     };
     this.add(key, entry);
     const removed = this.prune(key, version);
@@ -123,7 +124,46 @@ export class FsHistoryStore implements HistoryStore {
   async list(key: string): Promise<HistoryVersion[]> {
     await this.init();
     const versions = this.indexes.get(key)?.versions ?? [];
-    return versions.map((v) => ({ ...v })).reverse();
+    return versions.map(publicVersion).reverse();
+  }
+
+  async recent(options: { limit: number; before?: string }): Promise<KeyedVersion[]> {
+    await this.init();
+    const { limit, before } = options;
+    const picked: KeyedVersion[] = [];
+    // Each index is sorted oldest first: at most `limit` from the end of each, then merged.
+    for (const [key, index] of this.indexes) {
+      let taken = 0;
+      for (let i = index.versions.length - 1; i >= 0 && taken < limit; i--) {
+        const entry = index.versions[i]!;
+        if (before !== undefined && entry.version >= before) continue;
+        picked.push({ key, entry });
+        taken += 1;
+      }
+    }
+    picked.sort((a, b) => compare(b.entry.version, a.entry.version));
+    return picked.slice(0, limit).map(({ key, entry }) => ({ key, entry: publicVersion(entry) }));
+  }
+
+  nextId(): string {
+    return this.ids.next(this.now());
+  }
+
+  async since(after: string, limit: number): Promise<KeyedVersion[]> {
+    await this.init();
+    const picked: KeyedVersion[] = [];
+    for (const [key, index] of this.indexes) {
+      const versions = index.versions;
+      for (let i = 0; i < versions.length; i++) {
+        const entry = versions[i]!;
+        if (entry.version <= after) continue;
+        // The write's change, for entries kept before it was recorded: from the next version's size.
+        const change = entry.change ?? (entry.size === null ? 'create' : versions[i + 1]?.size === null ? 'delete' : 'update');
+        picked.push({ key, entry: { ...entry, change } });
+      }
+    }
+    picked.sort((a, b) => compare(a.entry.version, b.entry.version));
+    return picked.slice(0, limit);
   }
 
   async load(key: string, version: string): Promise<{ bytes: Buffer | null } | undefined> {
@@ -321,6 +361,12 @@ export class FsHistoryStore implements HistoryStore {
     });
   }
 
+}
+
+/** A version as the API shows it (without the internal `change`). */
+function publicVersion(v: HistoryVersion): HistoryVersion {
+  const { change: _change, ...rest } = v;
+  return rest;
 }
 
 function dropRecord(r: Removal): LogRecord {

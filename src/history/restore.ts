@@ -7,6 +7,7 @@ import { sniff } from '../text/sniff.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../tools/types.js';
 import type { PatchHunk } from '../write/patch.js';
 import { runWrite, type ComputedWrite } from '../write/pipeline.js';
+import { removeEmptyParents } from '../write/remove-empty-parents.js';
 
 export interface RestoreResult {
   file_path: string;
@@ -43,7 +44,7 @@ export async function restoreVersion(
   const outcome = await runWrite(ctx, target, {
     tool: 'Restore',
     requireRead: 'none',
-    // The version is brought back even where its folder was removed since (as a Write would).
+    // The folders a restore to "did not exist" removed come back with the file.
     createParents: true,
     unit: notebookCells === undefined ? 'lines' : 'cells',
     compute: (current): ComputedWrite<null> => ({
@@ -54,6 +55,8 @@ export async function restoreVersion(
       extra: null,
     }),
   });
+  // SPEC §10: a restore to "did not exist" also removes the folders it leaves empty.
+  const emptied = outcome.type === 'delete' ? await removeEmptyParents(ctx.root, target.real) : [];
   const result: RestoreResult = {
     file_path: target.relative,
     version,
@@ -62,7 +65,7 @@ export async function restoreVersion(
   };
   return {
     result,
-    text: describe(result, outcome.additions, outcome.deletions),
+    text: describe(result, outcome.additions, outcome.deletions) + (emptied.length > 0 ? ` Removed the folders it left empty: ${emptied.join(', ')}.` : ''),
     metrics: { bytes: outcome.bytes, linesAdded: outcome.additions, linesRemoved: outcome.deletions },
   };
 }

@@ -8,6 +8,17 @@ export interface HistoryVersion {
   /** null: the file did not exist before that write. */
   size: number | null;
   sha256: string | null;
+  /**
+   * What the write that replaced this content did (for replaying change events); absent in
+   * entries kept before it was recorded. Not part of the API's version objects.
+   */
+  change?: 'create' | 'update' | 'delete';
+}
+
+/** A version with the file it belongs to (`key`: the real path relative to the root). */
+export interface KeyedVersion {
+  key: string;
+  entry: HistoryVersion;
 }
 
 /** The file a write is about to replace, as the write pipeline loaded it. */
@@ -32,10 +43,19 @@ export interface HistoryStore {
   keep(
     key: string,
     previous: KeptFile | null,
-    meta: { session: string; tool: WriteToolName },
+    meta: { session: string; tool: WriteToolName; change?: HistoryVersion['change'] },
   ): Promise<string | null>;
   /** Newest first; [] for a file never written. `key` is the real path relative to the root. */
   list(key: string): Promise<HistoryVersion[]>;
+  /** Across every file, newest first: at most `limit` versions older than `before` (exclusive). */
+  recent?(options: { limit: number; before?: string }): Promise<KeyedVersion[]>;
+  /** Across every file, oldest first: at most `limit` versions newer than `after` (exclusive). */
+  since?(after: string, limit: number): Promise<KeyedVersion[]>;
+  /**
+   * A fresh id from the same sequence as version ids (change event ids, SPEC §10): it sorts after
+   * every version kept so far and before every version kept later.
+   */
+  nextId?(): string;
   /** The bytes of a version (null: "did not exist"); undefined when there is no such version. */
   load(key: string, version: string): Promise<{ bytes: Buffer | null } | undefined>;
   /**

@@ -46,3 +46,9 @@ function parseVersionId(id: string): { ms: number; seq: number } | undefined {
   const ms = Date.parse(iso);
   return Number.isNaN(ms) ? undefined : { ms, seq: Number(seq) };
 }
+
+/** The id of the first version that could have been made `ms` before `id` (for look-back windows). */
+export function versionIdBefore(id: string, ms: number): string | undefined {
+  const parsed = parseVersionId(id);
+  return parsed === undefined ? undefined : formatVersionId(Math.max(0, parsed.ms - ms), 0);
+}

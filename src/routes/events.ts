@@ -3,7 +3,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
 import { EventHub, type EventHubOptions } from '../events/event-hub.js';
+import { MAX_REPLAY, capReplay, historyFrames, type Frame } from '../events/replay.js';
+import { VERSION_ID_PATTERN } from '../history/version-id.js';
 import { errorResponses } from '../http/error-schema.js';
+import { compileGlobs } from '../paths/globs.js';
 import { WRITE_TOOL_NAMES } from '../tools/types.js';
 
 const streamDescription = [
@@ -12,6 +15,10 @@ const streamDescription = [
   'arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`:',
   '`type` is create, update or delete; `version` is the history version that write kept (what a',
   'restore would bring back), or null when none was kept.',
+  'Each event has an SSE `id` (the version id, or one that sorts the same way). A client that reconnects',
+  'with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in',
+  'those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list',
+  'GET /v1/history), then new ones.',
   'Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an',
   '`dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes.',
 ].join(' ');
@@ -24,9 +31,22 @@ export function registerEventRoutes(
   app: FastifyInstance,
   services: AppServices,
   options: EventHubOptions = {},
+  denyRead: readonly string[] = [],
 ): EventHub {
-  const hub = new EventHub(options);
+  const history = services.history as AppServices['history'] | undefined;
+  const hub = new EventHub({ ...(history?.nextId ? { nextId: () => history.nextId!() } : {}), ...options });
   services.writeListeners.push((event) => hub.publish(event));
+  const denied = compileGlobs(denyRead);
+  /** SPEC §10: what a client that sent Last-Event-ID missed: the hub's own frames, else the history too. */
+  const missedSince = (lastId: string) => async (): Promise<Frame[]> => {
+    const recent = hub.framesSince(lastId);
+    if (recent.complete) return capReplay(recent.frames);
+    const kept = (await services.history.since?.(lastId, MAX_REPLAY + 1)) ?? [];
+    const known = new Set(recent.frames.map((f) => f.version).filter((v): v is string => v !== null));
+    // Security: like a history listing, replay leaves out files the read deny globs cover.
+    const older = historyFrames(lastId, kept.filter((k) => !denied(k.key)), known);
+    return capReplay([...older, ...recent.frames]);
+  };
   // preClose runs before the server stops accepting and waits for connections to end.
   app.addHook('preClose', (done) => {
     hub.closeAll();
@@ -65,7 +85,9 @@ export function registerEventRoutes(
         'x-accel-buffering': 'no',
       });
       res.flushHeaders();
-      if (!hub.add(res)) res.end();
+      const lastId = request.headers['last-event-id'];
+      const replay = typeof lastId === 'string' && VERSION_ID_PATTERN.test(lastId.trim()) ? missedSince(lastId.trim()) : undefined;
+      if (!hub.add(res, replay)) res.end();
       request.log.debug({ clients: hub.stats().clients }, 'events stream opened');
     },
   });

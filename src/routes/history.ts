@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
 import type { ErrorCode } from '../errors.js';
-import { historyKey, restoreVersion } from '../history/restore.js';
+import { restoreVersion } from '../history/restore.js';
 import { JSON_BODY } from '../http/body-type.js';
 import { errorResponses } from '../http/error-schema.js';
 import { sessionOf } from '../http/session.js';
@@ -11,6 +11,7 @@ import { bodyForCallTool } from '../http/validator.js';
 import { callTool } from '../tools/call-tool.js';
 import { WRITE_TOOL_NAMES, type ResolvedPath, type ToolDefinition } from '../tools/types.js';
 import { structuredPatchSchema } from '../write/result-schemas.js';
+import { historyQuery, listFileHistory, listWorkspaceHistory } from './history-list.js';
 import { SECURED, sessionHeaders } from './tools.js';
 
 const filePath = z
@@ -35,6 +36,14 @@ const historyResponse = z
     versions: z.array(versionSchema).describe('Newest first; empty for a file never written.'),
   })
   .describe('The file’s history.');
+
+const workspaceHistoryResponse = z
+  .object({
+    versions: z
+      .array(versionSchema.extend({ file_path: z.string().describe('The file, relative to the root.') }).describe('One kept version of one file.'))
+      .describe('Newest first, across every file; at most `limit`.'),
+  })
+  .describe('The newest versions across the workspace (without file_path).');
 
 const restoreBody = z
   .strictObject({
@@ -80,31 +89,32 @@ const RESTORE_CODES: readonly ErrorCode[] = [
 ];
 
 /** `GET /v1/history` and `POST /v1/history/restore` (SPEC §10). */
-export function registerHistoryRoutes(app: FastifyInstance, services: AppServices): void {
+export function registerHistoryRoutes(app: FastifyInstance, services: AppServices, denyRead: readonly string[] = []): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.route({
     method: 'GET',
     url: '/v1/history',
     schema: {
-      summary: 'List the kept versions of a file',
+      summary: 'List the kept versions of a file, or the newest across the workspace',
       description:
-        'Each successful write first keeps the content it replaces (or "did not exist"). Newest first; ' +
-        'at most --history-versions per file; contents over 64 MiB are not kept.',
+        'Each successful write first keeps the content it replaces (or "did not exist"). With file_path: ' +
+        'that file\'s versions, newest first (at most --history-versions per file; contents over 64 MiB are not kept). ' +
+        'Without: the newest versions across the workspace, each with its file_path, `limit` at a time ' +
+        '(default 100, at most 1000); page back with `before` = the last version id seen. ' +
+        'This is how an agent that reconnects learns what changed.',
       operationId: 'listHistory',
       tags: ['history'],
       security: SECURED,
-      querystring: z.strictObject({ file_path: filePath }),
+      querystring: historyQuery,
       response: {
-        200: historyResponse,
+        200: z.union([historyResponse, workspaceHistoryResponse]).describe('The versions.'),
         ...errorResponses(['PATH_OUTSIDE_WORKSPACE', 'PATH_DENIED', 'NOT_A_FILE', 'FS_PERMISSION_DENIED', 'FS_BUSY']),
       },
     },
-    handler: async (request) => {
-      // Security: listing reveals sizes and hashes, so read deny globs apply.
-      const target = await services.resolve(request.query.file_path, 'read');
-      const versions = await services.history.list(historyKey(services.root, target));
-      return { file_path: target.relative, versions };
-    },
+    handler: async (request) =>
+      request.query.file_path === undefined
+        ? listWorkspaceHistory(services, denyRead, request.query)
+        : listFileHistory(services, request.query.file_path, request.query),
   });
 
   r.route({

@@ -26,10 +26,20 @@ export const SECURED = [{ bearerAuth: [] }];
  * body schema is here for the OpenAPI document only: callTool validates it, once.
  */
 export function registerToolRoute(app: FastifyInstance, services: AppServices, tool: ToolDefinition): void {
+  const raw = tool.rawText;
+  if (!raw) return defineToolRoute(app, services, tool);
+  // Its own context, so the raw-text content types are accepted on this route only.
+  void app.register(async (child) => {
+    child.addContentTypeParser(raw.contentTypes, { parseAs: 'string' }, (_request, body, done) => done(null, { [raw.field]: body }));
+    defineToolRoute(child, services, tool);
+  });
+}
+
+function defineToolRoute(app: FastifyInstance, services: AppServices, tool: ToolDefinition): void {
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'POST',
     url: `/v1/tools/${tool.slug}`,
-    config: { bodyTypes: tool.bodyTypes ?? JSON_BODY },
+    config: { bodyTypes: tool.bodyTypes ?? [...JSON_BODY, ...(tool.rawText?.contentTypes ?? [])] },
     validatorCompiler: bodyForCallTool,
     schema: {
       summary: `${tool.name}: ${tool.description.split('\n')[0]}`,

@@ -1,3 +1,4 @@
+import { applyPatchTool } from './apply-patch/index.js';
 import { editTool } from './edit/index.js';
 import { notebookEditTool } from './notebook-edit/index.js';
 import { createReadTool } from './read/index.js';
@@ -16,5 +17,6 @@ export function createTools(_services: ToolServices): ToolDefinition[] {
     editTool,
     writeTool,
     notebookEditTool,
+    applyPatchTool,
   ];
 }

@@ -137,9 +137,14 @@ export interface ToolDefinition<I extends Record<string, unknown> = any, R = any
   access: Access;
   /** The path callTool resolves before `run`; null: the tool resolves its own paths. */
   target: ToolTarget | null;
-  /** `target` is null only for a tool without one, or an optional file target left out. */
-  /** Body media types the route accepts (SPEC §17); default `application/json` only. */
+  /**
+   * The REST route also takes the body as raw text of these content types, as `{ [field]: text }`
+   * (ApplyPatch's text/x-diff, so a free-form tool call needs no JSON escaping).
+   */
+  rawText?: { contentTypes: string[]; field: string };
+  /** Body media types the route accepts (SPEC §17); default `application/json` (plus `rawText`'s types). */
   bodyTypes?: readonly string[];
+  /** `target` is null only for a tool without one, or an optional file target left out. */
   run(input: I, ctx: ToolContext, target: ResolvedPath | null): Promise<ToolOutput<R>>;
   /** Releases what the tool holds (caches, background work); called when the app closes. */
   close?(): Promise<void> | void;

@@ -85,7 +85,7 @@ export interface AtomicWriteOptions {
 export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
   const fsx = opts.fs ?? nodeWriterFs;
   const name = path.basename(opts.target.real);
-  const tempName = `.sidefile-tmp-${randomBytes(9).toString('hex')}`;
+  const tempName = newTempName();
   let own: CheckedDir | null = null;
   let journaled: string | null = null;
   let created = false;
@@ -197,14 +197,20 @@ async function makeParents(root: string, want: string, fsx: WriterFs): Promise<C
   return dir;
 }
 
+/** A fresh temp-file name (SPEC §8: `.sidefile-tmp-*`), for a file in the target's own folder. */
+export function newTempName(): string {
+  return `.sidefile-tmp-${randomBytes(9).toString('hex')}`;
+}
+
 /** Errors of a write under races: a name that vanished or turned into a file is a change, never INTERNAL. */
-function mapWriteError(err: unknown): ToolError {
+export function mapWriteError(err: unknown): ToolError {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'EISDIR') return movedError();
   return mapFsError(err);
 }
 
-async function writeAndSync(handle: FileHandle, opts: AtomicWriteOptions): Promise<void> {
+/** Writes the bytes, sets the kept mode and owner, fsyncs, and closes the handle. */
+export async function writeAndSync(handle: FileHandle, opts: Pick<AtomicWriteOptions, 'bytes' | 'previous' | 'whileSyncing'>): Promise<void> {
   try {
     await handle.writeFile(opts.bytes);
     const prev = opts.previous;
@@ -230,7 +236,7 @@ async function writeAndSync(handle: FileHandle, opts: AtomicWriteOptions): Promi
  * replaces (or the unlink removes) is not a link swapped in since it was loaded. Without
  * /proc/self/fd the path itself is re-resolved as well (the previous behaviour).
  */
-function assertStillTarget(opts: { root: string; target: WriteTarget }, dir: CheckedDir, name: string, fsx: ResolveFs): void {
+export function assertStillTarget(opts: { root: string; target: WriteTarget }, dir: CheckedDir, name: string, fsx: ResolveFs = nodeWriterFs): void {
   dir.recheck(opts.root);
   let entry: fs.Stats | null = null;
   try {

@@ -23,6 +23,8 @@ export function journalPath(dataDir: string): string {
 interface OpenJournal {
   fd: number;
   live: Set<string>;
+  /** Multi-file commits whose renames started and did not all finish: id → record line. */
+  commits: Map<string, string>;
   lines: number;
 }
 
@@ -32,7 +34,7 @@ function open(dataDir: string): OpenJournal {
   let journal = journals.get(dataDir);
   if (!journal) {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    journal = { fd: fs.openSync(journalPath(dataDir), 'a', 0o600), live: new Set(), lines: 0 };
+    journal = { fd: fs.openSync(journalPath(dataDir), 'a', 0o600), live: new Set(), commits: new Map(), lines: 0 };
     journals.set(dataDir, journal);
   }
   return journal;
@@ -64,11 +66,12 @@ export function journalRemove(dataDir: string, tempPath: string): void {
 function compact(dataDir: string, journal: OpenJournal): void {
   const file = journalPath(dataDir);
   const temp = `${file}.compact`;
-  fs.writeFileSync(temp, [...journal.live].map((p) => `+${JSON.stringify(p)}\n`).join(''), { mode: 0o600 });
+  const lines = [...journal.live].map((p) => `+${JSON.stringify(p)}\n`).concat([...journal.commits.values()]);
+  fs.writeFileSync(temp, lines.join(''), { mode: 0o600 });
   fs.renameSync(temp, file);
   fs.closeSync(journal.fd);
   journal.fd = fs.openSync(file, 'a', 0o600);
-  journal.lines = journal.live.size;
+  journal.lines = lines.length;
 }
 
 /** Closes the journal's descriptor (at shutdown); the next write reopens it. */
@@ -127,6 +130,8 @@ function parseEntry(json: string): string | null {
  */
 export async function cleanupJournal(dataDir: string, root?: string): Promise<number> {
   closeJournal(dataDir);
+  // First finish the commits a crash interrupted: their temp files are their new contents.
+  rollForward(await journalCommits(dataDir));
   let removed = 0;
   for (const temp of await journalEntries(dataDir)) {
     // Security: only ever delete files named like our temp files, whatever the journal says.
@@ -141,4 +146,87 @@ export async function cleanupJournal(dataDir: string, root?: string): Promise<nu
   }
   await fsp.rm(journalPath(dataDir), { force: true });
   return removed;
+}
+
+/**
+ * A multi-file commit (ApplyPatch, SPEC §13): the renames and removals that make it visible.
+ * Written and fsynced after every temp file is synced and checked, before the first rename;
+ * marked done after the last. Start-up completes one that is not marked done (roll forward),
+ * so after a crash either none or all of its changes are visible.
+ */
+export interface CommitRecord {
+  id: string;
+  renames: Array<{ temp: string; target: string }>;
+  /** Files to remove, named with the inode they had, so a file made there later is never removed. */
+  removes: Array<{ path: string; dev: number; ino: number }>;
+}
+
+/** Lists the commit durably (write + fsync). Sync: it runs between the last check and the renames. */
+export function journalCommit(dataDir: string, record: CommitRecord): void {
+  const journal = open(dataDir);
+  const line = `P${JSON.stringify(record)}\n`;
+  fs.writeSync(journal.fd, line);
+  fs.fsyncSync(journal.fd);
+  journal.commits.set(record.id, line);
+  journal.lines += 1;
+}
+
+/** Marks the commit done once every rename and removal happened. Never throws. */
+export function journalCommitDone(dataDir: string, id: string): void {
+  const journal = journals.get(dataDir);
+  if (!journal) return;
+  try {
+    fs.writeSync(journal.fd, `C${JSON.stringify(id)}\n`);
+    journal.commits.delete(id);
+    journal.lines += 1;
+  } catch {
+    // Start-up would redo renames whose temp files are gone and removals whose inode moved on: nothing.
+  }
+}
+
+/** Commits the journal lists as started and not done. */
+export async function journalCommits(dataDir: string): Promise<CommitRecord[]> {
+  const text = await fsp.readFile(journalPath(dataDir), 'utf8').catch(() => '');
+  const live = new Map<string, CommitRecord>();
+  for (const line of text.split('\n')) {
+    try {
+      if (line.startsWith('P')) {
+        const record = JSON.parse(line.slice(1)) as CommitRecord;
+        if (typeof record.id === 'string' && Array.isArray(record.renames) && Array.isArray(record.removes)) live.set(record.id, record);
+      } else if (line.startsWith('C')) {
+        live.delete(JSON.parse(line.slice(1)) as string);
+      }
+    } catch {
+      // A torn last line: its commit was never listed durably, so its renames never began.
+    }
+  }
+  return [...live.values()];
+}
+
+/** Finishes interrupted commits: renames whose temp file is still there, removals of the same inode. */
+export function rollForward(records: CommitRecord[]): void {
+  for (const record of records) {
+    for (const { temp, target } of record.renames) {
+      // Security: only ever move files named like our temp files, whatever the journal says,
+      // and only within one folder: a temp sits beside its target, so a parent swapped for a link
+      // since the crash leads both names to the same place, where no file of that random name is.
+      if (!path.basename(temp).startsWith('.sidefile-tmp-') || !path.isAbsolute(target)) continue;
+      if (path.dirname(temp) !== path.dirname(target)) continue;
+      try {
+        fs.renameSync(temp, target);
+      } catch {
+        // Renamed before the crash (the temp name is unique, so it is gone).
+      }
+    }
+    for (const { path: file, dev, ino } of record.removes) {
+      // Security: the very inode the commit meant to remove, or nothing.
+      const st = fs.lstatSync(file, { throwIfNoEntry: false });
+      if (!st || !st.isFile() || st.dev !== dev || st.ino !== ino) continue;
+      try {
+        fs.unlinkSync(file);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
 }

@@ -122,7 +122,8 @@ async function writeInDir<T>(ctx: ToolContext, target: ResolvedPath, plan: Write
   const realRel = path.relative(ctx.root, target.real).split(path.sep).join('/');
   assertNoAddedSecret([target.relative, realRel], computed.before, computed.after);
   const at = dir ? dir.at(path.basename(target.real)) : target.real;
-  const keep = () => keepHistory(ctx, plan.tool, realRel, { at, current, knownHash });
+  const change = computed.bytes === null ? 'delete' : current.bytes ? 'update' : 'create';
+  const keep = () => keepHistory(ctx, plan.tool, realRel, { at, current, knownHash, change });
   const lastCheck = (now: string) => assertStillCurrent(now, current);
   const base = { bytes: computed.bytes?.length ?? 0, extra: computed.extra, computed };
   if (computed.bytes === null) {
@@ -150,7 +151,7 @@ async function discardOnFailure(ctx: ToolContext, key: string, version: () => st
 }
 
 /** The after-write hooks, called under the lock so that a file's events come in disk order. */
-function announce(ctx: ToolContext, tool: WriteToolName, target: ResolvedPath, done: { type: WriteEvent['type']; patch: TextPatch; version: string | null }): void {
+export function announce(ctx: ToolContext, tool: WriteToolName, target: ResolvedPath, done: { type: WriteEvent['type']; patch: TextPatch; version: string | null }): void {
   ctx.afterWrite({
     tool,
     session: ctx.session,
@@ -215,13 +216,13 @@ async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unk
   return { version, patch: (derived ?? derive()).patch };
 }
 
-async function keepHistory(
+export async function keepHistory(
   ctx: ToolContext,
   tool: WriteToolName,
   key: string,
-  target: { at: string; current: CurrentFile; knownHash: string | null },
+  target: { at: string; current: CurrentFile; knownHash: string | null; change: 'create' | 'update' | 'delete' },
 ): Promise<string | null> {
-  const { at, current, knownHash } = target;
+  const { at, current, knownHash, change } = target;
   const existed = current.bytes !== null && current.stat !== null;
   // Security: the history links (or copies) the entry in the checked folder; never hand it a
   // link, FIFO or directory swapped in since the load. It verifies the inode it linked, and
@@ -232,7 +233,7 @@ async function keepHistory(
       ? { real: at, size: current.stat.size, sha256: knownHash ?? sha256Hex(current.bytes), ino: current.stat.ino, bytes: current.bytes }
       : null;
   try {
-    return await ctx.history.keep(key, previous, { session: ctx.session, tool });
+    return await ctx.history.keep(key, previous, { session: ctx.session, tool, change });
   } catch (err) {
     // The file went away or was swapped under us while its version was being kept.
     if (existed && !isStillLoadedFile(at, current)) throw changedMeanwhile();
@@ -241,7 +242,7 @@ async function keepHistory(
 }
 
 /** The session has now seen the new version in full (SPEC §8); its dedup entry is cleared. */
-function recordWrite(ctx: ToolContext, real: string, at: string, write: Omit<WriteObservation, 'stamp'>): void {
+export function recordWrite(ctx: ToolContext, real: string, at: string, write: Omit<WriteObservation, 'stamp'>): void {
   let stamp: FileStamp;
   try {
     // lstat of the entry in the checked folder: never a stat through a swapped parent.

@@ -106,7 +106,7 @@ function compute(input: EditInput, target: ResolvedPath, current: CurrentFile, o
 }
 
 /** SPEC §8 round-trip guard: edit only text whose bytes survive decode → encode unchanged. */
-function assertRoundTrip(bytes: Buffer, decoded: DecodedText, target: ResolvedPath): void {
+export function assertRoundTrip(bytes: Buffer, decoded: DecodedText, target: ResolvedPath): void {
   // Valid UTF-8 always survives (a native check, cheaper than encoding a large file again).
   if (decoded.encoding === 'utf-8' && isUtf8(bytes.subarray(decoded.bom ? 3 : 0))) return;
   if (roundTrips(bytes, decoded)) return;

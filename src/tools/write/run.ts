@@ -50,7 +50,7 @@ function compute(content: string, current: CurrentFile, override: string | undef
 }
 
 /** Cells of notebook JSON (an object with a `cells` array and `nbformat`), else INVALID_NOTEBOOK. */
-function notebookCells(content: string): number {
+export function notebookCells(content: string): number {
   let parsed: unknown;
   try {
     parsed = JSON.parse(content);

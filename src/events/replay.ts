@@ -1,0 +1,55 @@
+import type { KeyedVersion } from '../history/types.js';
+import type { FileChangedData } from './event-hub.js';
+
+/**
+ * SPEC §10 Last-Event-ID. Event ids are given at publish time, in the order writes land, in the
+ * version-id format and never below the version of the event's own write. The hub keeps the
+ * last RING_SIZE frames: a client whose last id is within them gets exactly what it missed.
+ * Further back (or after a restart) the missed writes are rebuilt from the history.
+ */
+
+/** At most this many missed events are replayed on one reconnect; past it the client is told to list history. */
+export const MAX_REPLAY = 1000;
+/** Frames the hub remembers for replay (a few MiB at most). */
+export const RING_SIZE = 10_000;
+
+/** One SSE frame: `id` orders frames; `version` names the write (null: none kept). */
+export interface Frame {
+  id: string;
+  version: string | null;
+  text: string;
+}
+
+export function fileChangedFrame(id: string, data: FileChangedData): Frame {
+  return { id, version: data.version, text: `id: ${id}\nevent: file_changed\ndata: ${JSON.stringify(data)}\n\n` };
+}
+
+/**
+ * Frames for writes kept in the history after `lastId` that the hub's own frames do not cover
+ * (`known`), oldest first, with their version as id. History keeps no diff, so `additions` and
+ * `deletions` are null.
+ */
+export function historyFrames(lastId: string, kept: readonly KeyedVersion[], known: ReadonlySet<string>): Frame[] {
+  return kept
+    .filter(({ entry }) => entry.version > lastId && !known.has(entry.version))
+    .map(({ key, entry }) =>
+      fileChangedFrame(entry.version, {
+        file_path: key,
+        tool: entry.tool,
+        session: entry.session,
+        type: entry.change ?? 'update',
+        additions: null,
+        deletions: null,
+        version: entry.version,
+      }),
+    );
+}
+
+/** At most MAX_REPLAY frames; past it a `truncated` notice says to list the history. */
+export function capReplay(frames: Frame[]): Frame[] {
+  if (frames.length <= MAX_REPLAY) return frames;
+  const kept = frames.slice(0, MAX_REPLAY);
+  const notice = { reason: `more than ${MAX_REPLAY} events were missed`, hint: 'list what changed with GET /v1/history' };
+  kept.push({ id: kept.at(-1)!.id, version: null, text: `event: truncated\ndata: ${JSON.stringify(notice)}\n\n` });
+  return kept;
+}

@@ -1,0 +1,214 @@
+import { ToolError } from '../errors.js';
+import type { Hunk } from './parse.js';
+import { locateAnchor, locateHunk, type Rung } from './locate.js';
+
+/**
+ * An Update's hunks applied to a file's decoded text (SPEC §13): each hunk is located after
+ * the previous one and after its anchors; context lines keep the file's own characters and
+ * line breaks, removed lines are the file's matched lines, added lines are the patch's with
+ * the file's line break. Everything outside the hunks stays as it was.
+ */
+
+interface FileLine {
+  text: string;
+  /** '' for a last line without a line break. */
+  eol: string;
+}
+
+/** A text's lines, with where each starts (the text is never copied line by line). */
+interface FileLines {
+  text: string;
+  /** Line contents, without breaks. */
+  lines: string[];
+  /** Offset of each line's start; one more entry: the text's length. */
+  starts: number[];
+  /** Offset where each line's break begins (= its content's end). */
+  ends: number[];
+}
+
+const RUNG_ORDER: Rung[] = ['exact', 'quotes', 'line_numbers', 'trailing_whitespace', 'indentation', 'unicode'];
+
+export interface AppliedHunks {
+  after: string;
+  /** The loosest rung any hunk needed. */
+  rung: Rung;
+}
+
+export function splitFileLines(text: string): FileLines {
+  if (!text.includes('\r')) return splitLf(text);
+  const lines: string[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const re = /\r\n|\n|\r/g;
+  let at = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    lines.push(text.slice(at, m.index));
+    starts.push(at);
+    ends.push(m.index);
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) {
+    lines.push(text.slice(at));
+    starts.push(at);
+    ends.push(text.length);
+  }
+  starts.push(text.length);
+  return { text, lines, starts, ends };
+}
+
+/** LF-only text (the common case): one native split, offsets from the lengths. */
+function splitLf(text: string): FileLines {
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const starts = new Array<number>(lines.length + 1);
+  const ends = new Array<number>(lines.length);
+  let at = 0;
+  for (let i = 0; i < lines.length; i += 1) {
+    starts[i] = at;
+    ends[i] = at + lines[i]!.length;
+    at = ends[i]! + 1;
+  }
+  starts[lines.length] = text.length;
+  return { text, lines, starts, ends };
+}
+
+/** Line `i` with its own break. */
+function lineAt(file: FileLines, i: number): FileLine {
+  return { text: file.lines[i]!, eol: file.text.slice(file.ends[i], file.starts[i + 1]) };
+}
+
+interface Replacement {
+  start: number;
+  /** Old lines replaced. */
+  count: number;
+  lines: FileLine[];
+}
+
+/** Work between two yields to the event loop (SPEC §8: no call stalls others). */
+const SLICE_MS = 10;
+const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Applies `hunks` in order; throws CONTEXT_NOT_FOUND / MULTIPLE_MATCHES naming the hunk. Each
+ * search can scan the rest of a large file, so a patch of many hunks yields between slices.
+ */
+export async function applyHunks(text: string, hunks: Hunk[], filePath: string, lineBreak: string): Promise<AppliedHunks> {
+  const file = splitFileLines(text);
+  const plain = file.lines;
+  const replacements: Replacement[] = [];
+  let from = 0;
+  let rung: Rung = 'exact';
+  let sliceStart = performance.now();
+  for (const [index, hunk] of hunks.entries()) {
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await yieldNow();
+      sliceStart = performance.now();
+    }
+    const placed = placeHunk(plain, hunk, from, filePath, index);
+    if (RUNG_ORDER.indexOf(placed.rung) > RUNG_ORDER.indexOf(rung)) rung = placed.rung;
+    const old = Array.from({ length: placed.count }, (_, k) => lineAt(file, placed.start + k));
+    replacements.push({ start: placed.start, count: placed.count, lines: newLines(placed.hunk, old, lineBreak) });
+    from = placed.start + placed.count;
+  }
+  return { after: assemble(file, replacements, lineBreak), rung };
+}
+
+interface Placed {
+  start: number;
+  count: number;
+  rung: Rung;
+  /** The hunk as matched (a trailing blank context line may have been dropped). */
+  hunk: Hunk;
+}
+
+function placeHunk(plain: string[], hunk: Hunk, after: number, filePath: string, index: number): Placed {
+  let from = after;
+  for (const anchor of hunk.anchors) {
+    const at = locateAnchor(plain, anchor, from);
+    if (at < 0) throw notFound(filePath, index, hunk, `its anchor '@@ ${anchor}' is not in the file after the previous hunk`);
+    from = at + 1;
+  }
+  const old = oldLines(hunk);
+  // Only `+` lines: appended at the end of the file.
+  if (old.length === 0) return { start: plain.length, count: 0, rung: 'exact', hunk };
+  const query = { lines: plain, from, endOfFile: hunk.endOfFile, anchored: hunk.anchors.length > 0 };
+  let found = locateHunk({ ...query, old });
+  let used = hunk;
+  // A blank context line ending the hunk often stands for the file's final line break.
+  if (found.kind === 'none' && old[old.length - 1] === '' && hunk.lines[hunk.lines.length - 1]?.kind === ' ') {
+    used = { ...hunk, lines: hunk.lines.slice(0, -1) };
+    found = locateHunk({ ...query, old: old.slice(0, -1) });
+  }
+  if (found.kind === 'none') throw notFound(filePath, index, hunk, 'its context and removed lines are not in the file');
+  if (found.kind === 'multiple') {
+    const lines = found.starts.map((s) => s + 1);
+    throw new ToolError(
+      'MULTIPLE_MATCHES',
+      `Hunk ${index + 1} of ${filePath} matches ${lines.length} places (lines ${lines.join(', ')}). Add context lines, or an '@@ <line>' anchor naming the function or class it is in.`,
+      { file_path: filePath, hunk: index, matches: lines.length, lines, rung: found.rung },
+    );
+  }
+  return { start: found.start, count: oldLines(used).length, rung: found.rung, hunk: used };
+}
+
+function oldLines(hunk: Hunk): string[] {
+  return hunk.lines.filter((l) => l.kind !== '+').map((l) => l.text);
+}
+
+function notFound(filePath: string, index: number, hunk: Hunk, why: string): ToolError {
+  const old = oldLines(hunk);
+  return new ToolError(
+    'CONTEXT_NOT_FOUND',
+    `Hunk ${index + 1} of ${filePath} (patch line ${hunk.line}) does not apply: ${why}. ` +
+      'Read the file again and copy the context (" ") and removed ("-") lines exactly, in file order.',
+    { file_path: filePath, hunk: index, closest: null, old_lines: old.length },
+  );
+}
+
+/** The hunk's new lines: context lines are the file's own (matched) lines, added lines get `lineBreak`. */
+function newLines(hunk: Hunk, old: FileLine[], lineBreak: string): FileLine[] {
+  const out: FileLine[] = [];
+  let k = 0;
+  for (const line of hunk.lines) {
+    if (line.kind === '+') out.push({ text: line.text, eol: lineBreak });
+    else if (line.kind === ' ') out.push(old[k++]!);
+    else k += 1;
+  }
+  return out;
+}
+
+/**
+ * The file with every replacement spliced in: untouched stretches are sliced from the text as
+ * they are. The last line has a break exactly when the file's last line had one.
+ */
+function assemble(file: FileLines, replacements: Replacement[], lineBreak: string): string {
+  const n = file.lines.length;
+  const endsOpen = n > 0 && file.ends[n - 1] === file.text.length;
+  const parts: string[] = [];
+  let at = 0;
+  for (const r of replacements) {
+    const upTo = file.starts[r.start]!;
+    // Lines appended after a last line without a break: that line gets one first.
+    const gap = r.start === n && endsOpen && r.lines.length > 0 ? lineBreak : '';
+    parts.push(file.text.slice(at, upTo), gap);
+    const reachesEnd = r.start + r.count === n;
+    r.lines.forEach((line, k) => {
+      const last = k === r.lines.length - 1;
+      parts.push(line.text, reachesEnd && last && endsOpen ? '' : line.eol || lineBreak);
+    });
+    // Whole last lines removed from a file without a final break: the break before them goes too.
+    if (reachesEnd && endsOpen && r.lines.length === 0 && r.count > 0) trimTrailingBreak(parts);
+    at = file.starts[r.start + r.count]!;
+  }
+  parts.push(file.text.slice(at));
+  return parts.join('');
+}
+
+function trimTrailingBreak(parts: string[]): void {
+  for (let i = parts.length - 1; i >= 0; i -= 1) {
+    const p = parts[i]!;
+    if (p === '') continue;
+    parts[i] = p.endsWith('\r\n') ? p.slice(0, -2) : /[\r\n]$/.test(p) ? p.slice(0, -1) : p;
+    return;
+  }
+}

@@ -1,0 +1,121 @@
+import { ToolError } from '../../errors.js';
+import { applyHunks } from '../../patch/apply-hunks.js';
+import type { Rung } from '../../patch/locate.js';
+import type { FileOp } from '../../patch/parse.js';
+import { patchInvalid } from '../../patch/parse.js';
+import { decodeText, dominantLineBreak, encodeText } from '../../text/codec.js';
+import { encodingOverrideFor } from '../../text/overrides.js';
+import type { PlannedChange } from '../../write/commit-files.js';
+import type { CurrentFile } from '../../write/load-current.js';
+import { checkReadState } from '../../write/staleness.js';
+import { assertRoundTrip } from '../edit/run.js';
+import type { ResolvedPath, ToolContext } from '../types.js';
+import { notebookCells } from '../write/run.js';
+
+/** One file operation with its paths resolved (SPEC §3, deny globs, read-only: by ctx.resolve). */
+export interface ResolvedOp {
+  op: FileOp;
+  target: ResolvedPath;
+  /** A Move's destination. */
+  dest: ResolvedPath | null;
+}
+
+/** What the result reports per operation. */
+export interface OpOutcome {
+  resolved: ResolvedOp;
+  changes: PlannedChange[];
+  rung: Rung | null;
+}
+
+export async function resolveOps(ctx: ToolContext, ops: FileOp[]): Promise<ResolvedOp[]> {
+  const out: ResolvedOp[] = [];
+  const seen = new Set<string>();
+  for (const op of ops) {
+    const target = await ctx.resolve(op.path, 'write');
+    const dest = op.kind === 'update' && op.moveTo !== null ? await ctx.resolve(op.moveTo, 'write') : null;
+    for (const t of dest ? [target, dest] : [target]) {
+      // Two spellings (or a link) for one file: the patch names it twice.
+      if (seen.has(t.real)) throw patchInvalid(op.line, `the patch names ${t.relative} twice; give all changes to a file in one section.`);
+      seen.add(t.real);
+    }
+    out.push({ op, target, dest });
+  }
+  return out;
+}
+
+const isNotebook = (p: ResolvedPath) => p.relative.toLowerCase().endsWith('.ipynb');
+
+/** Checks that need no file content (SPEC §6 step 1 for Update). */
+export function precheckOps(ops: ResolvedOp[]): void {
+  for (const { op, target } of ops) {
+    if (op.kind === 'update' && isNotebook(target)) {
+      throw new ToolError(
+        'WRONG_TOOL',
+        `${target.relative} is a Jupyter notebook. Use NotebookEdit to change a cell, or Write to replace the whole notebook.`,
+      );
+    }
+  }
+}
+
+/** Every file's checks and new content, in patch order, from the files loaded under the locks. */
+export async function planOps(ctx: ToolContext, ops: ResolvedOp[], loaded: Map<string, CurrentFile>): Promise<OpOutcome[]> {
+  const out: OpOutcome[] = [];
+  for (const resolved of ops) out.push(await planOp(ctx, resolved, loaded));
+  return out;
+}
+
+async function planOp(ctx: ToolContext, resolved: ResolvedOp, loaded: Map<string, CurrentFile>): Promise<OpOutcome> {
+  const current = loaded.get(resolved.target.real)!;
+  const { op, target, dest } = resolved;
+  if (op.kind === 'add') return { resolved, changes: [planAdd(target, current, op.lines)], rung: null };
+  const existing = requireExisting(ctx, target, current);
+  if (op.kind === 'delete') {
+    const before = decodeText(existing.bytes, encodingOverrideFor(ctx.settings.encodings, target.relative)).text;
+    const change: PlannedChange = { target, current, bytes: null, type: 'delete', before, after: '', knownHash: existing.knownHash };
+    return { resolved, changes: [change], rung: null };
+  }
+  const updated = await planUpdate(ctx, target, existing.bytes, op.hunks);
+  const base = { before: updated.before, after: updated.after, knownHash: existing.knownHash };
+  if (dest === null) {
+    const changes = updated.after === updated.before ? [] : [{ target, current, bytes: updated.bytes, type: 'update' as const, ...base }];
+    return { resolved, changes, rung: updated.rung };
+  }
+  const destCurrent = loaded.get(dest.real)!;
+  if (destCurrent.bytes !== null) throw fileExists(dest, `cannot move ${target.relative} there`);
+  const moved: PlannedChange = { target: dest, current: destCurrent, bytes: updated.bytes, type: 'create', ...base, previous: current.stat, knownHash: null };
+  const removed: PlannedChange = { target, current, bytes: null, type: 'delete', before: updated.before, after: '', knownHash: existing.knownHash };
+  return { resolved, changes: [moved, removed], rung: updated.rung };
+}
+
+function fileExists(target: ResolvedPath, what: string): ToolError {
+  return new ToolError(
+    'FILE_EXISTS',
+    `${target.relative} already exists, so the patch ${what}. Nothing was written. Update it instead (*** Update File), or delete it first.`,
+  );
+}
+
+/** An Added file: new, lines each ending with a line break, UTF-8; a notebook must be notebook JSON. */
+function planAdd(target: ResolvedPath, current: CurrentFile, lines: string[]): PlannedChange {
+  if (current.bytes !== null) throw fileExists(target, 'cannot add it');
+  const after = lines.map((l) => `${l}\n`).join('');
+  if (isNotebook(target)) notebookCells(after);
+  return { target, current, bytes: encodeText(after, { encoding: 'utf-8', bom: false }), type: 'create', before: '', after };
+}
+
+/** Update and Delete: the file exists and the session read it (any range), unchanged since. */
+function requireExisting(ctx: ToolContext, target: ResolvedPath, current: CurrentFile): { bytes: Buffer; knownHash: string | null } {
+  if (current.bytes === null || current.stat === null) {
+    throw new ToolError('FILE_NOT_FOUND', `File ${target.relative} does not exist. To create it, use *** Add File.`);
+  }
+  const knownHash = checkReadState(ctx, target, 'any', current.bytes, current.stat);
+  return { bytes: current.bytes, knownHash };
+}
+
+async function planUpdate(ctx: ToolContext, target: ResolvedPath, bytes: Buffer, hunks: Parameters<typeof applyHunks>[1]) {
+  const decoded = decodeText(bytes, encodingOverrideFor(ctx.settings.encodings, target.relative));
+  assertRoundTrip(bytes, decoded, target);
+  const applied = await applyHunks(decoded.text, hunks, target.relative, dominantLineBreak(decoded.text));
+  // Characters the file's encoding cannot hold → UNSUPPORTED_ENCODING; the BOM is kept.
+  const next = applied.after === decoded.text ? bytes : encodeText(applied.after, decoded);
+  return { before: decoded.text, after: applied.after, bytes: next, rung: applied.rung };
+}

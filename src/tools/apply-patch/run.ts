@@ -1,0 +1,63 @@
+import { ToolError } from '../../errors.js';
+import { parseOperations, parsePatch, type FileOp } from '../../patch/parse.js';
+import { commitFiles, type CommittedChange, type PlannedChange } from '../../write/commit-files.js';
+import type { ToolContext, ToolOutput } from '../types.js';
+import { planOps, precheckOps, resolveOps, type OpOutcome } from './plan.js';
+import type { ApplyPatchInput, ApplyPatchResult, PatchedFile } from './schema.js';
+
+/**
+ * SPEC §13: parse → resolve every path (§3, deny globs, read-only) → per-file checks that need
+ * no content → commitFiles: under the locks of all files, every file's checks and new content
+ * (any failure writes nothing), then one commit of all of them.
+ */
+export async function runApplyPatch(input: ApplyPatchInput, ctx: ToolContext): Promise<ToolOutput<ApplyPatchResult>> {
+  const ops: FileOp[] = input.operations ? parseOperations(input.operations) : parsePatch(input.patch ?? '');
+  const resolved = await resolveOps(ctx, ops);
+  precheckOps(resolved);
+  let outcomes: OpOutcome[] = [];
+  const committed = await commitFiles(ctx, {
+    tool: 'ApplyPatch',
+    targets: resolved.flatMap((r) => (r.dest ? [r.target, r.dest] : [r.target])),
+    compute: async (loaded) => {
+      outcomes = await planOps(ctx, resolved, loaded);
+      const changes = outcomes.flatMap((o) => o.changes);
+      if (changes.length === 0) {
+        throw new ToolError('NO_CHANGE', 'The patch changes nothing: every hunk leaves its file as it is. Nothing was written.');
+      }
+      return changes;
+    },
+  });
+  const files = outcomes.map((o) => describe(o, committed));
+  const metrics = {
+    bytes: committed.reduce((n, c) => n + (c.change.bytes?.length ?? 0), 0),
+    linesAdded: files.reduce((n, f) => n + f.additions, 0),
+    linesRemoved: files.reduce((n, f) => n + f.deletions, 0),
+  };
+  return { result: { files }, text: summary(files), metrics };
+}
+
+/** One result entry per file section; a Move's patch is the change from the old to the new content. */
+function describe(outcome: OpOutcome, committed: CommittedChange[]): PatchedFile {
+  const { op, target, dest } = outcome.resolved;
+  const mine = (c: PlannedChange) => committed.find((d) => d.change === c)!;
+  const first = outcome.changes[0];
+  const main = first ? mine(first) : null;
+  const hunks = main?.patch.hunks ?? [];
+  const base = { file_path: target.relative, structured_patch: hunks, ...(outcome.rung ? { match: outcome.rung } : {}) };
+  const counts = { additions: main?.patch.additions ?? 0, deletions: main?.patch.deletions ?? 0 };
+  if (op.kind === 'add') return { ...base, type: 'create', ...counts };
+  if (op.kind === 'delete') return { ...base, type: 'delete', additions: 0, deletions: counts.deletions };
+  if (dest) return { ...base, type: 'move', move_to: dest.relative, ...counts };
+  return { ...base, type: 'update', ...counts };
+}
+
+/** SPEC §13's text: what goes into the Responses API's apply_patch_call_output. */
+export function summary(files: PatchedFile[]): string {
+  const lines = files.map((f) => {
+    if (f.type === 'create') return `A ${f.file_path} (+${f.additions})`;
+    if (f.type === 'delete') return `D ${f.file_path}`;
+    if (f.type === 'move') return `R ${f.file_path} -> ${f.move_to} (+${f.additions} -${f.deletions})`;
+    return `M ${f.file_path} (+${f.additions} -${f.deletions})`;
+  });
+  return [`Applied patch to ${files.length} ${files.length === 1 ? 'file' : 'files'}:`, ...lines].join('\n');
+}
