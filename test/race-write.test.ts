@@ -6,7 +6,7 @@
  * outside content or be INTERNAL, and no `.sidefile-tmp-*` file may remain anywhere after a
  * restart (buildApp again on the same data dir runs the journal cleanup).
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attack, CLIENT_IDS, changedEntries, makeRaceWorld, outsideSnapshot, post, RACE_MS, report, tempsAfterRestart, type Answer, type RaceWorld } from './support/race-world.js';
@@ -97,14 +97,16 @@ describe('writes under a parent-folder swap (SPEC §3 "Under races")', () => {
     ]);
   });
 
-  it('restore of "did not exist" (a delete) and back removes and creates nothing outside', { timeout: TIMEOUT }, async () => {
+  it('restore of "did not exist" (a delete, its emptied folder removed) and back touches nothing outside', { timeout: TIMEOUT }, async () => {
     world = await makeRaceWorld();
     const w = world;
     const kept: Array<{ gone: string; back: string }> = [];
     for (const c of CLIENT_IDS) {
-      const file = `d/del-${c}.txt`;
-      // The outside twin a delete (or create) through the swapped folder would hit.
-      await writeFile(path.join(w.outside, `del-${c}.txt`), `${w.marker} del\n`);
+      const file = `d/del-${c}/f.txt`;
+      // The outside twin a delete, rmdir or mkdir through the swapped folder would hit: a file
+      // for even clients, an empty folder (what removing emptied folders would take) for odd ones.
+      await mkdir(path.join(w.outside, `del-${c}`));
+      if (c % 2 === 0) await writeFile(path.join(w.outside, `del-${c}`, 'f.txt'), `${w.marker} del\n`);
       expect((await post(w.app, '/v1/tools/write', { file_path: file, content: 'inside del\n' }, 'setup')).status).toBe(200);
       await read(w, file, 'setup');
       expect((await post(w.app, '/v1/tools/write', { file_path: file, content: 'inside del 2\n' }, 'setup')).status).toBe(200);
@@ -112,7 +114,7 @@ describe('writes under a parent-folder swap (SPEC §3 "Under races")', () => {
       kept.push({ gone: gone!, back: back! });
     }
     await expectHeld('restore delete', w, async (c, n) => [
-      await post(w.app, '/v1/history/restore', { file_path: `d/del-${c}.txt`, version: n % 2 ? kept[c]!.back : kept[c]!.gone }, `x${c}`),
+      await post(w.app, '/v1/history/restore', { file_path: `d/del-${c}/f.txt`, version: n % 2 ? kept[c]!.back : kept[c]!.gone }, `x${c}`),
     ]);
   });
 
