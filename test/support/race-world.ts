@@ -120,10 +120,12 @@ export async function attack(
   link: string,
   secret: string,
   step: (client: number, n: number) => Promise<Answer[]>,
+  /** Swaps a second (default: as fast as the swapper goes, ≥ 500/s on this VM). */
+  rate?: number,
 ): Promise<Counts> {
   const counts: Counts = { tried: 0, refused: 0, succeeded: 0, leaked: 0, internal: 0, codes: {}, swap: { swaps: 0, ms: 0, rate: 0, by: 'c', made: 0 } };
   let running = true;
-  const swapping = runSwapper(path.join(world.root, entry), path.join(world.root, link), RACE_MS).finally(() => {
+  const swapping = runSwapper(path.join(world.root, entry), path.join(world.root, link), RACE_MS, rate).finally(() => {
     running = false;
   });
   const client = async (c: number) => {
