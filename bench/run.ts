@@ -4,6 +4,7 @@
  * Each scenario measures its own baseline in the same run and prints ratios to it.
  */
 import { benchEdit } from './edit.js';
+import { benchMcp } from './mcp.js';
 import { benchNotebook } from './notebook.js';
 import { benchPatch } from './patch.js';
 import { benchPeers } from './peers.js';
@@ -17,6 +18,7 @@ const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
   ['notebook', (print) => benchNotebook(print)],
   ['patch', (print) => benchPatch(print)],
   ['peers', (print) => benchPeers(print)],
+  ['mcp', (print) => benchMcp(print)],
 ];
 
 const wanted = process.argv.slice(2);

@@ -16,6 +16,7 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerHistoryRoutes } from './routes/history.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerSessionRoutes } from './routes/sessions.js';
+import { registerMcpRoutes } from './routes/mcp.js';
 import { registerToolList, registerToolRoute } from './routes/tools.js';
 import { createServices } from './services.js';
 import { createTools } from './tools/registry.js';
@@ -74,6 +75,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   registerHistoryRoutes(app, services, config.denyRead);
   for (const tool of tools) registerToolRoute(app, services, tool);
   registerToolList(app, tools);
+  registerMcpRoutes(app, services, tools, { stateless: config.mcpStateless, idleMs: config.sessionTtlMs });
   registerCompatRoutes(app, services, tools);
   app.addHook('onClose', async () => {
     for (const tool of tools) await tool.close?.();

@@ -41,7 +41,11 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
   return {
     root,
     settings,
-    readState: new MemoryReadStateStore({ ttlMs: config.sessionTtlMs, maxEntries: MAX_READ_STATE_ENTRIES }),
+    readState: new MemoryReadStateStore({
+      ttlMs: config.sessionTtlMs,
+      maxEntries: MAX_READ_STATE_ENTRIES,
+      textCacheBytes: config.readCacheMib * 1024 * 1024,
+    }),
     locks: new MemoryLockManager(),
     history,
     writeListeners: [],

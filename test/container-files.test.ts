@@ -58,8 +58,22 @@ describe('docker-compose.yml', () => {
     expect(agent?.depends_on).toEqual({ sidefile: { condition: 'service_healthy' } });
   });
 
-  it('takes the token from the environment and refuses to start without one', () => {
-    expect(compose.services.sidefile?.environment?.SIDEFILE_TOKEN).toMatch(/^\$\{SIDEFILE_TOKEN:\?/);
+  it('passes the token as a compose secret file, never as an environment variable', () => {
+    const raw = read('docker-compose.yml');
+    const file = parse(raw) as { secrets?: Record<string, { file?: string }>; services: Record<string, { secrets?: string[]; environment?: Record<string, string> }> };
+    expect(file.secrets?.sidefile_token?.file).toMatch(/sidefile-token/);
+    for (const name of ['sidefile', 'agent']) {
+      const service = file.services[name]!;
+      expect(service.secrets, name).toContain('sidefile_token');
+      expect(service.environment?.SIDEFILE_TOKEN_FILE, name).toBe('/run/secrets/sidefile_token');
+      expect(Object.keys(service.environment ?? {}), name).not.toContain('SIDEFILE_TOKEN');
+    }
+    expect(raw).not.toMatch(/SIDEFILE_TOKEN:/);
+    expect(read('.gitignore')).toMatch(/^secrets\/$/m);
+  });
+
+  it('points to docs/operations.md', () => {
+    expect(read('docker-compose.yml')).toContain('docs/operations.md');
   });
 });
 
@@ -68,6 +82,31 @@ describe('deploy/kubernetes', () => {
   const deployment = docs.find((d) => d.kind === 'Deployment');
   const pod = deployment.spec.template.spec;
   const sidefile = pod.containers.find((c: { name: string }) => c.name === 'sidefile');
+
+  it('mounts the workspace at the same absolute path in the agent and sidefile containers', () => {
+    const env = Object.fromEntries(sidefile.env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    const agent = pod.containers.find((c: { name: string }) => c.name === 'agent');
+    const agentMount = agent.volumeMounts.find((m: { name: string }) => m.name === 'workspace');
+    const sidefileMount = sidefile.volumeMounts.find((m: { name: string }) => m.name === 'workspace');
+    expect(agentMount.mountPath).toBe(env.SIDEFILE_ROOT);
+    // The agent's subPath is the same folder sidefile serves as its root.
+    expect(path.join(sidefileMount.mountPath, agentMount.subPath ?? '')).toBe(env.SIDEFILE_ROOT);
+  });
+
+  it('takes the image reference from the kustomization images: entry', () => {
+    const kustomization = parse(read('deploy/kubernetes/kustomization.yaml')) as { images?: Array<{ name: string; newName?: string; newTag?: string }> };
+    const entry = kustomization.images?.find((i) => i.name === 'sidefile');
+    expect(entry?.newName).toMatch(/sidefile$/);
+    expect(entry?.newTag).toEqual(expect.any(String));
+    for (const c of [...pod.containers, ...(pod.initContainers ?? [])].filter((c: { name: string }) => c.name !== 'agent')) {
+      expect(c.image, c.name).toBe('sidefile');
+    }
+  });
+
+  it('points to docs/operations.md', () => {
+    expect(read('deploy/kubernetes/deployment.yaml')).toContain('docs/operations.md');
+    expect(read('deploy/kubernetes/kustomization.yaml')).toContain('docs/operations.md');
+  });
 
   it('runs one sidefile per workspace, never two at once', () => {
     expect(deployment.spec.replicas).toBe(1);
@@ -101,5 +140,28 @@ describe('deploy/kubernetes', () => {
     expect(path.relative(env.SIDEFILE_ROOT, env.SIDEFILE_DATA_DIR).startsWith('..')).toBe(true);
     const mount = sidefile.volumeMounts.find((m: { name: string }) => m.name === 'workspace').mountPath;
     expect(env.SIDEFILE_ROOT.startsWith(`${mount}/`) && env.SIDEFILE_DATA_DIR.startsWith(`${mount}/`)).toBe(true);
+  });
+});
+
+describe('the first hour', () => {
+  it('has docs/operations.md, and a README that stands on its own', () => {
+    const ops = read('docs/operations.md');
+    for (const topic of ['Docker Compose', 'Kubernetes', 'user:', 'chown', 'root not writable', 'One sidefile per workspace']) {
+      expect(ops, topic).toContain(topic);
+    }
+    const readme = read('README.md');
+    expect(readme).not.toMatch(/\]\(\.\.\/shared/);
+    expect(readme).not.toContain('../shared');
+    expect(readme).toContain('docs/operations.md');
+  });
+
+  it('has the MIT LICENSE package.json names, and a CHANGELOG with an Unreleased section', () => {
+    expect((JSON.parse(read('package.json')) as { license: string }).license).toBe('MIT');
+    const license = read('LICENSE');
+    expect(license).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} sidefile authors\n/);
+    expect(license).toContain('THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND');
+    const changelog = read('CHANGELOG.md');
+    expect(changelog).toMatch(/^## Unreleased$/m);
+    expect(changelog).toMatch(/^## 0\.1\.0/m);
   });
 });

@@ -23,6 +23,7 @@ describe('POST /v1/tools/edit', () => {
       result: {
         file_path: 'a.txt',
         replacements: 1,
+        match: 'exact',
         structured_patch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 3, lines: [' one\r', '-two\r', '+zwei\r', '+drei\r'] }],
       },
       text: 'The file a.txt has been updated successfully.',

@@ -7,6 +7,7 @@ import http from 'node:http';
 export interface HttpResponse {
   status: number;
   body: string;
+  headers: http.IncomingHttpHeaders;
 }
 
 export interface HttpClient {
@@ -31,7 +32,7 @@ export function httpClient(port: number, headers: Record<string, string> = {}, s
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
           res.on('error', reject);
         },
       );

@@ -177,12 +177,39 @@ export interface paths {
          * Edit: Replaces exact text in a file: old_string becomes new_string.
          * @description Replaces exact text in a file: old_string becomes new_string.
          *     - Read the file first in this session (any range); if it changed on disk since, read it again.
-         *     - old_string must match the file exactly (as Read shows it, without the line-number prefix) and occur once; add surrounding lines to make it unique, or set replace_all to change every occurrence.
+         *     - old_string should match the file exactly (as Read shows it, without the line-number prefix) and occur once; add surrounding lines to make it unique, or set replace_all to change every occurrence.
+         *     - Near misses still land when the target is unambiguous: curly quotes, Read prefixes left in, trailing blanks, indentation off by one consistent change (new_string is re-indented the same way), look-alike characters. result.match says which.
+         *     - New text must not stand in for code with a placeholder line such as "// ... existing code ...": send the full text (or allow_placeholders: true to write such a line literally).
          *     - Only the matched text changes: encoding, BOM and line endings of the rest stay byte for byte.
          *     - An empty old_string creates a new file (parents included) or fills an empty one.
          *     - Not for .ipynb notebooks: use NotebookEdit for a cell, Write for the whole notebook.
          */
         post: operations["toolEdit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tools/multi_edit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * MultiEdit: Makes several search/replace edits to one file in one call: all of them land, or none does.
+         * @description Makes several search/replace edits to one file in one call: all of them land, or none does.
+         *     - Read the file first in this session (any range); if it changed on disk since, read it again.
+         *     - Edits apply in order; each old_string is matched against the text the edits before it left, with the same rules as Edit (unique unless replace_all).
+         *     - Only the matched text changes: encoding, BOM and line endings of the rest stay byte for byte.
+         *     - A missing file is created when the first edit has an empty old_string.
+         *     - Not for .ipynb notebooks: use NotebookEdit for a cell, Write for the whole notebook.
+         */
+        post: operations["toolMultiEdit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -246,7 +273,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the tools, ready for a model tool-calling API */
+        /**
+         * List the tools, ready for a model tool-calling API
+         * @description Without `dialect`: each tool with its REST endpoint and input JSON Schema. With `dialect`, the same tools in the shape a model API takes: `openai` (strict function tools), `anthropic`, `gemini` (one tool of function declarations) or `mcp` (what /mcp tools/list returns): openai `{ tools: [{ type: "function", name, description, parameters, strict: true }] }`; anthropic `{ tools: [{ name, description, input_schema }] }`; gemini `{ tools: [{ functionDeclarations: [{ name, description, parametersJsonSchema }] }] }`; mcp `{ tools: [MCP Tool] }`.
+         */
         get: operations["listTools"];
         put?: never;
         post?: never;
@@ -302,6 +332,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Model Context Protocol endpoint (JSON-RPC over Streamable HTTP)
+         * @description The tools (and workspace files as resources) over the Model Context Protocol, Streamable HTTP transport, protocol versions 2025-06-18 and 2025-11-25. Send `Accept: application/json, text/event-stream`. The answer to `initialize` carries the `Mcp-Session-Id` to send on every later request; an `X-Session-Id` sent with `initialize` names the sidefile session instead (shared read state with REST calls). `GET /mcp` opens the stream of resource-update notifications; `DELETE /mcp` ends the session. See docs/mcp.md.
+         */
+        post: operations["mcp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -340,60 +390,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Missing or wrong bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -401,7 +412,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -438,60 +449,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Missing or wrong bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -499,7 +471,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -558,12 +530,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_INPUT",
+                     *         "message": "Invalid request: body.offset: expected number, received string.",
+                     *         "details": {
+                     *           "fields": [
+                     *             {
+                     *               "field": "body.offset",
+                     *               "message": "expected number, received string"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -571,7 +559,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -582,12 +570,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -595,7 +592,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -606,12 +603,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
-            500: {
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORIGIN_DENIED",
+                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
+                     *         "details": {
+                     *           "header": "origin"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -619,7 +627,40 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "ORIGIN_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message): INTERNAL. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -650,36 +691,21 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -687,7 +713,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -698,12 +724,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
-            500: {
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORIGIN_DENIED",
+                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
+                     *         "details": {
+                     *           "header": "origin"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -711,7 +748,40 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "ORIGIN_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message): INTERNAL. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -742,36 +812,21 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -779,7 +834,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -790,12 +845,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
-            500: {
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORIGIN_DENIED",
+                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
+                     *         "details": {
+                     *           "header": "origin"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -803,7 +869,40 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "ORIGIN_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message): INTERNAL. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -883,7 +982,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -896,7 +995,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -907,12 +1006,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -920,7 +1028,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -931,7 +1039,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -944,7 +1052,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -955,12 +1063,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -968,7 +1085,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -979,12 +1096,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FS_BUSY",
+                     *         "message": "The file system is busy (too many open files); retry in a moment.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -992,7 +1118,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FS_BUSY";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1064,7 +1190,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1077,7 +1203,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1088,12 +1214,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1101,7 +1236,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1112,7 +1247,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, READ_ONLY, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1125,7 +1260,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1136,12 +1271,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version */
+            /** @description No such file, route, cell or version: VERSION_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VERSION_NOT_FOUND",
+                     *         "message": "src/app.py has no history version \"20260101T000000000Z-000000\".",
+                     *         "details": {
+                     *           "version": "20260101T000000000Z-000000"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1149,7 +1295,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "VERSION_NOT_FOUND";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1160,12 +1306,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read */
+            /** @description The file was not read, or changed since it was read: FILE_MODIFIED_SINCE_READ. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FILE_MODIFIED_SINCE_READ",
+                     *         "message": "src/app.py changed on disk since this session read it. Read it again.",
+                     *         "details": {
+                     *           "diff": "@@ -1 +1 @@\n-a\n+b\n"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1173,7 +1330,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_MODIFIED_SINCE_READ";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1184,7 +1341,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description File or request body too large */
+            /** @description File or request body too large: FILE_TOO_LARGE, PAYLOAD_TOO_LARGE. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1197,7 +1354,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1208,7 +1365,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request cannot be applied to this file */
+            /** @description The request cannot be applied to this file: SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1221,7 +1378,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1232,12 +1389,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1245,7 +1411,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1256,7 +1422,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1269,7 +1435,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "LOCK_TIMEOUT" | "FS_BUSY";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1280,12 +1446,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Storage full: nothing changed */
+            /** @description Storage full: nothing changed: STORAGE_FULL. */
             507: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "STORAGE_FULL",
+                     *         "message": "The disk is full: nothing changed.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1293,7 +1468,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "STORAGE_FULL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1442,7 +1617,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1455,7 +1630,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1466,12 +1641,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1479,7 +1663,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1490,7 +1674,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1503,7 +1687,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1514,12 +1698,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version */
+            /** @description No such file, route, cell or version: FILE_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FILE_NOT_FOUND",
+                     *         "message": "src/app.py does not exist.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1527,7 +1720,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_FOUND";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1538,31 +1731,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description File or request body too large */
+            /** @description File or request body too large: FILE_TOO_LARGE, PAYLOAD_TOO_LARGE. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1575,7 +1744,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1586,12 +1755,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Binary file */
+            /** @description Binary file: BINARY_FILE. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BINARY_FILE",
+                     *         "message": "data.bin is a binary file; Read shows text files, images and notebooks.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1599,7 +1777,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "BINARY_FILE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1610,7 +1788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request cannot be applied to this file */
+            /** @description The request cannot be applied to this file: INVALID_NOTEBOOK, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1623,7 +1801,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_NOTEBOOK" | "UNSUPPORTED_ENCODING";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1634,12 +1812,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1647,7 +1834,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1658,12 +1845,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FS_BUSY",
+                     *         "message": "The file system is busy (too many open files); retry in a moment.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1671,31 +1867,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Storage full: nothing changed */
-            507: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FS_BUSY";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1720,6 +1892,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file_path": "app.py",
+                 *       "old_string": "\"hi\"",
+                 *       "new_string": "\"hello\""
+                 *     }
+                 */
                 "application/json": {
                     /** @description The file to edit: relative to the workspace root, or absolute inside it. */
                     file_path: string;
@@ -1732,6 +1911,11 @@ export interface operations {
                      * @default false
                      */
                     replace_all?: boolean;
+                    /**
+                     * @description Write lines such as "// ... existing code ..." as given. Without it, new text that adds such a line is refused: send the full text instead.
+                     * @default false
+                     */
+                    allow_placeholders?: boolean;
                 };
             };
         };
@@ -1742,6 +1926,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "file_path": "app.py",
+                     *         "replacements": 1,
+                     *         "structured_patch": [
+                     *           {
+                     *             "oldStart": 1,
+                     *             "oldLines": 2,
+                     *             "newStart": 1,
+                     *             "newLines": 2,
+                     *             "lines": [
+                     *               " def greet():",
+                     *               "-    return \"hi\"",
+                     *               "+    return \"hello\""
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "text": "The file app.py has been updated successfully."
+                     *     }
+                     */
                     "application/json": {
                         /** @description What Edit changed. */
                         result: {
@@ -1749,6 +1955,11 @@ export interface operations {
                             file_path: string;
                             /** @description How many occurrences were replaced. */
                             replacements: number;
+                            /**
+                             * @description How old_string was found: exact, quotes (curly quotes folded), line_numbers (Read prefixes taken off), trailing_whitespace, indentation (new text re-indented the same way), unicode (look-alikes folded).
+                             * @enum {string}
+                             */
+                            match: "exact" | "quotes" | "line_numbers" | "trailing_whitespace" | "indentation" | "unicode";
                             /** @description The change as unified-diff hunks (empty when the content did not change). */
                             structured_patch: {
                                 /** @description First line of the hunk in the old file (1-based). */
@@ -1777,7 +1988,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE, WRONG_TOOL, NO_CHANGE. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1790,7 +2001,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL" | "NO_CHANGE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1801,12 +2012,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1814,7 +2034,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1825,7 +2045,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, READ_ONLY, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1838,7 +2058,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1849,12 +2069,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version */
+            /** @description No such file, route, cell or version: FILE_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FILE_NOT_FOUND",
+                     *         "message": "src/app.py does not exist.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1862,7 +2091,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_FOUND";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1873,7 +2102,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read */
+            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1886,7 +2115,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1897,7 +2126,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description File or request body too large */
+            /** @description File or request body too large: FILE_TOO_LARGE, PAYLOAD_TOO_LARGE. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1910,7 +2139,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1921,31 +2150,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Binary file */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description The request cannot be applied to this file */
+            /** @description The request cannot be applied to this file: STRING_NOT_FOUND, MULTIPLE_MATCHES, PLACEHOLDER_DETECTED, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1958,7 +2163,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1969,12 +2174,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -1982,7 +2196,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -1993,7 +2207,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2006,7 +2220,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "LOCK_TIMEOUT" | "FS_BUSY";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2017,8 +2231,124 @@ export interface operations {
                     };
                 };
             };
-            /** @description Storage full: nothing changed */
+            /** @description Storage full: nothing changed: STORAGE_FULL. */
             507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "STORAGE_FULL",
+                     *         "message": "The disk is full: nothing changed.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "STORAGE_FULL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    toolMultiEdit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Names one agent conversation (read-before-write state belongs to it). Default: `default`. */
+                "x-session-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The file to edit: relative to the workspace root, or absolute inside it. */
+                    file_path: string;
+                    /** @description 1–100 edits, applied in order; if any fails, nothing is written. */
+                    edits: {
+                        /** @description The text to replace, as the edits before this one left the file (Read shows it without the line-number prefix). */
+                        old_string: string;
+                        /** @description The text to put in its place (literal; must differ from old_string). */
+                        new_string: string;
+                        /**
+                         * @description Replace every occurrence; otherwise old_string must occur exactly once.
+                         * @default false
+                         */
+                        replace_all?: boolean;
+                    }[];
+                    /**
+                     * @description Write lines such as "// ... existing code ..." as given. Without it, new text that adds such a line is refused: send the full text instead.
+                     * @default false
+                     */
+                    allow_placeholders?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description MultiEdit succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What MultiEdit changed. */
+                        result: {
+                            /** @description The edited file, relative to the workspace root. */
+                            file_path: string;
+                            /** @description How many edits were applied (all of them). */
+                            edits_applied: number;
+                            /** @description Occurrences replaced, over all edits. */
+                            replacements: number;
+                            /** @description The rung that found each edit’s old_string, in order. */
+                            matches: ("exact" | "quotes" | "line_numbers" | "trailing_whitespace" | "indentation" | "unicode")[];
+                            /** @description The change as unified-diff hunks (empty when the content did not change). */
+                            structured_patch: {
+                                /** @description First line of the hunk in the old file (1-based). */
+                                oldStart: number;
+                                /** @description Lines of the old file the hunk covers. */
+                                oldLines: number;
+                                /** @description First line of the hunk in the new file (1-based). */
+                                newStart: number;
+                                /** @description Lines of the new file the hunk covers. */
+                                newLines: number;
+                                /** @description The hunk lines, each prefixed with " " (context), "-" (removed) or "+" (added). */
+                                lines: string[];
+                            }[];
+                            /** @description Present only when the workspace is inside a git work tree. */
+                            git_diff?: {
+                                /** @description Unified diff of the file against git HEAD (untracked: against empty). */
+                                patch: string;
+                                /** @description Lines added relative to HEAD. */
+                                additions: number;
+                                /** @description Lines removed relative to HEAD. */
+                                deletions: number;
+                            };
+                        };
+                        /** @description What an agent shows its model. */
+                        text: string;
+                    };
+                };
+            };
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE, NOT_A_DIRECTORY, WRONG_TOOL, NO_CHANGE, PATCH_INVALID. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2030,7 +2360,283 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, READ_ONLY, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description No such file, route, cell or version: FILE_NOT_FOUND, NOT_FOUND, CELL_NOT_FOUND, VERSION_NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description File or request body too large: FILE_TOO_LARGE, PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Binary file: BINARY_FILE. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BINARY_FILE",
+                     *         "message": "data.bin is a binary file; Read shows text files, images and notebooks.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "BINARY_FILE";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The request cannot be applied to this file: STRING_NOT_FOUND, MULTIPLE_MATCHES, INVALID_NOTEBOOK, CONTEXT_NOT_FOUND, PLACEHOLDER_DETECTED, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message): INTERNAL. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "LOCK_TIMEOUT" | "FS_BUSY";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Storage full: nothing changed: STORAGE_FULL. */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "STORAGE_FULL",
+                     *         "message": "The disk is full: nothing changed.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "STORAGE_FULL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2055,11 +2661,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file_path": "notes/todo.md",
+                 *       "content": "# TODO\n- ship it\n"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The file to write: relative to the workspace root, or absolute inside it. */
                     file_path: string;
                     /** @description The whole new content, written exactly as given (no line-ending conversion). */
                     content: string;
+                    /**
+                     * @description Write lines such as "// ... existing code ..." as given. Without it, new text that adds such a line is refused: send the full text instead.
+                     * @default false
+                     */
+                    allow_placeholders?: boolean;
                 };
             };
         };
@@ -2070,6 +2687,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "type": "create",
+                     *         "file_path": "notes/todo.md",
+                     *         "original_file": null,
+                     *         "structured_patch": [
+                     *           {
+                     *             "oldStart": 1,
+                     *             "oldLines": 0,
+                     *             "newStart": 1,
+                     *             "newLines": 2,
+                     *             "lines": [
+                     *               "+# TODO",
+                     *               "+- ship it"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "text": "File created successfully at: notes/todo.md"
+                     *     }
+                     */
                     "application/json": {
                         /** @description What Write changed. */
                         result: {
@@ -2110,7 +2749,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2123,7 +2762,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2134,12 +2773,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2147,7 +2795,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2158,7 +2806,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, READ_ONLY, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2171,7 +2819,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2182,31 +2830,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description The file was not read, or changed since it was read */
+            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2219,7 +2843,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2230,7 +2854,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description File or request body too large */
+            /** @description File or request body too large: FILE_TOO_LARGE, PAYLOAD_TOO_LARGE. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2243,7 +2867,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2254,31 +2878,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Binary file */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description The request cannot be applied to this file */
+            /** @description The request cannot be applied to this file: INVALID_NOTEBOOK, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2291,7 +2891,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_NOTEBOOK" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2302,12 +2902,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2315,7 +2924,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2326,7 +2935,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2339,7 +2948,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "LOCK_TIMEOUT" | "FS_BUSY";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2350,12 +2959,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Storage full: nothing changed */
+            /** @description Storage full: nothing changed: STORAGE_FULL. */
             507: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "STORAGE_FULL",
+                     *         "message": "The disk is full: nothing changed.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2363,7 +2981,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "STORAGE_FULL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2388,6 +3006,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "notebook_path": "analysis.ipynb",
+                 *       "cell_id": "look",
+                 *       "new_source": "df.describe()"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The .ipynb notebook to edit: relative to the workspace root, or absolute inside it. */
                     notebook_path: string;
@@ -2416,6 +3041,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "notebook_path": "analysis.ipynb",
+                     *         "cell_id": "look",
+                     *         "cell_type": "code",
+                     *         "language": "python",
+                     *         "edit_mode": "replace"
+                     *       },
+                     *       "text": "Updated cell look with df.describe()"
+                     *     }
+                     */
                     "application/json": {
                         /** @description What NotebookEdit changed. */
                         result: {
@@ -2438,7 +3075,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE, WRONG_TOOL. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2451,7 +3088,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2462,12 +3099,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2475,7 +3121,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2486,7 +3132,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, READ_ONLY, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2499,7 +3145,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2510,7 +3156,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version */
+            /** @description No such file, route, cell or version: FILE_NOT_FOUND, CELL_NOT_FOUND. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2523,7 +3169,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_FOUND" | "CELL_NOT_FOUND";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2534,7 +3180,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read */
+            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, CELL_MOVED. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2547,7 +3193,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "CELL_MOVED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2558,7 +3204,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description File or request body too large */
+            /** @description File or request body too large: FILE_TOO_LARGE, PAYLOAD_TOO_LARGE. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2571,7 +3217,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2582,31 +3228,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Binary file */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description The request cannot be applied to this file */
+            /** @description The request cannot be applied to this file: INVALID_NOTEBOOK, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2619,7 +3241,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_NOTEBOOK" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2630,12 +3252,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2643,7 +3274,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2654,7 +3285,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2667,7 +3298,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "LOCK_TIMEOUT" | "FS_BUSY";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2678,12 +3309,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Storage full: nothing changed */
+            /** @description Storage full: nothing changed: STORAGE_FULL. */
             507: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "STORAGE_FULL",
+                     *         "message": "The disk is full: nothing changed.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2691,7 +3331,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "STORAGE_FULL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2706,23 +3346,26 @@ export interface operations {
     };
     listTools: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description openai, anthropic, gemini or mcp; absent: the REST shape. */
+                dialect?: "openai" | "anthropic" | "gemini" | "mcp";
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The tools. */
+            /** @description The tools (without `dialect`; with one, the shape that model API takes). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description Read, Edit, Write, NotebookEdit and ApplyPatch, each ready to hand to a model. */
+                        /** @description Read, Edit, MultiEdit, Write, NotebookEdit and ApplyPatch, each ready to hand to a model. */
                         tools: {
-                            /** @description Read, Edit, Write, NotebookEdit or ApplyPatch. */
+                            /** @description Read, Edit, MultiEdit, Write, NotebookEdit or ApplyPatch. */
                             name: string;
                             /** @description A short human title. */
                             title: string;
@@ -2743,36 +3386,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2780,7 +3408,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2791,12 +3419,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
-            500: {
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORIGIN_DENIED",
+                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
+                     *         "details": {
+                     *           "header": "origin"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2804,7 +3443,40 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "ORIGIN_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message): INTERNAL. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2873,36 +3545,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Missing or wrong bearer token */
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2910,7 +3567,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "UNAUTHORIZED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2921,12 +3578,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORIGIN_DENIED",
+                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
+                     *         "details": {
+                     *           "header": "origin"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2934,7 +3602,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "ORIGIN_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -2945,12 +3613,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (generic message) */
+            /** @description Unexpected failure (generic message): INTERNAL. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -2958,7 +3635,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3001,6 +3678,8 @@ export interface operations {
                         move_to?: string | null;
                     }[] | null;
                 };
+                "text/x-diff": string;
+                "text/x-patch": string;
             };
         };
         responses: {
@@ -3053,7 +3732,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input, wrong tool, not a file or no change */
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE, NOT_A_DIRECTORY, WRONG_TOOL, NO_CHANGE, PATCH_INVALID. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3066,7 +3745,417 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, READ_ONLY, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description No such file, route, cell or version: FILE_NOT_FOUND, NOT_FOUND, CELL_NOT_FOUND, VERSION_NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description File or request body too large: FILE_TOO_LARGE, PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Binary file: BINARY_FILE. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "BINARY_FILE",
+                     *         "message": "data.bin is a binary file; Read shows text files, images and notebooks.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "BINARY_FILE";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The request cannot be applied to this file: STRING_NOT_FOUND, MULTIPLE_MATCHES, INVALID_NOTEBOOK, CONTEXT_NOT_FOUND, PLACEHOLDER_DETECTED, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message): INTERNAL. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "LOCK_TIMEOUT" | "FS_BUSY";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Storage full: nothing changed: STORAGE_FULL. */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "STORAGE_FULL",
+                     *         "message": "The disk is full: nothing changed.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "STORAGE_FULL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    mcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON-RPC message or batch. */
+        requestBody: {
+            content: {
+                "application/json": ({
+                    /**
+                     * @description Always "2.0".
+                     * @enum {string}
+                     */
+                    jsonrpc: "2.0";
+                    /** @description The JSON-RPC request id (absent on notifications). */
+                    id?: string | number;
+                    /** @description e.g. initialize, tools/list, tools/call, resources/read, resources/subscribe. */
+                    method?: string;
+                    /** @description The method's parameters. */
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /**
+                     * @description Always "2.0".
+                     * @enum {string}
+                     */
+                    jsonrpc: "2.0";
+                    /** @description The JSON-RPC request id (absent on notifications). */
+                    id?: string | number;
+                    /** @description e.g. initialize, tools/list, tools/call, resources/read, resources/subscribe. */
+                    method?: string;
+                    /** @description The method's parameters. */
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                })[];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always "2.0".
+                         * @enum {string}
+                         */
+                        jsonrpc: "2.0";
+                        /** @description The id of the request answered (null when it could not be read). */
+                        id: (string | number) | null;
+                        /** @description The method's result (tools/call: content, structuredContent, isError). */
+                        result?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description A protocol error. Tool failures are results with isError: true instead. */
+                        error?: {
+                            /** @description JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found. */
+                            code: number;
+                            /** @description What went wrong. */
+                            message: string;
+                            /** @description Specifics, when any. */
+                            data?: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Accepted: the body held only notifications or responses. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A malformed message (JSON-RPC error) or an invalid X-Session-Id (INVALID_INPUT). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /**
+                         * @description Always "2.0".
+                         * @enum {string}
+                         */
+                        jsonrpc: "2.0";
+                        /** @description The id of the request answered (null when it could not be read). */
+                        id: (string | number) | null;
+                        /** @description The method's result (tools/call: content, structuredContent, isError). */
+                        result?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description A protocol error. Tool failures are results with isError: true instead. */
+                        error?: {
+                            /** @description JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found. */
+                            code: number;
+                            /** @description What went wrong. */
+                            message: string;
+                            /** @description Specifics, when any. */
+                            data?: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    }) | {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3090,7 +4179,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3101,7 +4190,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission */
+            /** @description ORIGIN_DENIED: a foreign Origin or Host (SPEC §17) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3114,7 +4203,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
+                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "CELL_MOVED" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3125,195 +4214,67 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such file, route, cell or version */
+            /** @description Unknown or expired Mcp-Session-Id: initialize again. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
+                        /**
+                         * @description Always "2.0".
+                         * @enum {string}
+                         */
+                        jsonrpc: "2.0";
+                        /** @description The id of the request answered (null when it could not be read). */
+                        id: (string | number) | null;
+                        /** @description The method's result (tools/call: content, structuredContent, isError). */
+                        result?: {
+                            [key: string]: unknown;
                         };
+                        /** @description A protocol error. Tool failures are results with isError: true instead. */
+                        error?: {
+                            /** @description JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found. */
+                            code: number;
+                            /** @description What went wrong. */
+                            message: string;
+                            /** @description Specifics, when any. */
+                            data?: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read */
-            409: {
+            /** @description The Accept header does not list application/json and text/event-stream. */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
+                        /**
+                         * @description Always "2.0".
+                         * @enum {string}
+                         */
+                        jsonrpc: "2.0";
+                        /** @description The id of the request answered (null when it could not be read). */
+                        id: (string | number) | null;
+                        /** @description The method's result (tools/call: content, structuredContent, isError). */
+                        result?: {
+                            [key: string]: unknown;
                         };
-                    };
-                };
-            };
-            /** @description File or request body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
+                        /** @description A protocol error. Tool failures are results with isError: true instead. */
+                        error?: {
+                            /** @description JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found. */
+                            code: number;
+                            /** @description What went wrong. */
                             message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
+                            /** @description Specifics, when any. */
+                            data?: unknown;
                         };
-                    };
-                };
-            };
-            /** @description Binary file */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description The request cannot be applied to this file */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Unexpected failure (generic message) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Storage full: nothing changed */
-            507: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The failure. */
-                        error: {
-                            /**
-                             * @description Stable error code (SPEC §4 table).
-                             * @enum {string}
-                             */
-                            code: "INVALID_INPUT" | "UNAUTHORIZED" | "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FILE_NOT_FOUND" | "NOT_FOUND" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "NO_CHANGE" | "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "BINARY_FILE" | "FILE_TOO_LARGE" | "INVALID_NOTEBOOK" | "CELL_NOT_FOUND" | "PATCH_INVALID" | "CONTEXT_NOT_FOUND" | "ORIGIN_DENIED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING" | "PAYLOAD_TOO_LARGE" | "VERSION_NOT_FOUND" | "LOCK_TIMEOUT" | "STORAGE_FULL" | "FS_PERMISSION_DENIED" | "FS_BUSY" | "INTERNAL";
-                            /** @description What went wrong and what to do next, written for the model. */
-                            message: string;
-                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };

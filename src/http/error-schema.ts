@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { errorExample } from './error-examples.js';
 
 /** SPEC §4 error shape, shared by every route's error responses. */
 export const errorResponseSchema = z
@@ -28,10 +29,36 @@ const STATUS_TEXT: Record<number, string> = {
   507: 'Storage full: nothing changed',
 };
 
-/** Error responses for the given codes, keyed by status, for a route's `response` schema. */
-export function errorResponses(codes: readonly ErrorCode[]): Record<number, z.ZodType> {
-  const statuses = new Set<number>([...codes, 'INVALID_INPUT', 'UNAUTHORIZED', 'INTERNAL'].map((c) => ERROR_STATUS[c as ErrorCode]));
+/**
+ * Error responses for a route's `response` schema, keyed by status: each lists exactly the codes
+ * that status can carry on that route (as the `code` enum) with one example answer per code.
+ * Every route may answer INTERNAL; every route but the public health checks also
+ * ORIGIN_DENIED (SPEC §17) and UNAUTHORIZED (a token is set).
+ */
+export function errorResponses(codes: readonly ErrorCode[], options: { public?: boolean } = {}): Record<number, z.ZodType> {
+  const all = new Set<ErrorCode>([...codes, 'INTERNAL', ...(options.public ? [] : (['ORIGIN_DENIED', 'UNAUTHORIZED'] as const))]);
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of ERROR_CODES.filter((c) => all.has(c))) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
   return Object.fromEntries(
-    [...statuses].sort().map((status) => [status, errorResponseSchema.describe(STATUS_TEXT[status] ?? 'Error')]),
+    [...byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, list]) => [status, errorSchemaFor(list, `${STATUS_TEXT[status] ?? 'Error'}: ${list.join(', ')}.`)]),
   );
+}
+
+function errorSchemaFor(codes: ErrorCode[], description: string): z.ZodType {
+  return z
+    .object({
+      error: z
+        .object({
+          code: z.enum(codes as [ErrorCode, ...ErrorCode[]]).describe('Stable error code (SPEC §4 table).'),
+          message: z.string().describe('What went wrong and what to do next, written for the model.'),
+          details: z.record(z.string(), z.unknown()).describe('Machine-readable specifics, e.g. `matches` or `fields`.'),
+        })
+        .describe('The failure.'),
+    })
+    .meta({ description, examples: codes.map(errorExample) });
 }

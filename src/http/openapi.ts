@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { joinNames } from '../text/join-names.js';
 import type { ToolDefinition } from '../tools/types.js';
+import { dropSafeIntegerBounds, withExamples } from './openapi-clean.js';
 
 const description = (names: string): string => `${names} for remote coding agents, over a sandboxed workspace.
 
@@ -18,7 +19,7 @@ export async function installOpenApi(app: FastifyInstance, version: string, tool
     openapi: {
       openapi: '3.1.0',
       info: {
-        title: 'sidefile',
+        title: 'sidefile API',
         version,
         description: description(names),
         license: { name: 'MIT', identifier: 'MIT' },
@@ -34,6 +35,7 @@ export async function installOpenApi(app: FastifyInstance, version: string, tool
         { name: 'sessions', description: 'Read-before-write state' },
         { name: 'events', description: 'Live change events' },
         { name: 'health', description: 'Liveness, readiness and metrics' },
+        { name: 'mcp', description: 'The tools over the Model Context Protocol' },
       ],
       components: {
         securitySchemes: {
@@ -41,9 +43,24 @@ export async function installOpenApi(app: FastifyInstance, version: string, tool
         },
       },
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transform: (input) => withExamples(input, jsonSchemaTransform(input)),
+    transformObject: (input) => withRawTextBodies(dropSafeIntegerBounds(jsonSchemaTransformObject(input)), tools),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'sidefile API' } });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+type OpenApiDoc = ReturnType<typeof jsonSchemaTransformObject>;
+
+/** A tool that also takes its body as raw text (ApplyPatch's text/x-diff) documents those media types. */
+function withRawTextBodies(doc: OpenApiDoc, tools: readonly ToolDefinition[]): OpenApiDoc {
+  const paths = (doc as { paths?: Record<string, { post?: { requestBody?: { content?: Record<string, unknown> } } }> }).paths;
+  for (const tool of tools) {
+    const content = tool.rawText && paths?.[`/v1/tools/${tool.slug}`]?.post?.requestBody?.content;
+    if (!content || !tool.rawText) continue;
+    for (const type of tool.rawText.contentTypes) {
+      content[type] = { schema: { type: 'string', description: `The \`${tool.rawText.field}\` field's text as the whole body (no JSON escaping).` } };
+    }
+  }
+  return doc;
 }

@@ -37,8 +37,9 @@ interface HostName {
 
 const EXEMPT = /^\/(healthz|readyz)\/?$/;
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
-const ALLOW_HEADERS = 'Authorization, Content-Type, X-Session-Id, X-Request-Id, Last-Event-ID';
-const EXPOSE_HEADERS = 'X-Request-Id, Retry-After, WWW-Authenticate';
+// Mcp-*: what a browser-based MCP client at an allowed origin sends and reads (SPEC §15).
+const ALLOW_HEADERS = 'Authorization, Content-Type, X-Session-Id, X-Request-Id, Last-Event-ID, Mcp-Session-Id, Mcp-Protocol-Version';
+const EXPOSE_HEADERS = 'X-Request-Id, Retry-After, WWW-Authenticate, Mcp-Session-Id';
 
 /** Parses a Host header (or an --allowed-hosts entry); null when it is not a plain host[:port]. */
 export function parseHost(text: string | undefined): HostName | null {

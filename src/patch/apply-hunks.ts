@@ -1,5 +1,6 @@
 import { ToolError } from '../errors.js';
 import type { Hunk } from './parse.js';
+import { findClosest, formatClosest, rewriteLines, type LineFit } from '../match/index.js';
 import { locateAnchor, locateHunk, type Rung } from './locate.js';
 
 /**
@@ -104,10 +105,10 @@ export async function applyHunks(text: string, hunks: Hunk[], filePath: string, 
       await yieldNow();
       sliceStart = performance.now();
     }
-    const placed = placeHunk(plain, hunk, from, filePath, index);
+    const placed = placeHunk(file, hunk, from, filePath, index);
     if (RUNG_ORDER.indexOf(placed.rung) > RUNG_ORDER.indexOf(rung)) rung = placed.rung;
     const old = Array.from({ length: placed.count }, (_, k) => lineAt(file, placed.start + k));
-    replacements.push({ start: placed.start, count: placed.count, lines: newLines(placed.hunk, old, lineBreak) });
+    replacements.push({ start: placed.start, count: placed.count, lines: newLines(placed.hunk, old, lineBreak, placed.fit) });
     from = placed.start + placed.count;
   }
   return { after: assemble(file, replacements, lineBreak), rung };
@@ -119,18 +120,21 @@ interface Placed {
   rung: Rung;
   /** The hunk as matched (a trailing blank context line may have been dropped). */
   hunk: Hunk;
+  /** How the old lines were matched (the added lines are rewritten the same way); null: appended. */
+  fit: LineFit | null;
 }
 
-function placeHunk(plain: string[], hunk: Hunk, after: number, filePath: string, index: number): Placed {
+function placeHunk(file: FileLines, hunk: Hunk, after: number, filePath: string, index: number): Placed {
+  const plain = file.lines;
   let from = after;
   for (const anchor of hunk.anchors) {
     const at = locateAnchor(plain, anchor, from);
-    if (at < 0) throw notFound(filePath, index, hunk, `its anchor '@@ ${anchor}' is not in the file after the previous hunk`);
+    if (at < 0) throw notFound(file.text, filePath, index, hunk, `its anchor '@@ ${anchor}' is not in the file after the previous hunk`);
     from = at + 1;
   }
   const old = oldLines(hunk);
   // Only `+` lines: appended at the end of the file.
-  if (old.length === 0) return { start: plain.length, count: 0, rung: 'exact', hunk };
+  if (old.length === 0) return { start: plain.length, count: 0, rung: 'exact', hunk, fit: null };
   const query = { lines: plain, from, endOfFile: hunk.endOfFile, anchored: hunk.anchors.length > 0 };
   let found = locateHunk({ ...query, old });
   let used = hunk;
@@ -139,7 +143,7 @@ function placeHunk(plain: string[], hunk: Hunk, after: number, filePath: string,
     used = { ...hunk, lines: hunk.lines.slice(0, -1) };
     found = locateHunk({ ...query, old: old.slice(0, -1) });
   }
-  if (found.kind === 'none') throw notFound(filePath, index, hunk, 'its context and removed lines are not in the file');
+  if (found.kind === 'none') throw notFound(file.text, filePath, index, hunk, 'its context and removed lines are not in the file');
   if (found.kind === 'multiple') {
     const lines = found.starts.map((s) => s + 1);
     throw new ToolError(
@@ -148,29 +152,38 @@ function placeHunk(plain: string[], hunk: Hunk, after: number, filePath: string,
       { file_path: filePath, hunk: index, matches: lines.length, lines, rung: found.rung },
     );
   }
-  return { start: found.start, count: oldLines(used).length, rung: found.rung, hunk: used };
+  return { start: found.start, count: oldLines(used).length, rung: found.rung, hunk: used, fit: found.fit };
 }
 
 function oldLines(hunk: Hunk): string[] {
   return hunk.lines.filter((l) => l.kind !== '+').map((l) => l.text);
 }
 
-function notFound(filePath: string, index: number, hunk: Hunk, why: string): ToolError {
+function notFound(text: string, filePath: string, index: number, hunk: Hunk, why: string): ToolError {
   const old = oldLines(hunk);
+  // SPEC §13/§14: the place in the file most like the hunk's old lines, shown in the message too.
+  const closest = findClosest(text, old.join('\n'));
   return new ToolError(
     'CONTEXT_NOT_FOUND',
     `Hunk ${index + 1} of ${filePath} (patch line ${hunk.line}) does not apply: ${why}. ` +
+      (closest ? `${formatClosest(closest)}\n` : '') +
       'Read the file again and copy the context (" ") and removed ("-") lines exactly, in file order.',
-    { file_path: filePath, hunk: index, closest: null, old_lines: old.length },
+    { file_path: filePath, hunk: index, closest, old_lines: old.length },
   );
 }
 
-/** The hunk's new lines: context lines are the file's own (matched) lines, added lines get `lineBreak`. */
-function newLines(hunk: Hunk, old: FileLine[], lineBreak: string): FileLine[] {
+/**
+ * The hunk's new lines: context lines are the file's own (matched) lines, added lines get
+ * `lineBreak` and are rewritten as the fit's rung says (re-indented, quotes curled, Read prefixes off).
+ */
+function newLines(hunk: Hunk, old: FileLine[], lineBreak: string, fit: LineFit | null): FileLine[] {
+  const added = hunk.lines.filter((l) => l.kind === '+').map((l) => l.text);
+  const rewritten = fit ? rewriteLines(fit, added) : added;
   const out: FileLine[] = [];
   let k = 0;
+  let a = 0;
   for (const line of hunk.lines) {
-    if (line.kind === '+') out.push({ text: line.text, eol: lineBreak });
+    if (line.kind === '+') out.push({ text: rewritten[a++]!, eol: lineBreak });
     else if (line.kind === ' ') out.push(old[k++]!);
     else k += 1;
   }

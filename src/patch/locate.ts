@@ -1,13 +1,15 @@
+import { findLines, type LineFit, type Rung } from '../match/index.js';
+
 /**
  * Where a hunk's old lines (context and removed) stand in a file's lines: the ONE place
- * ApplyPatch locates text, so moving it onto §14's ladder (src/match/) is one change.
- * Until then it is the ladder's first rung on whole lines: exact, line breaks folded.
+ * ApplyPatch locates text, on SPEC §14's ladder (src/match/): the first rung with any fit
+ * decides; several fits that the anchors do not decide are `multiple`, and no later rung is tried.
  */
 
-export type Rung = 'exact' | 'quotes' | 'line_numbers' | 'trailing_whitespace' | 'indentation' | 'unicode';
+export type { Rung } from '../match/index.js';
 
 export type Located =
-  | { kind: 'ok'; start: number; rung: Rung }
+  | { kind: 'ok'; start: number; rung: Rung; fit: LineFit }
   | { kind: 'none' }
   /** Several places: 0-based first lines of each. */
   | { kind: 'multiple'; starts: number[]; rung: Rung };
@@ -28,21 +30,14 @@ export interface LocateQuery {
 export function locateHunk(q: LocateQuery): Located {
   const { lines, old, from } = q;
   const last = lines.length - old.length;
-  if (q.endOfFile) return last >= from && matchesAt(lines, old, last) ? { kind: 'ok', start: last, rung: 'exact' } : { kind: 'none' };
-  const starts: number[] = [];
-  for (let at = from; at <= last; at += 1) {
-    if (!matchesAt(lines, old, at)) continue;
-    if (q.anchored) return { kind: 'ok', start: at, rung: 'exact' };
-    starts.push(at);
-  }
-  if (starts.length === 0) return { kind: 'none' };
-  if (starts.length > 1) return { kind: 'multiple', starts, rung: 'exact' };
-  return { kind: 'ok', start: starts[0]!, rung: 'exact' };
-}
-
-function matchesAt(lines: readonly string[], old: readonly string[], at: number): boolean {
-  for (let i = 0; i < old.length; i += 1) if (lines[at + i] !== old[i]) return false;
-  return true;
+  if (last < from) return { kind: 'none' };
+  const found = findLines(lines, old, { from: q.endOfFile ? last : from });
+  if (found.kind === 'none') return { kind: 'none' };
+  const fits = q.endOfFile ? found.fits.filter((f) => f.start === last) : found.fits;
+  if (fits.length === 0) return { kind: 'none' };
+  if (fits.length > 1 && !q.anchored) return { kind: 'multiple', starts: fits.map((f) => f.start), rung: found.rung };
+  const fit = fits[0]!;
+  return { kind: 'ok', start: fit.start, rung: fit.rung, fit };
 }
 
 /**

@@ -112,4 +112,16 @@ describe('MemoryReadStateStore', () => {
     store.recordRead('A', '/f', read([11, 20], { total: null, hash: null }));
     expect(store.get('A', '/f')).toMatchObject({ total: 99, seen: [[1, 20]] });
   });
+
+  it('advance moves a read to the current version with the ranges it had, marked advanced; a new read clears the mark', () => {
+    const { store } = makeStore();
+    store.recordRead('A', '/f', read([1, 4]));
+    store.advance('A', '/f', { stamp: changed, hash: 'h2', unit: 'lines', total: 3, bytes: Buffer.from('a\nb\nc\n') });
+    expect(store.get('A', '/f')).toMatchObject({ stamp: changed, hash: 'h2', total: 3, seen: [[1, 3]], advanced: true });
+    expect(store.bytesOf('h2')?.toString()).toBe('a\nb\nc\n');
+    store.advance('B', '/f', { stamp: changed, hash: 'h3', unit: 'lines', total: 3 });
+    expect(store.get('B', '/f')).toBeUndefined();
+    store.recordRead('A', '/f', read([1, 3], { stamp: changed, hash: 'h2' }));
+    expect(store.get('A', '/f')!.advanced).toBeUndefined();
+  });
 });

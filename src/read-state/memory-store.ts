@@ -4,6 +4,7 @@ import type {
   ReadStateStore,
   WriteObservation,
 } from './types.js';
+import { TextCache } from './text-cache.js';
 import { mergeRanges, sameStamp } from './unchanged.js';
 
 export interface MemoryReadStateOptions {
@@ -11,6 +12,8 @@ export interface MemoryReadStateOptions {
   ttlMs: number;
   /** Total records over all sessions; the least recently used goes first. */
   maxEntries: number;
+  /** Bytes of read versions kept for stale diffs, all sessions together (SPEC §14); default 64 MiB. */
+  textCacheBytes?: number;
   now?: () => number;
 }
 
@@ -31,9 +34,24 @@ export class MemoryReadStateStore implements ReadStateStore {
   private readonly lru = new Map<string, true>();
   private readonly now: () => number;
   private lastSweep = 0;
+  private readonly texts: TextCache;
 
   constructor(private readonly options: MemoryReadStateOptions) {
     this.now = options.now ?? Date.now;
+    this.texts = new TextCache(options.textCacheBytes ?? 64 * 1024 * 1024);
+  }
+
+  bytesOf(hash: string): Buffer | undefined {
+    return this.texts.get(hash);
+  }
+
+  advance(session: string, realPath: string, version: WriteObservation): void {
+    const prev = this.live(session)?.files.get(realPath);
+    if (!prev) return;
+    if (version.bytes && version.hash) this.texts.put(version.hash, version.bytes);
+    const total = version.total;
+    const seen = total === null ? prev.seen : prev.seen.filter(([a]) => a <= total).map(([a, b]) => [a, Math.min(b, total)] as const);
+    this.put(session, realPath, { ...prev, stamp: version.stamp, hash: version.hash, total, seen, lastRangeKey: null, advanced: true });
   }
 
   get(session: string, realPath: string): ReadRecord | undefined {
@@ -46,6 +64,7 @@ export class MemoryReadStateStore implements ReadStateStore {
   }
 
   recordRead(session: string, realPath: string, read: ReadObservation): void {
+    if (read.bytes && read.hash) this.texts.put(read.hash, read.bytes);
     const prev = this.live(session)?.files.get(realPath);
     const sameVersion =
       prev !== undefined &&
@@ -64,6 +83,7 @@ export class MemoryReadStateStore implements ReadStateStore {
   }
 
   recordWrite(session: string, realPath: string, write: WriteObservation): void {
+    if (write.bytes && write.hash) this.texts.put(write.hash, write.bytes);
     this.put(session, realPath, {
       stamp: write.stamp,
       hash: write.hash,

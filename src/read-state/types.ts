@@ -23,6 +23,11 @@ export interface ReadRecord {
   seen: SeenRange[];
   /** Key of the last range returned (for dedup, SPEC §5); null after a write. */
   lastRangeKey: string | null;
+  /**
+   * Set when a stale Edit's whole diff was shown and the record was moved to the current version
+   * (SPEC §14): edits may land, Write and NotebookEdit still need a new read.
+   */
+  advanced?: boolean;
 }
 
 export interface ReadObservation {
@@ -34,6 +39,8 @@ export interface ReadObservation {
   range: SeenRange | null;
   /** Offset/limit with defaults filled in, e.g. "lines:1:2000". */
   rangeKey: string;
+  /** The whole file's bytes when the read had them (kept in the text cache, SPEC §14). */
+  bytes?: Buffer;
 }
 
 export interface WriteObservation {
@@ -41,6 +48,8 @@ export interface WriteObservation {
   hash: string | null;
   unit: ReadUnit;
   total: number | null;
+  /** The bytes written (kept in the text cache, SPEC §14). */
+  bytes?: Buffer;
 }
 
 /** Per-session read state. Swappable; the in-memory one is picked at start-up. */
@@ -50,6 +59,13 @@ export interface ReadStateStore {
   recordRead(session: string, realPath: string, read: ReadObservation): void;
   /** After a write tool's success: the session has seen the new version in full; dedup cleared. */
   recordWrite(session: string, realPath: string, write: WriteObservation): void;
+  /**
+   * SPEC §14: a stale edit whose whole diff was shown moves the session's record to the current
+   * version, keeping the ranges it had seen, marked `advanced`.
+   */
+  advance(session: string, realPath: string, version: WriteObservation): void;
+  /** The bytes of a version some session read or wrote, by hash, while the text cache has them. */
+  bytesOf(hash: string): Buffer | undefined;
   /** Forgets a session's reads; returns how many files it had read. */
   forgetSession(session: string): number;
   /** For metrics. */

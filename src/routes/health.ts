@@ -20,7 +20,7 @@ export function registerHealthRoutes(app: FastifyInstance, services: AppServices
         200: z
           .object({ status: z.literal('ok').describe('Always `ok`.'), version: z.string().describe('The package version.') })
           .describe('The process is alive.'),
-        ...errorResponses([]),
+        ...errorResponses([], { public: true }),
       },
     },
     handler: async () => ({ status: 'ok' as const, version }),
@@ -44,7 +44,7 @@ export function registerHealthRoutes(app: FastifyInstance, services: AppServices
               .describe('Why the root cannot serve.'),
           })
           .describe('The root is not reachable (or not writable).'),
-        ...errorResponses([]),
+        ...errorResponses([], { public: true }),
       },
     },
     handler: async (_request, reply) => {

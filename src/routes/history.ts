@@ -108,7 +108,7 @@ export function registerHistoryRoutes(app: FastifyInstance, services: AppService
       querystring: historyQuery,
       response: {
         200: z.union([historyResponse, workspaceHistoryResponse]).describe('The versions.'),
-        ...errorResponses(['PATH_OUTSIDE_WORKSPACE', 'PATH_DENIED', 'NOT_A_FILE', 'FS_PERMISSION_DENIED', 'FS_BUSY']),
+        ...errorResponses(['INVALID_INPUT', 'PATH_OUTSIDE_WORKSPACE', 'PATH_DENIED', 'NOT_A_FILE', 'FS_PERMISSION_DENIED', 'FS_BUSY']),
       },
     },
     handler: async (request) =>

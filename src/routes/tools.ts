@@ -2,13 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
-import { ERROR_CODES } from '../errors.js';
 import { JSON_BODY } from '../http/body-type.js';
 import { errorResponses } from '../http/error-schema.js';
+import { toolErrorCodes } from '../http/route-errors.js';
+import { TOOL_EXAMPLES } from '../http/tool-examples.js';
 import { sessionOf } from '../http/session.js';
 import { bodyForCallTool } from '../http/validator.js';
 import { joinNames } from '../text/join-names.js';
 import { callTool } from '../tools/call-tool.js';
+import { DIALECTS, toolsInDialect, type Dialect } from '../dialects/dialects.js';
+import { inputJsonSchema } from '../tools/json-schema.js';
 import type { ToolDefinition } from '../tools/types.js';
 
 export const sessionHeaders = z.looseObject({
@@ -36,6 +39,7 @@ export function registerToolRoute(app: FastifyInstance, services: AppServices, t
 }
 
 function defineToolRoute(app: FastifyInstance, services: AppServices, tool: ToolDefinition): void {
+  const examples = TOOL_EXAMPLES[tool.name];
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'POST',
     url: `/v1/tools/${tool.slug}`,
@@ -48,15 +52,16 @@ function defineToolRoute(app: FastifyInstance, services: AppServices, tool: Tool
       tags: ['tools'],
       security: SECURED,
       headers: sessionHeaders,
-      body: tool.input,
+      // Examples only document (callTool validates with tool.input itself).
+      body: examples ? tool.input.meta({ ...z.globalRegistry.get(tool.input), examples: [...examples.requests] }) : tool.input,
       response: {
         200: z
           .object({
             result: tool.result,
             text: z.string().describe('What an agent shows its model.'),
           })
-          .describe(`${tool.name} succeeded.`),
-        ...errorResponses(ERROR_CODES),
+          .meta({ description: `${tool.name} succeeded.`, ...(examples ? { examples: [...examples.responses] } : {}) }),
+        ...errorResponses(toolErrorCodes(tool)),
       },
     },
     handler: async (request) =>
@@ -67,27 +72,39 @@ function defineToolRoute(app: FastifyInstance, services: AppServices, tool: Tool
 /** GET /v1/tools: the tools with model-facing descriptions and input JSON Schemas. */
 export function registerToolList(app: FastifyInstance, tools: readonly ToolDefinition[]): void {
   const listed = tools.map((tool) => {
-    const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-    delete schema.$schema;
     return {
       name: tool.name,
       title: tool.title,
       method: 'POST' as const,
       endpoint: `/v1/tools/${tool.slug}`,
       description: tool.description,
-      input_schema: schema,
+      input_schema: inputJsonSchema(tool),
     };
   });
   const names = tools.map((tool) => tool.name);
+  // Built once: the tools do not change while the app runs.
+  const byDialect = new Map(DIALECTS.map((dialect) => [dialect, toolsInDialect(dialect, tools)]));
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'GET',
     url: '/v1/tools',
     schema: {
       summary: 'List the tools, ready for a model tool-calling API',
+      description:
+        'Without `dialect`: each tool with its REST endpoint and input JSON Schema. With `dialect`, the ' +
+        'same tools in the shape a model API takes: `openai` (strict function tools), `anthropic`, ' +
+        '`gemini` (one tool of function declarations) or `mcp` (what /mcp tools/list returns): ' +
+        'openai `{ tools: [{ type: "function", name, description, parameters, strict: true }] }`; ' +
+        'anthropic `{ tools: [{ name, description, input_schema }] }`; gemini ' +
+        '`{ tools: [{ functionDeclarations: [{ name, description, parametersJsonSchema }] }] }`; mcp `{ tools: [MCP Tool] }`.',
       operationId: 'listTools',
       tags: ['tools'],
       security: SECURED,
+      querystring: z.object({
+        dialect: z.enum(DIALECTS).optional().describe('openai, anthropic, gemini or mcp; absent: the REST shape.'),
+      }),
       response: {
+        // The REST shape only: a union with the dialect shapes would make every generated client
+        // narrow it by hand for the common call. The dialect shapes are in the description.
         200: z
           .object({
             tools: z.array(
@@ -101,10 +118,15 @@ export function registerToolList(app: FastifyInstance, tools: readonly ToolDefin
               }),
             ).describe(`${joinNames(names)}, each ready to hand to a model.`),
           })
-          .describe('The tools.'),
-        ...errorResponses(['UNAUTHORIZED']),
+          .describe('The tools (without `dialect`; with one, the shape that model API takes).'),
+        ...errorResponses([]),
       },
     },
-    handler: async () => ({ tools: listed }),
+    handler: async (request) => {
+      const { dialect } = request.query as { dialect?: Dialect };
+      if (dialect === undefined) return { tools: listed };
+      // Each dialect's shape is the one its response schema above documents.
+      return byDialect.get(dialect) as unknown as { tools: typeof listed };
+    },
   });
 }

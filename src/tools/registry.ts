@@ -1,5 +1,6 @@
 import { applyPatchTool } from './apply-patch/index.js';
 import { editTool } from './edit/index.js';
+import { multiEditTool } from './multi-edit/index.js';
 import { notebookEditTool } from './notebook-edit/index.js';
 import { createReadTool } from './read/index.js';
 import type { ToolDefinition, ToolServices } from './types.js';
@@ -15,6 +16,7 @@ export function createTools(_services: ToolServices): ToolDefinition[] {
   return [
     createReadTool(),
     editTool,
+    multiEditTool,
     writeTool,
     notebookEditTool,
     applyPatchTool,

@@ -199,7 +199,7 @@ function finish(ctx: ToolContext, tool: WriteToolName, s: Staged, version: strin
   const patch = makePatch(change.target.relative, change.before, change.after);
   if (change.bytes !== null) {
     const at = s.dir!.at(s.name);
-    recordWrite(ctx, change.target.real, at, { hash: sha256Hex(change.bytes), unit: 'lines', total: countTextLines(change.after) });
+    recordWrite(ctx, change.target.real, at, { hash: sha256Hex(change.bytes), unit: 'lines', total: countTextLines(change.after), bytes: change.bytes });
   }
   announce(ctx, tool, change.target, { type: change.type, patch, version });
   return { change, patch, version };

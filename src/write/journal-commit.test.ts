@@ -53,6 +53,19 @@ describe('journal commit records (SPEC §13: a crash during the renames is compl
     });
   }
 
+  it('with the root, rolls forward in checked folders and never outside the root', async () => {
+    await interrupted(1, false);
+    const outside = path.join(base, 'outside');
+    await fsp.mkdir(outside);
+    await fsp.writeFile(path.join(outside, '.sidefile-tmp-o'), 'planted\n');
+    await fsp.writeFile(path.join(outside, 'o'), 'outside\n');
+    journalCommit(dataDir, { id: 'evil', renames: [{ temp: path.join(outside, '.sidefile-tmp-o'), target: path.join(outside, 'o') }], removes: [] });
+    closeJournal(dataDir);
+    await cleanupJournal(dataDir, ws);
+    expect(await contents()).toEqual({ a: 'new a\n', b: 'new b\n' });
+    expect(await fsp.readFile(path.join(outside, 'o'), 'utf8')).toBe('outside\n');
+  });
+
   it('does not remove a file made at a removed path after the commit (another inode)', async () => {
     await interrupted(2, true);
     await fsp.writeFile(at('gone'), 'made later\n');

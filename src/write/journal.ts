@@ -131,7 +131,7 @@ function parseEntry(json: string): string | null {
 export async function cleanupJournal(dataDir: string, root?: string): Promise<number> {
   closeJournal(dataDir);
   // First finish the commits a crash interrupted: their temp files are their new contents.
-  rollForward(await journalCommits(dataDir));
+  rollForward(await journalCommits(dataDir), root);
   let removed = 0;
   for (const temp of await journalEntries(dataDir)) {
     // Security: only ever delete files named like our temp files, whatever the journal says.
@@ -203,30 +203,44 @@ export async function journalCommits(dataDir: string): Promise<CommitRecord[]> {
   return [...live.values()];
 }
 
-/** Finishes interrupted commits: renames whose temp file is still there, removals of the same inode. */
-export function rollForward(records: CommitRecord[]): void {
+/**
+ * Finishes interrupted commits: renames whose temp file is still there, removals of the same
+ * inode. With `root` (the app always passes it) each step is made in the file's folder as
+ * opened and checked (paths/fd-policy.ts), and only inside the root.
+ */
+export function rollForward(records: CommitRecord[], root?: string): void {
   for (const record of records) {
     for (const { temp, target } of record.renames) {
       // Security: only ever move files named like our temp files, whatever the journal says,
-      // and only within one folder: a temp sits beside its target, so a parent swapped for a link
-      // since the crash leads both names to the same place, where no file of that random name is.
+      // and only within one folder (a temp sits beside its target).
       if (!path.basename(temp).startsWith('.sidefile-tmp-') || !path.isAbsolute(target)) continue;
       if (path.dirname(temp) !== path.dirname(target)) continue;
-      try {
-        fs.renameSync(temp, target);
-      } catch {
-        // Renamed before the crash (the temp name is unique, so it is gone).
-      }
+      // Renamed before the crash (the temp name is unique, so it is gone), or refused.
+      inFolder(root, target, (at) => fs.renameSync(at(path.basename(temp)), at(path.basename(target))));
     }
     for (const { path: file, dev, ino } of record.removes) {
-      // Security: the very inode the commit meant to remove, or nothing.
-      const st = fs.lstatSync(file, { throwIfNoEntry: false });
-      if (!st || !st.isFile() || st.dev !== dev || st.ino !== ino) continue;
-      try {
-        fs.unlinkSync(file);
-      } catch {
-        // Gone meanwhile.
-      }
+      inFolder(root, file, (at) => {
+        // Security: the very inode the commit meant to remove, or nothing.
+        const st = fs.lstatSync(at(path.basename(file)), { throwIfNoEntry: false });
+        if (st && st.isFile() && st.dev === dev && st.ino === ino) fs.unlinkSync(at(path.basename(file)));
+      });
     }
+  }
+}
+
+/** Runs `step` with names resolved in the folder of `file` (checked when `root` is given); never throws. */
+function inFolder(root: string | undefined, file: string, step: (at: (name: string) => string) => void): void {
+  try {
+    if (root === undefined) return step((name) => path.join(path.dirname(file), name));
+    if (!isInside(root, file)) return;
+    const dir = openCheckedDir(root, path.dirname(file));
+    if (dir === null) return;
+    try {
+      step((name) => dir.at(name));
+    } finally {
+      dir.close();
+    }
+  } catch {
+    // Gone meanwhile, or refused: nothing to finish there.
   }
 }

@@ -11,6 +11,7 @@ import { makePatch, type PatchHunk, type TextPatch } from './patch.js';
 import { assertNoAddedSecret } from './secret-guard.js';
 import { countTextLines } from './text-lines.js';
 import { loadCurrent, type CurrentFile } from './load-current.js';
+import type { StaleDiffPlan } from './stale-diff.js';
 import { assertStillCurrent, changedMeanwhile, checkReadState, isStillLoadedFile, type ReadRequirement } from './staleness.js';
 
 export { MAX_WRITE_BYTES, type CurrentFile } from './load-current.js';
@@ -50,6 +51,12 @@ export interface WritePlan<T> {
   /** 'none': no read needed; 'any': some range read (Edit, NotebookEdit); 'full': seen in full (Write). */
   requireRead: ReadRequirement;
   unit: ReadUnit;
+  /**
+   * SPEC §14: answer a stale read with the diff since it and move the read forward (Edit,
+   * MultiEdit): how this tool decodes the file. Absent (Write, NotebookEdit): a plain answer, and
+   * a read moved forward still counts as stale.
+   */
+  staleDiff?: StaleDiffPlan;
   /** Create missing parent folders (Write). */
   createParents?: boolean;
   /** Tool checks that answer before the read-state ones (Edit's FILE_NOT_FOUND, FILE_EXISTS). */
@@ -117,7 +124,7 @@ async function writeLocked<T>(ctx: ToolContext, target: ResolvedPath, plan: Writ
 async function writeInDir<T>(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<T>, release: () => void, dir: CheckedDir | null): Promise<Locked<T>> {
   const current = await loadCurrent(ctx.root, dir, target.real, target.denied);
   plan.precheck?.(current);
-  const knownHash = current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat) : null;
+  const knownHash = current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat, plan.staleDiff) : null;
   const computed = await plan.compute(current);
   const realRel = path.relative(ctx.root, target.real).split(path.sep).join('/');
   assertNoAddedSecret([target.relative, realRel], computed.before, computed.after);
@@ -204,7 +211,7 @@ async function store(ctx: ToolContext, target: ResolvedPath, plan: WritePlan<unk
     },
     afterRename: (at) => {
       derived ??= derive();
-      recordWrite(ctx, target.real, at, { hash: derived.hash, unit: plan.unit, total: derived.total });
+      recordWrite(ctx, target.real, at, { hash: derived.hash, unit: plan.unit, total: derived.total, bytes });
       announce(ctx, plan.tool, target, { type: step.type, patch: derived.patch, version });
       // The folder's fsync only makes this rename durable; the next writer need not wait for it.
       step.release();

@@ -3,6 +3,7 @@ import { ToolError } from '../errors.js';
 import { hasSeenInFull, isUnchangedSince, sameStamp, stampOf } from '../read-state/unchanged.js';
 import type { ResolvedPath, ToolContext } from '../tools/types.js';
 import { SAFE_OPEN, type CurrentFile } from './load-current.js';
+import { plainStale, staleError, type StaleDiffPlan } from './stale-diff.js';
 
 export type ReadRequirement = 'none' | 'any' | 'full';
 
@@ -13,18 +14,16 @@ export function checkReadState(
   need: ReadRequirement,
   bytes: Buffer,
   stat: fs.Stats,
+  staleDiff?: StaleDiffPlan,
 ): string | null {
   if (need === 'none') return null;
   const rec = ctx.readState.get(ctx.session, target.real);
   if (!rec) {
     throw new ToolError('FILE_NOT_READ', `File ${target.relative} has not been read yet in this session. Read it first before writing to it.`);
   }
-  if (!isUnchangedSince(rec, stampOf(stat), bytes)) {
-    throw new ToolError(
-      'FILE_MODIFIED_SINCE_READ',
-      `File ${target.relative} has been modified since it was read (by the user or another tool). Read it again before writing to it.`,
-    );
-  }
+  if (!isUnchangedSince(rec, stampOf(stat), bytes)) throw staleError(ctx, target, rec, { bytes, stat }, staleDiff);
+  // A record moved forward by a stale edit's diff (SPEC §14) lets edits land, not whole-file writes.
+  if (rec.advanced && !staleDiff) throw plainStale(target);
   if (need === 'full' && !hasSeenInFull(rec)) {
     throw new ToolError(
       'FILE_NOT_READ',

@@ -53,6 +53,7 @@ export async function makeWriteTestbed(opts: { encodings?: Array<[string, string
         total,
         range: end === 0 ? null : [1, end],
         rangeKey: `lines:1:${part ? 1 : 2000}`,
+        bytes,
       });
     },
     close: () => fsp.rm(base, { recursive: true, force: true }),

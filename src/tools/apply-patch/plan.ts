@@ -107,7 +107,9 @@ function requireExisting(ctx: ToolContext, target: ResolvedPath, current: Curren
   if (current.bytes === null || current.stat === null) {
     throw new ToolError('FILE_NOT_FOUND', `File ${target.relative} does not exist. To create it, use *** Add File.`);
   }
-  const knownHash = checkReadState(ctx, target, 'any', current.bytes, current.stat);
+  // SPEC §14: a stale read answers with the diff since it, and moves forward when shown whole.
+  const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
+  const knownHash = checkReadState(ctx, target, 'any', current.bytes, current.stat, { decode: (b) => decodeText(b, override).text });
   return { bytes: current.bytes, knownHash };
 }
 

@@ -9,7 +9,9 @@ export const editTool: ToolDefinition<EditInput, EditResult> = {
   description: [
     'Replaces exact text in a file: old_string becomes new_string.',
     '- Read the file first in this session (any range); if it changed on disk since, read it again.',
-    '- old_string must match the file exactly (as Read shows it, without the line-number prefix) and occur once; add surrounding lines to make it unique, or set replace_all to change every occurrence.',
+    '- old_string should match the file exactly (as Read shows it, without the line-number prefix) and occur once; add surrounding lines to make it unique, or set replace_all to change every occurrence.',
+    '- Near misses still land when the target is unambiguous: curly quotes, Read prefixes left in, trailing blanks, indentation off by one consistent change (new_string is re-indented the same way), look-alike characters. result.match says which.',
+    '- New text must not stand in for code with a placeholder line such as "// ... existing code ...": send the full text (or allow_placeholders: true to write such a line literally).',
     '- Only the matched text changes: encoding, BOM and line endings of the rest stay byte for byte.',
     '- An empty old_string creates a new file (parents included) or fills an empty one.',
     '- Not for .ipynb notebooks: use NotebookEdit for a cell, Write for the whole notebook.',

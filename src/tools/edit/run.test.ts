@@ -97,7 +97,7 @@ describe('Edit (SPEC §6)', () => {
     expect(await editError({ file_path: 'a.txt', old_string: 'zz', new_string: 'y' })).toBe('STRING_NOT_FOUND');
     const err = await edit({ file_path: 'a.txt', old_string: 'x', new_string: 'y' }).catch((e: unknown) => e);
     expect(isToolError(err) && err.code).toBe('MULTIPLE_MATCHES');
-    expect(isToolError(err) && err.details).toEqual({ matches: 3 });
+    expect(isToolError(err) && err.details).toEqual({ matches: 3, rung: 'exact', lines: [1, 1, 1] });
     const out = await edit({ file_path: 'a.txt', old_string: 'x', new_string: 'y', replace_all: true });
     expect(out.result.replacements).toBe(3);
     expect((await bytes('a.txt')).toString()).toBe('y y y\n');

@@ -1,24 +1,24 @@
-import { isUtf8 } from 'node:buffer';
 import { ToolError } from '../../errors.js';
-import { decodeText, dominantLineBreak, encodeText, roundTrips, type DecodedText } from '../../text/codec.js';
+import type { Rung } from '../../match/index.js';
+import { decodeText, dominantLineBreak, encodeText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
-import { applySplices, findSplices } from './match.js';
+import { applyEdit, assertNoPlaceholder } from './apply-edit.js';
+import { assertRoundTrip, precheckEdit, refuseNotebook } from './checks.js';
 import type { EditInput, EditResult } from './schema.js';
+
+/** ApplyPatch imports the round-trip guard from here. */
+export { assertRoundTrip } from './checks.js';
 
 interface EditExtra {
   replacements: number;
+  match: Rung;
 }
 
 /** SPEC §6, in its order. Steps 2–5 run under the file's lock on the bytes loaded there. */
 export async function runEdit(input: EditInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<EditResult>> {
-  if (target.relative.toLowerCase().endsWith('.ipynb')) {
-    throw new ToolError(
-      'WRONG_TOOL',
-      `${target.relative} is a Jupyter notebook. Use NotebookEdit to change a cell, or Write to replace the whole notebook.`,
-    );
-  }
+  refuseNotebook(target);
   if (input.old_string === input.new_string) {
     throw new ToolError('NO_CHANGE', 'old_string and new_string are the same, so there is nothing to change.');
   }
@@ -26,15 +26,17 @@ export async function runEdit(input: EditInput, ctx: ToolContext, target: Resolv
   const out = await runWrite<EditExtra>(ctx, target, {
     tool: 'Edit',
     requireRead: 'any',
+    staleDiff: { decode: (bytes) => decodeText(bytes, override).text },
     unit: 'lines',
     createParents: true,
-    precheck: (current) => precheck(input, target, current),
+    precheck: (current) => precheckEdit(input.old_string, target, current),
     compute: (current) => compute(input, target, current, override),
   });
   return {
     result: {
       file_path: target.relative,
       replacements: out.extra.replacements,
+      match: out.extra.match,
       structured_patch: out.structuredPatch,
       ...(out.gitDiff ? { git_diff: out.gitDiff } : {}),
     },
@@ -43,76 +45,25 @@ export async function runEdit(input: EditInput, ctx: ToolContext, target: Resolv
   };
 }
 
-/** Steps 2–3 that come before the read state: missing file, FILE_EXISTS. */
-function precheck(input: EditInput, target: ResolvedPath, current: CurrentFile): void {
-  if (current.bytes === null) {
-    if (input.old_string !== '') {
-      throw new ToolError(
-        'FILE_NOT_FOUND',
-        `File ${target.relative} does not exist. To create it, use an empty old_string (or the Write tool).`,
-      );
-    }
-    return;
-  }
-  if (input.old_string === '' && !isEmptyFile(current.bytes)) {
-    throw new ToolError(
-      'FILE_EXISTS',
-      `File ${target.relative} already exists and is not empty. An empty old_string only creates a file; give the text to replace instead.`,
-    );
-  }
-}
-
-/** Empty, or nothing but a byte-order mark. */
-function isEmptyFile(bytes: Buffer): boolean {
-  return bytes.length === 0 || (bytes.length <= 4 && decodeText(bytes).text === '');
-}
-
 function compute(input: EditInput, target: ResolvedPath, current: CurrentFile, override?: string): ComputedWrite<EditExtra> {
+  if (input.old_string === '' && !input.allow_placeholders) assertNoPlaceholder('', [], input.new_string);
   if (current.bytes === null) {
     // Step 2: a new file is UTF-8, written as given.
     const bytes = encodeText(input.new_string, { encoding: 'utf-8', bom: false });
-    return { bytes, before: '', after: input.new_string, extra: { replacements: 1 } };
+    return { bytes, before: '', after: input.new_string, extra: { replacements: 1, match: 'exact' } };
   }
   const decoded = decodeText(current.bytes, override);
   assertRoundTrip(current.bytes, decoded, target);
   const decode = (b: Buffer) => decodeText(b, decoded.encoding).text;
   if (input.old_string === '') {
     const bytes = encodeText(input.new_string, decoded);
-    return { bytes, before: decoded.text, after: input.new_string, decode, extra: { replacements: 1 } };
+    return { bytes, before: decoded.text, after: input.new_string, decode, extra: { replacements: 1, match: 'exact' } };
   }
-  const match = findSplices({
-    text: decoded.text,
-    oldString: input.old_string,
-    newString: input.new_string,
-    replaceAll: input.replace_all,
+  const applied = applyEdit(decoded.text, input, {
+    path: target.relative,
     lineBreak: dominantLineBreak(decoded.text),
+    allowPlaceholders: input.allow_placeholders,
   });
-  if (match.kind === 'none') {
-    throw new ToolError(
-      'STRING_NOT_FOUND',
-      `old_string was not found in ${target.relative}. Read the file again and copy the text exactly (whitespace and indentation included), without the line-number prefix.`,
-    );
-  }
-  if (match.kind === 'multiple') {
-    throw new ToolError(
-      'MULTIPLE_MATCHES',
-      `old_string matched ${match.count} times in ${target.relative}; add surrounding context to make it unique, or set replace_all to replace every occurrence.`,
-      { matches: match.count },
-    );
-  }
-  const after = applySplices(decoded.text, match.splices);
-  const bytes = encodeText(after, decoded);
-  return { bytes, before: decoded.text, after, decode, extra: { replacements: match.splices.length } };
-}
-
-/** SPEC §8 round-trip guard: edit only text whose bytes survive decode → encode unchanged. */
-export function assertRoundTrip(bytes: Buffer, decoded: DecodedText, target: ResolvedPath): void {
-  // Valid UTF-8 always survives (a native check, cheaper than encoding a large file again).
-  if (decoded.encoding === 'utf-8' && isUtf8(bytes.subarray(decoded.bom ? 3 : 0))) return;
-  if (roundTrips(bytes, decoded)) return;
-  throw new ToolError(
-    'UNSUPPORTED_ENCODING',
-    `${target.relative} (read as ${decoded.encoding}) does not survive decoding and re-encoding unchanged, so editing it could change bytes you did not ask to change. Nothing was written; use Write to replace the whole file.`,
-    { encoding: decoded.encoding },
-  );
+  const bytes = encodeText(applied.after, decoded);
+  return { bytes, before: decoded.text, after: applied.after, decode, extra: { replacements: applied.replacements, match: applied.rung } };
 }

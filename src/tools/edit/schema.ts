@@ -1,5 +1,17 @@
 import { z } from 'zod';
+import { RUNGS } from '../../match/index.js';
 import { gitDiffSchema, structuredPatchSchema } from '../../write/result-schemas.js';
+
+/** SPEC §14: write omission placeholder lines (`// ... existing code ...`) as given. */
+export const allowPlaceholders = z
+  .boolean()
+  .default(false)
+  .describe('Write lines such as "// ... existing code ..." as given. Without it, new text that adds such a line is refused: send the full text instead.');
+
+/** SPEC §14: the rung of the ladder that found old_string. */
+export const matchRung = z
+  .enum(RUNGS)
+  .describe('How old_string was found: exact, quotes (curly quotes folded), line_numbers (Read prefixes taken off), trailing_whitespace, indentation (new text re-indented the same way), unicode (look-alikes folded).');
 
 export const editInput = z.strictObject({
   file_path: z.string().min(1).describe('The file to edit: relative to the workspace root, or absolute inside it.'),
@@ -13,6 +25,7 @@ export const editInput = z.strictObject({
     .boolean()
     .default(false)
     .describe('Replace every occurrence of old_string; otherwise old_string must occur exactly once.'),
+  allow_placeholders: allowPlaceholders,
 });
 
 export type EditInput = z.infer<typeof editInput>;
@@ -21,6 +34,7 @@ export const editResult = z
   .object({
     file_path: z.string().describe('The edited file, relative to the workspace root.'),
     replacements: z.number().int().nonnegative().describe('How many occurrences were replaced.'),
+    match: matchRung,
     structured_patch: structuredPatchSchema,
     git_diff: gitDiffSchema.optional(),
   })

@@ -28,9 +28,11 @@ export interface ReadJob {
 }
 
 /** Records what this read returned (SPEC §5 read state), keyed by the real path. */
-export function record(job: ReadJob, hash: string | null, unit: ReadUnit, total: number | null, count: number): void {
+export function record(job: ReadJob, hash: string | null, unit: ReadUnit, total: number | null, count: number, bytes?: Buffer): void {
   const range = count === 0 ? null : ([job.offset, job.offset + count - 1] as const);
-  job.ctx.readState.recordRead(job.ctx.session, job.target.real, { stamp: job.stamp, hash, unit, total, range, rangeKey: job.rangeKey });
+  const read = { stamp: job.stamp, hash, unit, total, range, rangeKey: job.rangeKey };
+  // The bytes go to the read-state text cache (SPEC §14 stale diffs); it keeps files up to 1 MiB.
+  job.ctx.readState.recordRead(job.ctx.session, job.target.real, bytes ? { ...read, bytes } : read);
 }
 
 export function binaryFile(path: string): ToolError {
@@ -89,7 +91,7 @@ export function readLoaded(job: ReadJob, bytes: Buffer): ToolOutput<ReadResult> 
     const nb = readNotebook(decodeText(bytes, job.override).text, path, { offset: job.input.offset, limit: job.input.limit });
     if (nb.ok) {
       job.ctx.readState.recordRead(job.ctx.session, job.target.real, {
-        stamp: job.stamp, hash, unit: 'cells', total: nb.total, range: nb.range, rangeKey: job.rangeKey,
+        stamp: job.stamp, hash, unit: 'cells', total: nb.total, range: nb.range, rangeKey: job.rangeKey, bytes,
       });
       return { result: nb.result, text: nb.text, metrics: { bytes: bytes.length } };
     }
@@ -99,6 +101,6 @@ export function readLoaded(job: ReadJob, bytes: Buffer): ToolOutput<ReadResult> 
   const page = pageOfBytes(bytes, job.override, job.offset, job.limit);
   const out = textOutput(path, page, notebookError);
   if (notebookError !== undefined) out.text = `${notebookNote(path, notebookError)}\n${out.text}`;
-  record(job, hash, 'lines', page.total, page.lines.length);
+  record(job, hash, 'lines', page.total, page.lines.length, bytes);
   return { ...out, metrics: { bytes: bytes.length } };
 }

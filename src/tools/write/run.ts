@@ -3,6 +3,7 @@ import { decodeText, encodeText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
+import { detectPlaceholder, placeholderMessage } from '../../write/placeholders.js';
 import type { WriteInput, WriteResult } from './schema.js';
 
 interface WriteExtra {
@@ -18,7 +19,7 @@ export async function runWriteTool(input: WriteInput, ctx: ToolContext, target: 
     requireRead: 'full',
     unit: cells === null ? 'lines' : 'cells',
     createParents: true,
-    compute: (current) => compute(input.content, current, override, cells),
+    compute: (current) => compute(input, current, override, cells),
   });
   const created = out.type === 'create';
   return {
@@ -36,7 +37,8 @@ export async function runWriteTool(input: WriteInput, ctx: ToolContext, target: 
   };
 }
 
-function compute(content: string, current: CurrentFile, override: string | undefined, cells: number | null): ComputedWrite<WriteExtra> {
+function compute(input: WriteInput, current: CurrentFile, override: string | undefined, cells: number | null): ComputedWrite<WriteExtra> {
+  const { content } = input;
   const total = cells ?? undefined;
   if (current.bytes === null) {
     const bytes = encodeText(content, { encoding: 'utf-8', bom: false });
@@ -44,9 +46,16 @@ function compute(content: string, current: CurrentFile, override: string | undef
   }
   // The file keeps its encoding and BOM; characters it cannot hold → UNSUPPORTED_ENCODING.
   const decoded = decodeText(current.bytes, override);
+  if (!input.allow_placeholders) assertNoPlaceholder(content, decoded.text);
   const bytes = encodeText(content, decoded);
   const decode = (b: Buffer) => decodeText(b, decoded.encoding).text;
   return { bytes, before: decoded.text, after: content, total, decode, extra: { original: decoded.text } };
+}
+
+/** SPEC §14: content over an existing file must not add an omission placeholder line. */
+function assertNoPlaceholder(content: string, before: string): void {
+  const hit = detectPlaceholder(content, before);
+  if (hit) throw new ToolError('PLACEHOLDER_DETECTED', placeholderMessage('content', hit), { line: hit.line, text: hit.text });
 }
 
 /** Cells of notebook JSON (an object with a `cells` array and `nbformat`), else INVALID_NOTEBOOK. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { applySplices, findSplices, type MatchInput } from './match.js';
+import { applySplices, findEdit, type EditRequest } from './index.js';
 
-function edit(text: string, oldString: string, newString: string, opts: Partial<MatchInput> = {}): string | { kind: string; count?: number } {
-  const r = findSplices({ text, oldString, newString, replaceAll: false, lineBreak: '\n', ...opts });
+function edit(text: string, oldString: string, newString: string, opts: Partial<EditRequest> = {}): string | { kind: string; count?: number } {
+  const r = findEdit({ text, oldString, newString, replaceAll: false, lineBreak: '\n', ...opts });
   return r.kind === 'ok' ? applySplices(text, r.splices) : r;
 }
 
@@ -21,7 +21,7 @@ describe('Edit matching (SPEC §6 step 4)', () => {
 
   it('reports no match and several matches', () => {
     expect(edit('abc', 'zzz', 'y')).toEqual({ kind: 'none' });
-    expect(edit('x x x', 'x', 'y')).toEqual({ kind: 'multiple', count: 3 });
+    expect(edit('x x x', 'x', 'y')).toEqual({ kind: 'multiple', rung: 'exact', count: 3, lines: [1, 1, 1] });
   });
 
   it('replaces every occurrence with replace_all', () => {

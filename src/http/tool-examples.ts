@@ -1,0 +1,60 @@
+/**
+ * Request and 200 examples per tool for the OpenAPI document (captured from real calls; see
+ * test/openapi-examples.test.ts, which replays them). A tool without an entry has none.
+ */
+export interface ToolExamples {
+  requests: readonly Record<string, unknown>[];
+  responses: readonly Record<string, unknown>[];
+}
+
+const PATCH = [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: [' def greet():', '-    return "hi"', '+    return "hello"'] }];
+
+export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
+  Read: {
+    requests: [{ file_path: 'app.py' }, { file_path: 'analysis.ipynb' }],
+    responses: [
+      {
+        result: {
+          type: 'text',
+          file: { file_path: 'app.py', content: 'def greet():\n    return "hi"', start_line: 1, num_lines: 2, total_lines: 2, encoding: 'utf-8', line_endings: 'LF', bom: false },
+        },
+        text: '     1→def greet():\n     2→    return "hi"',
+      },
+      {
+        result: {
+          type: 'notebook',
+          file: {
+            file_path: 'analysis.ipynb', language: 'python', nbformat: 4, nbformat_minor: 5, total_cells: 2,
+            cells: [
+              { cell_id: 'load', index: 0, cell_type: 'code', source: "import pandas as pd\ndf = pd.read_csv('data.csv')", execution_count: null, outputs: [] },
+              { cell_id: 'look', index: 1, cell_type: 'code', source: 'df.head()', execution_count: null, outputs: [] },
+            ],
+          },
+        },
+        text: '<cell id="load" index="0" type="code">\nimport pandas as pd\ndf = pd.read_csv(\'data.csv\')\n</cell>\n<cell id="look" index="1" type="code">\ndf.head()\n</cell>',
+      },
+    ],
+  },
+  Edit: {
+    requests: [{ file_path: 'app.py', old_string: '"hi"', new_string: '"hello"' }],
+    responses: [{ result: { file_path: 'app.py', replacements: 1, structured_patch: PATCH }, text: 'The file app.py has been updated successfully.' }],
+  },
+  Write: {
+    requests: [{ file_path: 'notes/todo.md', content: '# TODO\n- ship it\n' }],
+    responses: [
+      {
+        result: {
+          type: 'create', file_path: 'notes/todo.md', original_file: null,
+          structured_patch: [{ oldStart: 1, oldLines: 0, newStart: 1, newLines: 2, lines: ['+# TODO', '+- ship it'] }],
+        },
+        text: 'File created successfully at: notes/todo.md',
+      },
+    ],
+  },
+  NotebookEdit: {
+    requests: [{ notebook_path: 'analysis.ipynb', cell_id: 'look', new_source: 'df.describe()' }],
+    responses: [
+      { result: { notebook_path: 'analysis.ipynb', cell_id: 'look', cell_type: 'code', language: 'python', edit_mode: 'replace' }, text: 'Updated cell look with df.describe()' },
+    ],
+  },
+};

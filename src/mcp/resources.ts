@@ -1,0 +1,108 @@
+import { ErrorCode, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { AppServices } from '../app-services.js';
+import type { ToolError } from '../errors.js';
+import { toToolError } from '../http/error-handler.js';
+import { openResolved, type OpenedFile } from '../paths/open-resolved.js';
+import { bomEncoding, decodeText } from '../text/codec.js';
+import { encodingOverrideFor } from '../text/overrides.js';
+import { SNIFF_BYTES, sniff, type SniffResult } from '../text/sniff.js';
+import { binaryFile, imageTooLarge, unpagedTooLarge } from '../tools/read/read-loaded.js';
+import { MAX_IMAGE_BYTES, MAX_UNPAGED_BYTES } from '../tools/read/format.js';
+import type { Log, ResolvedPath } from '../tools/types.js';
+
+/**
+ * MCP resources (SPEC §15): every workspace file is `file:///<path relative to the root>`.
+ * Decisions:
+ * - a resource read returns the whole file, so it has Read's unpaged bounds (text 256 KiB,
+ *   images 5 MiB); larger files are read with the Read tool in pages;
+ * - a resource read is not a Read: it records no read state and logs no tool call;
+ * - `resources/list` lists nothing: a workspace can hold millions of files, and hosts find
+ *   files with Glob/LS; the template says how to name any of them.
+ */
+export const FILE_URI_TEMPLATE = 'file:///{+path}';
+const PREFIX = 'file:///';
+
+/**
+ * A JSON-RPC error as the SDK sends it (it answers `{ code, message, data }` of what a handler
+ * throws). Not an McpError: that prefixes its message with "MCP error <code>:" on the wire.
+ */
+export function protocolError(code: number, message: string, data?: unknown): Error {
+  return Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) });
+}
+
+/** The root-relative path a `file:///` URI names; anything else is a protocol error. */
+export function pathOfUri(uri: string): string {
+  let path: string;
+  try {
+    path = uri.startsWith(PREFIX) ? decodeURIComponent(uri.slice(PREFIX.length)) : '';
+  } catch {
+    path = '';
+  }
+  if (path === '') {
+    throw protocolError(ErrorCode.InvalidParams, `Resource URIs are ${FILE_URI_TEMPLATE} with a path relative to the workspace root; got "${uri.slice(0, 200)}".`);
+  }
+  return path;
+}
+
+/** The URI of a root-relative path (`{+path}` expansion: `/` kept, the rest percent-encoded). */
+export function uriOfPath(relative: string): string {
+  return PREFIX + relative.split('/').map(encodeURIComponent).join('/');
+}
+
+/** A sidefile error as a JSON-RPC error: resources have no `isError` result. */
+export function resourceError(err: unknown, log: Log): Error {
+  if (typeof (err as { code?: unknown }).code === 'number') return err as Error;
+  const error: ToolError = toToolError(err);
+  if (error.code === 'INTERNAL') {
+    log.error({ err }, 'unexpected error in a resource request');
+    return protocolError(ErrorCode.InternalError, error.message);
+  }
+  // -32002 is the MCP specification's "resource not found".
+  const code = error.code === 'FILE_NOT_FOUND' ? -32002 : ErrorCode.InvalidParams;
+  return protocolError(code, error.message, { code: error.code, details: error.details });
+}
+
+/** Resolves a resource URI through the path policy (SPEC §3 checks, read deny globs). */
+export function resolveUri(services: AppServices, uri: string): Promise<ResolvedPath> {
+  return services.resolve(pathOfUri(uri), 'read');
+}
+
+/** Reads `length` bytes from the start of an open file. */
+async function readHead(opened: OpenedFile, length: number): Promise<Buffer> {
+  const bytes = Buffer.alloc(length);
+  const { bytesRead } = await opened.handle.read(bytes, 0, length, 0);
+  return bytes.subarray(0, bytesRead);
+}
+
+/** What a whole-file read of this file may return; throws Read's errors for what it may not. */
+async function loadWhole(opened: OpenedFile): Promise<{ data: Buffer; kind: SniffResult }> {
+  const path = opened.target.relative;
+  const size = opened.stat.size;
+  // Security: bounded before reading, so a huge file is never pulled into memory.
+  if (size > MAX_UNPAGED_BYTES) {
+    const kind = sniff(await readHead(opened, SNIFF_BYTES));
+    if (kind.kind !== 'image') throw kind.kind === 'binary' ? binaryFile(path) : unpagedTooLarge(path, size);
+    if (size > MAX_IMAGE_BYTES) throw imageTooLarge(path, size);
+  }
+  const data = await readHead(opened, size);
+  return { data, kind: sniff(data.subarray(0, SNIFF_BYTES)) };
+}
+
+/** `resources/read`: the decoded text of a text file, or an image as a base64 blob. */
+export async function readResource(services: AppServices, uri: string): Promise<ReadResourceResult> {
+  const opened = await openResolved(services.root, await resolveUri(services, uri));
+  try {
+    const path = opened.target.relative;
+    const { data, kind } = await loadWhole(opened);
+    if (kind.kind === 'image') return { contents: [{ uri, mimeType: kind.mediaType, blob: data.toString('base64') }] };
+    if (kind.kind === 'binary') throw binaryFile(path);
+    // As Read: a NUL past the sniffed head makes the file binary, unless it is UTF-16/32 text.
+    const bom = bomEncoding(data);
+    if ((bom === undefined || bom === 'utf-8') && data.includes(0, SNIFF_BYTES)) throw binaryFile(path);
+    const decoded = decodeText(data, encodingOverrideFor(services.settings.encodings, path));
+    const mimeType = path.endsWith('.ipynb') ? 'application/x-ipynb+json' : 'text/plain';
+    return { contents: [{ uri, mimeType, text: decoded.text }] };
+  } finally {
+    await opened.handle.close();
+  }
+}

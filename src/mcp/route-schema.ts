@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { errorResponseSchema } from '../http/error-schema.js';
+
+const jsonRpcId = z.union([z.string(), z.number()]).describe('The JSON-RPC request id (absent on notifications).');
+
+const jsonRpcMessage = z
+  .looseObject({
+    jsonrpc: z.literal('2.0').describe('Always "2.0".'),
+    id: jsonRpcId.optional(),
+    method: z.string().optional().describe('e.g. initialize, tools/list, tools/call, resources/read, resources/subscribe.'),
+    params: z.record(z.string(), z.unknown()).optional().describe('The method\'s parameters.'),
+  })
+  .describe('One JSON-RPC 2.0 message of the Model Context Protocol.');
+
+const jsonRpcAnswer = z
+  .looseObject({
+    jsonrpc: z.literal('2.0').describe('Always "2.0".'),
+    id: jsonRpcId.nullable().describe('The id of the request answered (null when it could not be read).'),
+    result: z.record(z.string(), z.unknown()).optional().describe('The method\'s result (tools/call: content, structuredContent, isError).'),
+    error: z
+      .object({
+        code: z.number().int().describe('JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found.'),
+        message: z.string().describe('What went wrong.'),
+        data: z.unknown().optional().describe('Specifics, when any.'),
+      })
+      .optional()
+      .describe('A protocol error. Tool failures are results with isError: true instead.'),
+  })
+  .describe('The JSON-RPC response.');
+
+const DESCRIPTION = [
+  'The tools (and workspace files as resources) over the Model Context Protocol, Streamable HTTP',
+  'transport, protocol versions 2025-06-18 and 2025-11-25. Send `Accept: application/json,',
+  'text/event-stream`. The answer to `initialize` carries the `Mcp-Session-Id` to send on every later',
+  'request; an `X-Session-Id` sent with `initialize` names the sidefile session instead (shared read',
+  'state with REST calls). `GET /mcp` opens the stream of resource-update notifications; `DELETE',
+  '/mcp` ends the session. See docs/mcp.md.',
+].join(' ');
+
+/** POST is the one documented operation; GET (notification stream) and DELETE belong to it. */
+export function mcpRouteSchema(method: 'POST' | 'GET' | 'DELETE'): Record<string, unknown> {
+  if (method !== 'POST') return { hide: true };
+  return {
+    summary: 'Model Context Protocol endpoint (JSON-RPC over Streamable HTTP)',
+    description: DESCRIPTION,
+    operationId: 'mcp',
+    tags: ['mcp'],
+    security: [{ bearerAuth: [] }],
+    body: z.union([jsonRpcMessage, z.array(jsonRpcMessage).describe('A batch of messages.')]).describe('A JSON-RPC message or batch.'),
+    response: {
+      200: jsonRpcAnswer,
+      202: z.null().describe('Accepted: the body held only notifications or responses.'),
+      400: jsonRpcAnswer.or(errorResponseSchema).describe('A malformed message (JSON-RPC error) or an invalid X-Session-Id (INVALID_INPUT).'),
+      401: errorResponseSchema.describe('Missing or wrong bearer token'),
+      403: errorResponseSchema.describe('ORIGIN_DENIED: a foreign Origin or Host (SPEC §17)'),
+      404: jsonRpcAnswer.describe('Unknown or expired Mcp-Session-Id: initialize again.'),
+      406: jsonRpcAnswer.describe('The Accept header does not list application/json and text/event-stream.'),
+    },
+  };
+}

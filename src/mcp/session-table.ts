@@ -1,0 +1,94 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Log } from '../tools/types.js';
+import type { FastPath } from './fast-path.js';
+import type { McpSessionState } from './server.js';
+
+/** One live MCP session: its SDK server, its transport and what it is subscribed to. */
+export interface LiveSession {
+  id: string;
+  state: McpSessionState;
+  server: Server;
+  transport: WebStandardStreamableHTTPServerTransport;
+  fast: FastPath;
+  lastSeen: number;
+}
+
+export interface SessionTableOptions {
+  /** Live sessions kept; the least recently used is closed to admit a new one. */
+  max: number;
+  /** A session unused this long is closed (its client must initialize again). */
+  idleMs: number;
+  log: Log;
+  now?: () => number;
+}
+
+/**
+ * The live MCP sessions, bounded in number and idle time. A Map keeps insertion order, so
+ * re-inserting on use makes its first key the least recently used.
+ */
+export class SessionTable {
+  private readonly live = new Map<string, LiveSession>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: SessionTableOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** The session with this id, marked as just used. */
+  get(id: string): LiveSession | undefined {
+    const entry = this.live.get(id);
+    if (!entry) return undefined;
+    entry.lastSeen = this.now();
+    this.live.delete(id);
+    this.live.set(id, entry);
+    return entry;
+  }
+
+  add(entry: LiveSession): void {
+    while (this.live.size >= this.options.max) {
+      const oldest = this.live.keys().next().value;
+      if (oldest === undefined) break;
+      this.options.log.info({ mcpSessions: this.live.size }, 'MCP session limit reached: closing the least recently used');
+      void this.close(oldest);
+    }
+    entry.lastSeen = this.now();
+    this.live.set(entry.id, entry);
+  }
+
+  /** Forgets a session and closes its server and transport (its streams end). */
+  async close(id: string): Promise<void> {
+    const entry = this.live.get(id);
+    if (!entry) return;
+    this.live.delete(id);
+    try {
+      await entry.server.close();
+    } catch (err) {
+      this.options.log.warn({ err }, 'closing an MCP session failed');
+    }
+  }
+
+  /** Closes the sessions idle longer than the limit; returns how many. */
+  sweep(): number {
+    const cutoff = this.now() - this.options.idleMs;
+    const idle = [...this.live.values()].filter((entry) => entry.lastSeen < cutoff);
+    for (const entry of idle) void this.close(entry.id);
+    return idle.length;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.live.keys()].map((id) => this.close(id)));
+  }
+
+  /** Sessions subscribed to this real path, with the URI each subscribed with. */
+  *subscribers(real: string): Generator<[LiveSession, string]> {
+    for (const entry of this.live.values()) {
+      const uri = entry.state.subscriptions.get(real);
+      if (uri !== undefined) yield [entry, uri];
+    }
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The read-state text cache (SPEC §14): the bytes of versions sessions have read or written,
+ * so that a stale write can be answered with the diff from the version the session read to the
+ * current one. Keyed by content hash, so sessions that read the same version share one copy.
+ * Bounded: files over 1 MiB are not kept, and the total (default 64 MiB, `--read-cache-mib`)
+ * drops the least recently used first.
+ */
+export const MAX_CACHED_FILE_BYTES = 1024 * 1024;
+
+export class TextCache {
+  /** hash → bytes; a Map keeps insertion order, refreshed on use, for LRU eviction. */
+  private readonly entries = new Map<string, Buffer>();
+  private total = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  put(hash: string, bytes: Buffer): void {
+    if (bytes.length > MAX_CACHED_FILE_BYTES || bytes.length > this.maxBytes) return;
+    const had = this.entries.get(hash);
+    if (had) {
+      this.entries.delete(hash);
+      this.entries.set(hash, had);
+      return;
+    }
+    this.entries.set(hash, bytes);
+    this.total += bytes.length;
+    while (this.total > this.maxBytes) {
+      const [oldest, old] = this.entries.entries().next().value as [string, Buffer];
+      this.entries.delete(oldest);
+      this.total -= old.length;
+    }
+  }
+
+  get(hash: string): Buffer | undefined {
+    const bytes = this.entries.get(hash);
+    if (bytes) {
+      this.entries.delete(hash);
+      this.entries.set(hash, bytes);
+    }
+    return bytes;
+  }
+
+  stats(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.total };
+  }
+}

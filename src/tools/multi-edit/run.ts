@@ -1,0 +1,94 @@
+import { isToolError, ToolError } from '../../errors.js';
+import type { Rung } from '../../match/index.js';
+import { decodeText, dominantLineBreak, encodeText, type TextEncoding } from '../../text/codec.js';
+import { encodingOverrideFor } from '../../text/overrides.js';
+import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
+import { applyEdit, assertNoPlaceholder, type EditApplied, type OneEdit } from '../edit/apply-edit.js';
+import { assertRoundTrip, fileExists, precheckEdit, refuseNotebook } from '../edit/checks.js';
+import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
+import type { MultiEditInput, MultiEditResult } from './schema.js';
+
+interface MultiEditExtra {
+  replacements: number;
+  matches: Rung[];
+}
+
+/**
+ * SPEC §12: Edit's steps 1–3 once, then every edit in order on the text the edits before it
+ * left, all under one lock with one write, one history version and one event. Any failing edit
+ * answers with its `details.edit_index` and `edit i of n` in the message; nothing is written.
+ */
+export async function runMultiEdit(input: MultiEditInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<MultiEditResult>> {
+  refuseNotebook(target);
+  input.edits.forEach((edit, index) => {
+    if (edit.old_string === edit.new_string) {
+      throw atEdit(index, input.edits.length, new ToolError('NO_CHANGE', 'old_string and new_string are the same, so there is nothing to change.'));
+    }
+  });
+  const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
+  const out = await runWrite<MultiEditExtra>(ctx, target, {
+    tool: 'MultiEdit',
+    requireRead: 'any',
+    staleDiff: { decode: (bytes) => decodeText(bytes, override).text },
+    unit: 'lines',
+    createParents: true,
+    precheck: (current) => precheckEdit(input.edits[0]!.old_string, target, current),
+    compute: (current) => compute(input, target, current, override),
+  });
+  return {
+    result: {
+      file_path: target.relative,
+      edits_applied: input.edits.length,
+      replacements: out.extra.replacements,
+      matches: out.extra.matches,
+      structured_patch: out.structuredPatch,
+      ...(out.gitDiff ? { git_diff: out.gitDiff } : {}),
+    },
+    text: `The file ${target.relative} has been updated successfully.`,
+    metrics: { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions },
+  };
+}
+
+function compute(input: MultiEditInput, target: ResolvedPath, current: CurrentFile, override?: string): ComputedWrite<MultiEditExtra> {
+  let encoding: TextEncoding = { encoding: 'utf-8', bom: false };
+  let before = '';
+  let decode: ((b: Buffer) => string) | undefined;
+  if (current.bytes !== null) {
+    const decoded = decodeText(current.bytes, override);
+    assertRoundTrip(current.bytes, decoded, target);
+    encoding = decoded;
+    before = decoded.text;
+    decode = (b: Buffer) => decodeText(b, decoded.encoding).text;
+  }
+  let text = before;
+  let replacements = 0;
+  const matches: Rung[] = [];
+  input.edits.forEach((edit, index) => {
+    let applied: EditApplied;
+    try {
+      applied = applyOne(text, edit, target, input.allow_placeholders);
+    } catch (err) {
+      throw isToolError(err) ? atEdit(index, input.edits.length, err) : err;
+    }
+    text = applied.after;
+    replacements += applied.replacements;
+    matches.push(applied.rung);
+  });
+  const bytes = encodeText(text, encoding);
+  return { bytes, before, after: text, ...(decode ? { decode } : {}), extra: { replacements, matches } };
+}
+
+/** One edit on the text so far; an empty old_string fills a text that is still empty (SPEC §6 step 2–3). */
+function applyOne(text: string, edit: OneEdit, target: ResolvedPath, allowPlaceholders: boolean): EditApplied {
+  if (edit.old_string === '') {
+    if (text !== '') throw fileExists(target);
+    if (!allowPlaceholders) assertNoPlaceholder('', [], edit.new_string);
+    return { after: edit.new_string, replacements: 1, rung: 'exact' };
+  }
+  return applyEdit(text, edit, { path: target.relative, lineBreak: dominantLineBreak(text), allowPlaceholders });
+}
+
+/** The same error, naming the edit: `details.edit_index` (0-based) and `edit 3 of 5` in the message. */
+function atEdit(index: number, count: number, err: ToolError): ToolError {
+  return new ToolError(err.code, `edit ${index + 1} of ${count}: ${err.message}`, { ...err.details, edit_index: index }, err.headers);
+}
