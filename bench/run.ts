@@ -3,6 +3,7 @@
  * printing figures as they come. One file per scenario; adding one is one line below.
  * Each scenario measures its own baseline in the same run and prints ratios to it.
  */
+import { benchDiscovery } from './discovery.js';
 import { benchEdit } from './edit.js';
 import { benchMcp } from './mcp.js';
 import { benchNotebook } from './notebook.js';
@@ -18,6 +19,7 @@ const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
   ['notebook', (print) => benchNotebook(print)],
   ['patch', (print) => benchPatch(print)],
   ['peers', (print) => benchPeers(print)],
+  ['discovery', (print) => benchDiscovery(print)],
   ['mcp', (print) => benchMcp(print)],
 ];
 

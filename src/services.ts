@@ -36,6 +36,9 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     encodings: config.encodings,
     dataDir,
     historyVersions: config.historyVersions,
+    denyRead: config.denyRead,
+    searchTimeoutMs: config.searchTimeoutMs,
+    searchMaxEntries: config.searchMaxEntries,
   };
   const history = new FsHistoryStore({ dataDir, maxVersions: config.historyVersions });
   return {

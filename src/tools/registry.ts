@@ -5,6 +5,10 @@ import { notebookEditTool } from './notebook-edit/index.js';
 import { createReadTool } from './read/index.js';
 import type { ToolDefinition, ToolServices } from './types.js';
 import { writeTool } from './write/index.js';
+import { DiscoveryPool } from '../discovery/pool.js';
+import { createGlobTool } from './glob/index.js';
+import { createGrepTool } from './grep/index.js';
+import { createLsTool } from './ls/index.js';
 
 /**
  * Every tool the service offers, fresh for one app: the routes, OpenAPI, GET /v1/tools,
@@ -13,6 +17,8 @@ import { writeTool } from './write/index.js';
  * resources (Read's line indexes) releases them in `close()`, called when the app closes.
  */
 export function createTools(_services: ToolServices): ToolDefinition[] {
+  // One worker pool for the app's discovery tools; each tool's close() ends it (idempotent).
+  const discovery = new DiscoveryPool();
   return [
     createReadTool(),
     editTool,
@@ -20,5 +26,8 @@ export function createTools(_services: ToolServices): ToolDefinition[] {
     writeTool,
     notebookEditTool,
     applyPatchTool,
+    createGlobTool(discovery),
+    createGrepTool(discovery),
+    createLsTool(discovery),
   ];
 }

@@ -31,6 +31,11 @@ export interface ToolSettings {
   encodings: Array<[glob: string, encoding: string]>;
   dataDir: string;
   historyVersions: number;
+  /** Deny-read globs (SPEC §1): the discovery walk makes matching entries invisible. */
+  denyRead: string[];
+  /** Discovery budgets (SPEC §11). */
+  searchTimeoutMs: number;
+  searchMaxEntries: number;
 }
 
 /** What a finished write tells the after-write hooks (history, events, metrics). */

@@ -33,7 +33,8 @@ export async function makeWriteTestbed(opts: { encodings?: Array<[string, string
   const history = new FsHistoryStore({ dataDir, maxVersions: 50 });
   const resolve = makeResolver(root, { denyRead: [], denyWrite: [], readOnly: false });
   const events: WriteEvent[] = [];
-  const settings = { readOnly: false, lockTimeoutMs: 10_000, encodings: opts.encodings ?? [], dataDir, historyVersions: 50 };
+  const settings = { readOnly: false, lockTimeoutMs: 10_000, encodings: opts.encodings ?? [], dataDir, historyVersions: 50,
+    denyRead: [], searchTimeoutMs: 10_000, searchMaxEntries: 1_000_000 };
   const ctx = (session = 'default'): ToolContext => ({
     root, session, log: pino({ level: 'silent' }), settings, readState, locks, history,
     afterWrite: (e) => events.push(e),

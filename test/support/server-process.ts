@@ -31,6 +31,8 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   /** Give up waiting for the port after this long. */
   startTimeoutMs?: number;
+  /** A command the server runs under (e.g. `setpriv --reuid=65534 …`): `[command, ...args]`. */
+  wrapper?: string[];
 }
 
 /** Starts the server and waits for the log line that names the chosen port (`--port 0`). */
@@ -38,7 +40,8 @@ export function spawnServer(opts: SpawnOptions): Promise<ServerProcess> {
   const script = opts.script ?? SERVER;
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const args = [...loader, script, '--root', opts.root, '--port', '0', '--data-dir', opts.dataDir, ...(opts.args ?? [])];
-  const child = spawn(process.execPath, args, {
+  const [command, ...pre] = opts.wrapper ?? [];
+  const child = spawn(command ?? process.execPath, command === undefined ? args : [...pre, process.execPath, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, SIDEFILE_LOG_LEVEL: 'info', ...opts.env },
   });

@@ -1,0 +1,129 @@
+import fs, { constants, type Dirent, type Stats } from 'node:fs';
+import { isToolError } from '../errors.js';
+import { isInside } from '../paths/lexical.js';
+import { CheckedDir, openCheckedDir, openFileDirect, type DenyCheck } from '../paths/fd-policy.js';
+
+export { CheckedDir } from '../paths/fd-policy.js';
+
+/**
+ * The discovery walk's file-system steps on the project's fd path policy (src/paths/fd-policy.ts,
+ * SPEC §3 "Under races"): folders opened without following a last link and checked on their
+ * descriptor's real path before they are listed; every later step in a folder (lstat, a child's
+ * open) through `dir.at(name)` — `/proc/self/fd/<fd>/<name>` — so a parent swapped for a link
+ * after the check changes nothing; files opened O_NOFOLLOW|O_NONBLOCK and their descriptor's real
+ * path checked against the root and the deny globs before a byte is read.
+ * What a walk meets that the policy refuses (a folder that is now a link, or leads outside) is
+ * skipped silently, as SPEC §11 says of links that lead outside: null, never an error.
+ * Synchronous on purpose: this runs in a worker thread, where sync calls cost no event loop.
+ */
+
+/**
+ * Opens `at` (the start's real path, or `dir.at(name)`) as a folder; null when it is a link, gone,
+ * not a folder, or outside the root. Other errors (EACCES, EMFILE…) are thrown for the caller.
+ */
+export function openDirChecked(root: string, at: string): CheckedDir | null {
+  try {
+    return openCheckedDir(root, at, true);
+  } catch (err) {
+    // Security: a folder that leads outside (or became a link) is not listed, and not reported.
+    if (isToolError(err) && err.code === 'PATH_OUTSIDE_WORKSPACE') return null;
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') return null;
+    throw err;
+  }
+}
+
+export function closeDir(dir: CheckedDir): void {
+  dir.close();
+}
+
+/** Names in an opened folder, with their types from the folder itself (no extra stat). */
+export function listDir(dir: CheckedDir): Dirent[] {
+  return fs.readdirSync(dir.fd >= 0 ? `/proc/self/fd/${dir.fd}` : dir.real, { withFileTypes: true });
+}
+
+/** lstat of a name in an opened folder; null when it vanished. */
+export function lstatIn(dir: CheckedDir, name: string): Stats | null {
+  try {
+    return fs.lstatSync(dir.at(name), { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where a link in an opened folder leads, when it leads to a regular file inside the root:
+ * its real path and stat. null for a link outside, to a folder, dangling, or a loop.
+ */
+export function linkedFile(root: string, dir: CheckedDir, name: string): { real: string; stat: Stats } | null {
+  let fd: number;
+  try {
+    // Security: nothing outside is opened when the link plainly leads outside (a device's open may act).
+    if (!isInside(root, fs.realpathSync.native(dir.at(name)))) return null;
+    // Security: O_NONBLOCK, so a link to a FIFO cannot hang the worker.
+    fd = fs.openSync(dir.at(name), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch {
+    return null;
+  }
+  try {
+    const real = dir.fd >= 0 ? fs.readlinkSync(`/proc/self/fd/${fd}`) : fs.realpathSync.native(dir.at(name));
+    // Security: a link is followed only to a place inside the root, judged on the open descriptor.
+    if (!isInside(root, real)) return null;
+    const stat = fs.fstatSync(fd);
+    return stat.isFile() ? { real, stat } : null;
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Reads a file whole, at most `maxBytes`, through the policy's checked open of `at` (a
+ * `dir.at(name)` path or a link target's checked real path). null when it vanished, became a link
+ * or a non-regular file, or its descriptor is outside the root or denied. With `scratch`, a file
+ * that fits is read into it (no allocation per file; the answer is a view valid until the next call).
+ */
+export function readFileChecked(root: string, at: string, maxBytes: number, deny?: DenyCheck, scratch?: Buffer): { bytes: Buffer; real: string } | null {
+  let opened;
+  try {
+    opened = openFileDirect(root, at, deny);
+  } catch {
+    // Security: outside or denied (the policy threw): not read, not reported.
+    return null;
+  }
+  if (opened === null || opened === 'changed') return null;
+  try {
+    if (!opened.stat.isFile()) return null;
+    const size = Math.min(opened.stat.size, maxBytes);
+    const bytes = scratch !== undefined && size <= scratch.length ? scratch.subarray(0, size) : Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+      const n = fs.readSync(opened.fd, bytes, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return { bytes: read === size ? bytes : bytes.subarray(0, read), real: opened.real };
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
+
+/**
+ * LS's view of a link: where it leads when that is inside the root (a file or a folder), with
+ * the target's stat. Only the real path is compared and stat'ed, never opened: a folder need not
+ * be opened to be named, and the stat of the real path is only metadata of an inside entry.
+ */
+export function linkedFolderOrFile(root: string, dir: CheckedDir, name: string): { real: string; stat: Stats } | null {
+  try {
+    const real = fs.realpathSync.native(dir.at(name));
+    // Security: a link is shown only when it leads inside the root; its target is never shown.
+    if (!isInside(root, real)) return null;
+    const stat = fs.lstatSync(real);
+    if (stat.isSymbolicLink()) return null;
+    return { real, stat };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,89 @@
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { ToolError } from '../errors.js';
+import type { DiscoveryTask, TaskStats, WorkerMessage } from './protocol.js';
+
+/**
+ * The discovery worker pool (piscina). Every walk and search runs in a worker thread, so no
+ * Glob, Grep or LS — however large the tree, however slow the pattern — holds the event loop.
+ * A task past its deadline is aborted, which makes piscina terminate its thread (the only way to
+ * stop a regular expression stuck in backtracking); the answer is then what the worker had
+ * streamed so far, with `stopped` set.
+ */
+
+/** How long past its budget a worker that has not finished by itself is terminated. */
+const GRACE_MS = 200;
+
+export interface TaskOutcome<I> {
+  items: I[];
+  stats: TaskStats;
+}
+
+/** From src (vitest, tsx) the worker is TypeScript and needs tsx's loader; from dist it is plain JS. */
+function workerOptions(): { filename: string; execArgv: string[] } {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const filename = new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url).href;
+  if (!fromSource) return { filename, execArgv: [] };
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return { filename, execArgv: ['--import', tsx] };
+}
+
+export class DiscoveryPool {
+  private pool: Piscina | null = null;
+
+  private get workers(): Piscina {
+    if (this.pool === null) {
+      const threads = Math.max(1, Math.min(4, os.availableParallelism()));
+      this.pool = new Piscina({ ...workerOptions(), minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+    }
+    return this.pool;
+  }
+
+  /** Runs one task to its end, or to its budget (plus a short grace) with what it found. */
+  run<I>(task: DiscoveryTask): Promise<TaskOutcome<I>> {
+    const { port1, port2 } = new MessageChannel();
+    const items: I[] = [];
+    let stats: TaskStats = { skippedDirs: 0, skippedBinary: 0, stopped: false };
+    const abort = new AbortController();
+    return new Promise<TaskOutcome<I>>((resolve, reject) => {
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (outcome: TaskOutcome<I> | Error): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        port1.close();
+        if (outcome instanceof Error) reject(outcome);
+        else resolve(outcome);
+      };
+      port1.on('message', (message: WorkerMessage<I>) => {
+        if (message.type === 'start') {
+          timer = setTimeout(() => {
+            abort.abort();
+            settle({ items, stats: { ...stats, stopped: true } });
+          }, task.timeoutMs + GRACE_MS);
+          return;
+        }
+        if (message.type === 'error') {
+          settle(new ToolError('INVALID_INPUT', message.message, { fields: [{ field: message.field, message: message.message }] }));
+          return;
+        }
+        for (const item of message.items) items.push(item);
+        stats = message.stats;
+        if (message.type === 'end') settle({ items, stats });
+      });
+      this.workers
+        .run({ ...task, port: port2 }, { transferList: [port2] as never, signal: abort.signal })
+        .catch((err: unknown) => settle(abort.signal.aborted ? { items, stats: { ...stats, stopped: true } } : (err as Error)));
+    });
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = null;
+    if (pool !== null) await pool.destroy();
+  }
+}

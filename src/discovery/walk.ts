@@ -1,0 +1,226 @@
+import type { Dirent } from 'node:fs';
+import { compileGlobs } from '../paths/globs.js';
+import { toRelative } from '../paths/lexical.js';
+import type { Budget } from './budget.js';
+import {
+  closeDir, linkedFile, listDir, lstatIn, openDirChecked, readFileChecked, type CheckedDir,
+} from './checked-fs.js';
+import { isIgnored, pushRules, rulesBelow, type IgnoreStack } from './ignore-rules.js';
+
+/**
+ * The walk shared by Glob, Grep and LS (SPEC §11), run inside a discovery worker. Depth first,
+ * each folder's names in code-unit order (so files come out in path order, ripgrep's
+ * `--sort path`). Every folder is opened and checked through checked-fs.ts before it is listed.
+ */
+
+export interface WalkOptions {
+  /** Real path of the workspace root. */
+  root: string;
+  /** Root-relative path of the start folder ('' for the root itself), as resolved by the route. */
+  startRel: string;
+  denyRead: readonly string[];
+  includeIgnored: boolean;
+  budget: Budget;
+  /** Whether files need their size and mtime (an lstat each); Grep's content mode does not. */
+  needStat: boolean;
+}
+
+export interface WalkFile {
+  /** Root-relative path under the name it was found by (a link's own name). */
+  rel: string;
+  /** Path relative to the start folder: what patterns are matched against. */
+  relToStart: string;
+  /** Where to open it while the visit runs (the checked folder's descriptor path, or a link's real target). */
+  at: string;
+  mtimeMs: number;
+  size: number;
+}
+
+export interface WalkStats {
+  skippedDirs: number;
+}
+
+/** Deeper folders are counted as skipped: each level holds one descriptor open. */
+const MAX_DEPTH = 256;
+/** Ignore files larger than this are not read (nobody writes 1 MiB of ignore rules). */
+const IGNORE_FILE_BYTES = 1 << 20;
+
+interface WalkState {
+  opts: WalkOptions;
+  denied: (rel: string) => boolean;
+  stats: WalkStats;
+  onFile: (file: WalkFile) => void;
+}
+
+/** Walks below the start folder, calling `onFile` for each visible regular file (and link to one). */
+export function walkFiles(opts: WalkOptions, onFile: (file: WalkFile) => void): WalkStats {
+  const state: WalkState = { opts, denied: compileGlobs(opts.denyRead), stats: { skippedDirs: 0 }, onFile };
+  const start = openStartCounted(opts, state.stats);
+  if (start === null) return state.stats;
+  try {
+    visitDir(state, start.dir, opts.startRel, start.rules, 0);
+  } finally {
+    closeDir(start.dir);
+  }
+  return state.stats;
+}
+
+/** openStart, with a folder on the way that cannot be read (EACCES…) counted as skipped. */
+function openStartCounted(opts: WalkOptions, stats: WalkStats): OpenedStart | null {
+  try {
+    return openStart(opts);
+  } catch (err) {
+    if (typeof (err as NodeJS.ErrnoException).code !== 'string') throw err;
+    stats.skippedDirs++;
+    return null;
+  }
+}
+
+export interface OpenedStart {
+  dir: CheckedDir;
+  /** Ignore rules of the folders from the root down to (not including) the start folder. */
+  rules: IgnoreStack;
+}
+
+/**
+ * Opens the start folder by descending from the root through checked descriptors, reading the
+ * ignore files of the folders above it on the way. null when a folder on the way is no longer
+ * a folder inside the root (a swap since the route resolved it): nothing is listed.
+ */
+export function openStart(opts: Pick<WalkOptions, 'root' | 'startRel' | 'includeIgnored'>): OpenedStart | null {
+  let dir = openDirChecked(opts.root, opts.root);
+  if (dir === null) return null;
+  let rules: IgnoreStack = [];
+  const names = opts.startRel === '' ? [] : opts.startRel.split('/');
+  for (let i = 0; i < names.length; i++) {
+    if (!opts.includeIgnored) rules = withFolderRules(opts.root, dir, names.slice(0, i).join('/'), rules, null);
+    let next: CheckedDir | null;
+    try {
+      next = openDirChecked(opts.root, dir.at(names[i]!));
+    } finally {
+      closeDir(dir);
+    }
+    if (next === null) return null;
+    dir = next;
+  }
+  return { dir, rules: rulesBelow(rules, opts.startRel) };
+}
+
+/** The stack with this folder's `.git/info/exclude`, `.gitignore` and `.ignore` rules, in that order. */
+export function withFolderRules(root: string, dir: CheckedDir, rel: string, rules: IgnoreStack, names: Set<string> | null): IgnoreStack {
+  const texts: string[] = [];
+  for (const name of ['.git/info/exclude', '.gitignore', '.ignore']) {
+    const first = name.split('/')[0]!;
+    if (names !== null && !names.has(first)) continue;
+    const file = readFileChecked(root, dir.at(name), IGNORE_FILE_BYTES);
+    if (file !== null) texts.push(file.bytes.toString('utf8'));
+  }
+  return texts.length === 0 ? rules : pushRules(rules, rel, texts);
+}
+
+function visitDir(state: WalkState, dir: CheckedDir, rel: string, inherited: IgnoreStack, depth: number): void {
+  const { opts } = state;
+  let entries: Dirent[];
+  try {
+    entries = listDir(dir);
+  } catch {
+    state.stats.skippedDirs++;
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const rules = opts.includeIgnored ? inherited : withFolderRules(opts.root, dir, rel, inherited, new Set(entries.map((e) => e.name)));
+  for (const entry of entries) {
+    if (!opts.budget.visit()) return;
+    // Security: a repository's internals are never entered nor listed.
+    if (entry.name === '.git') continue;
+    const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+    // Security: a deny-read glob makes the entry invisible (never listed, searched, or counted).
+    if (state.denied(childRel)) continue;
+    const kind = kindOf(dir, entry);
+    if (kind === 'other') continue;
+    if (!opts.includeIgnored && isIgnored(rules, childRel, kind === 'dir')) continue;
+    if (kind === 'dir') enterDir(state, dir, entry.name, childRel, rules, depth);
+    else if (kind === 'file') visitFile(state, dir, entry.name, childRel);
+    else visitLink(state, dir, entry.name, childRel);
+  }
+}
+
+function enterDir(state: WalkState, parent: CheckedDir, name: string, rel: string, rules: IgnoreStack, depth: number): void {
+  if (depth + 1 >= MAX_DEPTH) {
+    state.stats.skippedDirs++;
+    return;
+  }
+  let child: CheckedDir | null;
+  try {
+    // Security: opened through the parent's checked descriptor, no link followed, real path checked.
+    child = openDirChecked(state.opts.root, parent.at(name));
+  } catch {
+    state.stats.skippedDirs++;
+    return;
+  }
+  if (child === null) return;
+  try {
+    visitDir(state, child, rel, rules, depth + 1);
+  } finally {
+    closeDir(child);
+  }
+}
+
+function visitFile(state: WalkState, dir: CheckedDir, name: string, rel: string): void {
+  let mtimeMs = 0;
+  let size = 0;
+  if (state.opts.needStat) {
+    const st = lstatIn(dir, name);
+    if (st === null || !st.isFile()) return;
+    mtimeMs = st.mtimeMs;
+    size = st.size;
+  }
+  state.onFile({ rel, relToStart: relToStart(state.opts.startRel, rel), at: dir.at(name), mtimeMs, size });
+}
+
+/** A link is listed under its own name when it leads to a regular file inside the root. */
+function visitLink(state: WalkState, dir: CheckedDir, name: string, rel: string): void {
+  const target = linkedFile(state.opts.root, dir, name);
+  if (target === null) return;
+  // Security: deny globs hold for the target's real path too, so a link cannot expose a denied file.
+  if (state.denied(toRelative(state.opts.root, target.real))) return;
+  const { mtimeMs, size } = target.stat;
+  state.onFile({ rel, relToStart: relToStart(state.opts.startRel, rel), at: target.real, mtimeMs, size });
+}
+
+type EntryKind = 'dir' | 'file' | 'link' | 'other';
+
+function kindOf(dir: CheckedDir, entry: Dirent): EntryKind {
+  if (entry.isDirectory()) return 'dir';
+  if (entry.isFile()) return 'file';
+  if (entry.isSymbolicLink()) return 'link';
+  if (entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice()) return 'other';
+  // DT_UNKNOWN (some file systems): ask lstat.
+  const st = lstatIn(dir, entry.name);
+  if (st === null) return 'other';
+  if (st.isDirectory()) return 'dir';
+  if (st.isFile()) return 'file';
+  return st.isSymbolicLink() ? 'link' : 'other';
+}
+
+export function relToStart(startRel: string, rel: string): string {
+  return startRel === '' ? rel : rel.slice(startRel.length + 1);
+}
+
+/**
+ * Grep's `path` naming one file: that file alone, opened through its folder's checked
+ * descriptor (ignore rules do not apply to a file named explicitly; deny globs were checked
+ * by the route). `opts.startRel` is the file's folder.
+ */
+export function walkOne(opts: WalkOptions, name: string, onFile: (file: WalkFile) => void): WalkStats {
+  const state: WalkState = { opts, denied: compileGlobs(opts.denyRead), stats: { skippedDirs: 0 }, onFile };
+  const start = openStartCounted({ ...opts, includeIgnored: true }, state.stats);
+  if (start === null) return state.stats;
+  try {
+    const rel = opts.startRel === '' ? name : `${opts.startRel}/${name}`;
+    if (!state.denied(rel)) visitFile(state, start.dir, name, rel);
+  } finally {
+    closeDir(start.dir);
+  }
+  return state.stats;
+}
