@@ -51,4 +51,17 @@ describe('ApplyPatch hunks on the ladder (SPEC §13, §14)', () => {
     expect(retry.status).toBe(200);
     expect(await bytes('a.txt')).toBe('one\n2\nthree\nfour\n');
   });
+
+  it('refuses added lines with an omission placeholder (PLACEHOLDER_DETECTED), unless allow_placeholders', async () => {
+    await put('a.js', 'function a() {\n  return 1;\n}\n');
+    await readFully(t, 'a.js');
+    const patch = '*** Update File: a.js\n@@\n function a() {\n-  return 1;\n+  // ... existing code ...\n+  return 2;\n';
+    const res = await apply(patch);
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'PLACEHOLDER_DETECTED', details: { file_path: 'a.js', hunk: 0, line: 1, text: '  // ... existing code ...' } });
+    expect(await bytes('a.js')).toBe('function a() {\n  return 1;\n}\n');
+    const allowed = await t.request.post('/v1/tools/apply_patch').send({ patch: `*** Begin Patch\n${patch}*** End Patch\n`, allow_placeholders: true });
+    expect(allowed.status).toBe(200);
+    expect(await bytes('a.js')).toBe('function a() {\n  // ... existing code ...\n  return 2;\n}\n');
+  });
 });

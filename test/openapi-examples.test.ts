@@ -66,7 +66,10 @@ describe('the OpenAPI document for a reader', () => {
       path.join(t.root, 'analysis.ipynb'),
       JSON.stringify({ cells: [cell('load', ['import pandas as pd\n', "df = pd.read_csv('data.csv')"]), cell('look', ['df.head()'])], metadata: {}, nbformat: 4, nbformat_minor: 5 }),
     );
-    const steps: Array<[string, string, number]> = [['read', 'Read', 0], ['edit', 'Edit', 0], ['write', 'Write', 0], ['read', 'Read', 1], ['notebook_edit', 'NotebookEdit', 0]];
+    const steps: Array<[string, string, number]> = [
+      ['read', 'Read', 0], ['edit', 'Edit', 0], ['multi_edit', 'MultiEdit', 0], ['apply_patch', 'ApplyPatch', 0],
+      ['write', 'Write', 0], ['read', 'Read', 1], ['notebook_edit', 'NotebookEdit', 0],
+    ];
     for (const [slug, tool, i] of steps) {
       const ex = TOOL_EXAMPLES[tool]!;
       const res = await t.app.inject({ method: 'POST', url: `/v1/tools/${slug}`, headers: { 'x-session-id': 'agent-1' }, payload: ex.requests[i] as object });

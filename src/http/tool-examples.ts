@@ -37,7 +37,44 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
   },
   Edit: {
     requests: [{ file_path: 'app.py', old_string: '"hi"', new_string: '"hello"' }],
-    responses: [{ result: { file_path: 'app.py', replacements: 1, structured_patch: PATCH }, text: 'The file app.py has been updated successfully.' }],
+    responses: [{ result: { file_path: 'app.py', replacements: 1, match: 'exact', structured_patch: PATCH }, text: 'The file app.py has been updated successfully.' }],
+  },
+  MultiEdit: {
+    // The second edit's old_string is indented one level too deep: it lands at rung `indentation`.
+    requests: [
+      {
+        file_path: 'app.py',
+        edits: [
+          { old_string: 'def greet():', new_string: 'def greet(name):' },
+          { old_string: '        return "hello"', new_string: '        return f"hello {name}"' },
+        ],
+      },
+    ],
+    responses: [
+      {
+        result: {
+          file_path: 'app.py', edits_applied: 2, replacements: 2, matches: ['exact', 'indentation'],
+          structured_patch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: ['-def greet():', '-    return "hello"', '+def greet(name):', '+    return f"hello {name}"'] }],
+        },
+        text: 'The file app.py has been updated successfully.',
+      },
+    ],
+  },
+  ApplyPatch: {
+    requests: [{ patch: '*** Begin Patch\n*** Update File: app.py\n@@ def greet(name):\n-    return f"hello {name}"\n+    return f"hello, {name}!"\n*** End Patch\n' }],
+    responses: [
+      {
+        result: {
+          files: [
+            {
+              file_path: 'app.py', type: 'update', match: 'exact', additions: 1, deletions: 1,
+              structured_patch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: [' def greet(name):', '-    return f"hello {name}"', '+    return f"hello, {name}!"'] }],
+            },
+          ],
+        },
+        text: 'Applied patch to 1 file:\nM app.py (+1 -1)',
+      },
+    ],
   },
   Write: {
     requests: [{ file_path: 'notes/todo.md', content: '# TODO\n- ship it\n' }],

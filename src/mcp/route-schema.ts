@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorResponseSchema } from '../http/error-schema.js';
+import { errorResponses } from '../http/error-schema.js';
 
 const jsonRpcId = z.union([z.string(), z.number()]).describe('The JSON-RPC request id (absent on notifications).');
 
@@ -40,6 +40,8 @@ const DESCRIPTION = [
 /** POST is the one documented operation; GET (notification stream) and DELETE belong to it. */
 export function mcpRouteSchema(method: 'POST' | 'GET' | 'DELETE'): Record<string, unknown> {
   if (method !== 'POST') return { hide: true };
+  // Only the codes this route answers, each with an example (ORIGIN_DENIED, UNAUTHORIZED, INTERNAL).
+  const errors = errorResponses(['INVALID_INPUT']);
   return {
     summary: 'Model Context Protocol endpoint (JSON-RPC over Streamable HTTP)',
     description: DESCRIPTION,
@@ -50,11 +52,12 @@ export function mcpRouteSchema(method: 'POST' | 'GET' | 'DELETE'): Record<string
     response: {
       200: jsonRpcAnswer,
       202: z.null().describe('Accepted: the body held only notifications or responses.'),
-      400: jsonRpcAnswer.or(errorResponseSchema).describe('A malformed message (JSON-RPC error) or an invalid X-Session-Id (INVALID_INPUT).'),
-      401: errorResponseSchema.describe('Missing or wrong bearer token'),
-      403: errorResponseSchema.describe('ORIGIN_DENIED: a foreign Origin or Host (SPEC §17)'),
+      400: jsonRpcAnswer.or(errors[400]!).describe('A malformed message (JSON-RPC error) or an invalid X-Session-Id (INVALID_INPUT).'),
+      401: errors[401]!,
+      403: errors[403]!,
       404: jsonRpcAnswer.describe('Unknown or expired Mcp-Session-Id: initialize again.'),
       406: jsonRpcAnswer.describe('The Accept header does not list application/json and text/event-stream.'),
+      500: errors[500]!,
     },
   };
 }

@@ -1,6 +1,7 @@
 import { ToolError } from '../errors.js';
 import type { Hunk } from './parse.js';
 import { findClosest, formatClosest, rewriteLines, type LineFit } from '../match/index.js';
+import { detectPlaceholder, placeholderMessage } from '../write/placeholders.js';
 import { locateAnchor, locateHunk, type Rung } from './locate.js';
 
 /**
@@ -93,7 +94,7 @@ const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
  * Applies `hunks` in order; throws CONTEXT_NOT_FOUND / MULTIPLE_MATCHES naming the hunk. Each
  * search can scan the rest of a large file, so a patch of many hunks yields between slices.
  */
-export async function applyHunks(text: string, hunks: Hunk[], filePath: string, lineBreak: string): Promise<AppliedHunks> {
+export async function applyHunks(text: string, hunks: Hunk[], filePath: string, lineBreak: string, allowPlaceholders = false): Promise<AppliedHunks> {
   const file = splitFileLines(text);
   const plain = file.lines;
   const replacements: Replacement[] = [];
@@ -106,6 +107,7 @@ export async function applyHunks(text: string, hunks: Hunk[], filePath: string, 
       sliceStart = performance.now();
     }
     const placed = placeHunk(file, hunk, from, filePath, index);
+    if (!allowPlaceholders) assertNoPlaceholder(placed.hunk, filePath, index);
     if (RUNG_ORDER.indexOf(placed.rung) > RUNG_ORDER.indexOf(rung)) rung = placed.rung;
     const old = Array.from({ length: placed.count }, (_, k) => lineAt(file, placed.start + k));
     replacements.push({ start: placed.start, count: placed.count, lines: newLines(placed.hunk, old, lineBreak, placed.fit) });
@@ -153,6 +155,15 @@ function placeHunk(file: FileLines, hunk: Hunk, after: number, filePath: string,
     );
   }
   return { start: found.start, count: oldLines(used).length, rung: found.rung, hunk: used, fit: found.fit };
+}
+
+/** SPEC §14: a hunk's `+` lines must not add an omission placeholder its old lines did not have. */
+function assertNoPlaceholder(hunk: Hunk, filePath: string, index: number): void {
+  const added = hunk.lines.filter((l) => l.kind === '+').map((l) => l.text);
+  const hit = detectPlaceholder(added.join('\n'), oldLines(hunk).join('\n'));
+  if (!hit) return;
+  const message = `Hunk ${index + 1} of ${filePath}: ${placeholderMessage('added', hit)}`;
+  throw new ToolError('PLACEHOLDER_DETECTED', message, { file_path: filePath, hunk: index, line: hit.line, text: hit.text });
 }
 
 function oldLines(hunk: Hunk): string[] {

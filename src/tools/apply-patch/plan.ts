@@ -58,13 +58,13 @@ export function precheckOps(ops: ResolvedOp[]): void {
 }
 
 /** Every file's checks and new content, in patch order, from the files loaded under the locks. */
-export async function planOps(ctx: ToolContext, ops: ResolvedOp[], loaded: Map<string, CurrentFile>): Promise<OpOutcome[]> {
+export async function planOps(ctx: ToolContext, ops: ResolvedOp[], loaded: Map<string, CurrentFile>, allowPlaceholders = false): Promise<OpOutcome[]> {
   const out: OpOutcome[] = [];
-  for (const resolved of ops) out.push(await planOp(ctx, resolved, loaded));
+  for (const resolved of ops) out.push(await planOp(ctx, resolved, loaded, allowPlaceholders));
   return out;
 }
 
-async function planOp(ctx: ToolContext, resolved: ResolvedOp, loaded: Map<string, CurrentFile>): Promise<OpOutcome> {
+async function planOp(ctx: ToolContext, resolved: ResolvedOp, loaded: Map<string, CurrentFile>, allowPlaceholders: boolean): Promise<OpOutcome> {
   const current = loaded.get(resolved.target.real)!;
   const { op, target, dest } = resolved;
   if (op.kind === 'add') return { resolved, changes: [planAdd(target, current, op.lines)], rung: null };
@@ -74,7 +74,7 @@ async function planOp(ctx: ToolContext, resolved: ResolvedOp, loaded: Map<string
     const change: PlannedChange = { target, current, bytes: null, type: 'delete', before, after: '', knownHash: existing.knownHash };
     return { resolved, changes: [change], rung: null };
   }
-  const updated = await planUpdate(ctx, target, existing.bytes, op.hunks);
+  const updated = await planUpdate(ctx, target, existing.bytes, op.hunks, allowPlaceholders);
   const base = { before: updated.before, after: updated.after, knownHash: existing.knownHash };
   if (dest === null) {
     const changes = updated.after === updated.before ? [] : [{ target, current, bytes: updated.bytes, type: 'update' as const, ...base }];
@@ -113,10 +113,10 @@ function requireExisting(ctx: ToolContext, target: ResolvedPath, current: Curren
   return { bytes: current.bytes, knownHash };
 }
 
-async function planUpdate(ctx: ToolContext, target: ResolvedPath, bytes: Buffer, hunks: Parameters<typeof applyHunks>[1]) {
+async function planUpdate(ctx: ToolContext, target: ResolvedPath, bytes: Buffer, hunks: Parameters<typeof applyHunks>[1], allowPlaceholders: boolean) {
   const decoded = decodeText(bytes, encodingOverrideFor(ctx.settings.encodings, target.relative));
   assertRoundTrip(bytes, decoded, target);
-  const applied = await applyHunks(decoded.text, hunks, target.relative, dominantLineBreak(decoded.text));
+  const applied = await applyHunks(decoded.text, hunks, target.relative, dominantLineBreak(decoded.text), allowPlaceholders);
   // Characters the file's encoding cannot hold → UNSUPPORTED_ENCODING; the BOM is kept.
   const next = applied.after === decoded.text ? bytes : encodeText(applied.after, decoded);
   return { before: decoded.text, after: applied.after, bytes: next, rung: applied.rung };

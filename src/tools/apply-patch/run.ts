@@ -19,7 +19,7 @@ export async function runApplyPatch(input: ApplyPatchInput, ctx: ToolContext): P
     tool: 'ApplyPatch',
     targets: resolved.flatMap((r) => (r.dest ? [r.target, r.dest] : [r.target])),
     compute: async (loaded) => {
-      outcomes = await planOps(ctx, resolved, loaded);
+      outcomes = await planOps(ctx, resolved, loaded, input.allow_placeholders ?? false);
       const changes = outcomes.flatMap((o) => o.changes);
       if (changes.length === 0) {
         throw new ToolError('NO_CHANGE', 'The patch changes nothing: every hunk leaves its file as it is. Nothing was written.');

@@ -25,6 +25,10 @@ export const applyPatchInput = z
       .max(1000)
       .nullish()
       .describe('The same change as Responses API apply_patch_call operations (instead of patch).'),
+    allow_placeholders: z
+      .boolean()
+      .nullish()
+      .describe('Write added lines such as "// ... existing code ..." as given. Without it, a hunk that adds such a line is refused: send the full text instead.'),
   })
   .superRefine((body, ctx) => {
     const has = (v: unknown) => v !== undefined && v !== null;
