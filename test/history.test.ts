@@ -156,6 +156,17 @@ describe('POST /v1/history/restore', () => {
     expect(await readFile(path.join(t!.root, 'dir/new.txt'), 'utf8')).toBe('hello');
   });
 
+  it('recreates the folder of a version whose folder was removed since (never INTERNAL)', async () => {
+    await start();
+    await write(t!, 'sub/deep/a.txt', 'one\n');
+    const kept = await write(t!, 'sub/deep/a.txt', 'two\n');
+    await rm(path.join(t!.root, 'sub'), { recursive: true });
+    const res = await restore(t!, 'sub/deep/a.txt', kept.version!);
+    expect(res.status).toBe(200);
+    expect(res.body.result.type).toBe('create');
+    expect(await readFile(path.join(t!.root, 'sub/deep/a.txt'), 'utf8')).toBe('one\n');
+  });
+
   it('answers 404 VERSION_NOT_FOUND for a version the file does not have, changing nothing', async () => {
     await start();
     const other = await write(t!, 'b.txt', 'b');

@@ -6,8 +6,10 @@
  * outside content or be INTERNAL, and no `.sidefile-tmp-*` file may remain anywhere after a
  * restart (buildApp again on the same data dir runs the journal cleanup).
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { attack, changedEntries, makeRaceWorld, outsideSnapshot, post, RACE_MS, report, tempsAfterRestart, type Answer, type RaceWorld } from './support/race-world.js';
+import { attack, CLIENT_IDS, changedEntries, makeRaceWorld, outsideSnapshot, post, RACE_MS, report, tempsAfterRestart, type Answer, type RaceWorld } from './support/race-world.js';
 
 let world: RaceWorld | undefined;
 afterEach(async () => {
@@ -35,6 +37,12 @@ async function expectHeld(name: string, w: RaceWorld, step: (c: number, n: numbe
 }
 
 const read = (w: RaceWorld, file: string, session: string) => post(w.app, '/v1/tools/read', { file_path: file }, session);
+
+/** The file's kept versions, newest first. */
+async function versionsOf(w: RaceWorld, file: string): Promise<string[]> {
+  const res = await w.app.inject({ method: 'GET', url: `/v1/history?file_path=${encodeURIComponent(file)}` });
+  return (JSON.parse(res.body) as { versions: Array<{ version: string }> }).versions.map((v) => v.version);
+}
 
 describe('writes under a parent-folder swap (SPEC §3 "Under races")', () => {
   it('Write of new files creates nothing outside', { timeout: TIMEOUT }, async () => {
@@ -82,11 +90,40 @@ describe('writes under a parent-folder swap (SPEC §3 "Under races")', () => {
       const file = `d/restore-${c}.txt`;
       await read(w, file, 'setup');
       expect((await post(w.app, '/v1/tools/write', { file_path: file, content: 'inside second\n' }, 'setup')).status).toBe(200);
-      const res = await w.app.inject({ method: 'GET', url: `/v1/history?file_path=${encodeURIComponent(file)}` });
-      versions.push((JSON.parse(res.body) as { versions: Array<{ version: string }> }).versions[0]!.version);
+      versions.push((await versionsOf(w, file))[0]!);
     }
     await expectHeld('restore', w, async (c) => [
       await post(w.app, '/v1/history/restore', { file_path: `d/restore-${c % 4}.txt`, version: versions[c % 4] }, `h${c}`),
     ]);
+  });
+
+  it('restore of "did not exist" (a delete, its emptied folder removed) and back touches nothing outside', { timeout: TIMEOUT }, async () => {
+    world = await makeRaceWorld();
+    const w = world;
+    const kept: Array<{ gone: string; back: string }> = [];
+    for (const c of CLIENT_IDS) {
+      const file = `d/del-${c}/f.txt`;
+      // The outside twin a delete, rmdir or mkdir through the swapped folder would hit: a file
+      // for even clients, an empty folder (what removing emptied folders would take) for odd ones.
+      await mkdir(path.join(w.outside, `del-${c}`));
+      if (c % 2 === 0) await writeFile(path.join(w.outside, `del-${c}`, 'f.txt'), `${w.marker} del\n`);
+      expect((await post(w.app, '/v1/tools/write', { file_path: file, content: 'inside del\n' }, 'setup')).status).toBe(200);
+      await read(w, file, 'setup');
+      expect((await post(w.app, '/v1/tools/write', { file_path: file, content: 'inside del 2\n' }, 'setup')).status).toBe(200);
+      const [back, gone] = await versionsOf(w, file);
+      kept.push({ gone: gone!, back: back! });
+    }
+    await expectHeld('restore delete', w, async (c, n) => [
+      await post(w.app, '/v1/history/restore', { file_path: `d/del-${c}/f.txt`, version: n % 2 ? kept[c]!.back : kept[c]!.gone }, `x${c}`),
+    ]);
+  });
+
+  it('history listing answers no INTERNAL and names nothing outside', { timeout: TIMEOUT }, async () => {
+    world = await makeRaceWorld();
+    const w = world;
+    await expectHeld('history list', w, async (c) => {
+      const res = await w.app.inject({ method: 'GET', url: `/v1/history?file_path=${encodeURIComponent(`d/restore-${c}.txt`)}` });
+      return [{ status: res.statusCode, body: res.body.replaceAll(w.outside, w.marker) }];
+    });
   });
 });

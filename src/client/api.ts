@@ -3449,6 +3449,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "pattern": "**\/*.py"
+                 *     }
+                 */
                 "application/json": {
                     /** @description A glob in .gitignore syntax: "*.py" matches at any depth, "src/**\/*.ts" is anchored at path; {a,b}, [abc], ? and ** work; dot files match; case-sensitive. */
                     pattern: string;
@@ -3470,6 +3475,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "filenames": [
+                     *           "util.py",
+                     *           "app.py"
+                     *         ],
+                     *         "num_files": 2,
+                     *         "total_files": 2,
+                     *         "offset": 0,
+                     *         "truncated": false,
+                     *         "timed_out": false
+                     *       },
+                     *       "text": "util.py\napp.py"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Files whose path matches the pattern. */
                         result: {
@@ -3805,6 +3826,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "pattern": "def \\w+",
+                 *       "output_mode": "content"
+                 *     }
+                 */
                 "application/json": {
                     /** @description A JavaScript regular expression (Unicode mode), e.g. "log.*Error" or "function\\s+\\w+". Matched per line unless multiline. */
                     pattern: string;
@@ -3847,6 +3874,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "mode": "content",
+                     *         "num_files": 2,
+                     *         "applied_limit": 250,
+                     *         "applied_offset": 0,
+                     *         "timed_out": false,
+                     *         "skipped_binary": 0,
+                     *         "skipped_dirs": 0,
+                     *         "matches": [
+                     *           {
+                     *             "file_path": "app.py",
+                     *             "line": 1,
+                     *             "text": "def greet():",
+                     *             "kind": "match"
+                     *           },
+                     *           {
+                     *             "file_path": "util.py",
+                     *             "line": 1,
+                     *             "text": "def shout(s):",
+                     *             "kind": "match"
+                     *           }
+                     *         ],
+                     *         "total_matches": 2,
+                     *         "truncated": false
+                     *       },
+                     *       "text": "app.py:1:def greet():\nutil.py:1:def shout(s):"
+                     *     }
+                     */
                     "application/json": {
                         /** @description What the search found. */
                         result: {
@@ -4216,6 +4273,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     /** @description The folder to list: relative to the workspace root, or absolute inside it. Default: the root. */
                     path?: string;
@@ -4235,6 +4293,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "path": ".",
+                     *         "entries": [
+                     *           {
+                     *             "name": "app.py",
+                     *             "type": "file",
+                     *             "size": 29,
+                     *             "modified": "2026-12-01T11:55:02.337Z"
+                     *           },
+                     *           {
+                     *             "name": "util.py",
+                     *             "type": "file",
+                     *             "size": 35,
+                     *             "modified": "2026-12-01T11:55:02.425Z"
+                     *           }
+                     *         ],
+                     *         "total_entries": 2,
+                     *         "truncated": false
+                     *       },
+                     *       "text": "app.py (29 B)\nutil.py (35 B)"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The entries of one folder. */
                         result: {

@@ -1,7 +1,6 @@
-import fs, { constants, type Dirent, type Stats } from 'node:fs';
+import fs, { type Dirent, type Stats } from 'node:fs';
 import { isToolError } from '../errors.js';
-import { isInside } from '../paths/lexical.js';
-import { type CheckedDir, openCheckedDir, openFileDirect, type DenyCheck } from '../paths/fd-policy.js';
+import { type CheckedDir, openCheckedDir, openFileDirect, openFollowed, type DenyCheck } from '../paths/fd-policy.js';
 
 export { CheckedDir } from '../paths/fd-policy.js';
 
@@ -52,29 +51,19 @@ export function lstatIn(dir: CheckedDir, name: string): Stats | null {
 
 /**
  * Where a link in an opened folder leads, when it leads to a regular file inside the root:
- * its real path and stat. null for a link outside, to a folder, dangling, or a loop.
+ * its real path and stat, from the descriptor the policy opened and checked (openFollowed).
+ * null for a link outside, to a folder, dangling, or a loop.
  */
 export function linkedFile(root: string, dir: CheckedDir, name: string): { real: string; stat: Stats } | null {
-  let fd: number;
-  try {
-    // Security: nothing outside is opened when the link plainly leads outside (a device's open may act).
-    if (!isInside(root, fs.realpathSync.native(dir.at(name)))) return null;
-    // Security: O_NONBLOCK, so a link to a FIFO cannot hang the worker.
-    fd = fs.openSync(dir.at(name), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-  } catch {
-    return null;
-  }
-  try {
-    const real = dir.fd >= 0 ? fs.readlinkSync(`/proc/self/fd/${fd}`) : fs.realpathSync.native(dir.at(name));
-    // Security: a link is followed only to a place inside the root, judged on the open descriptor.
-    if (!isInside(root, real)) return null;
-    const stat = fs.fstatSync(fd);
-    return stat.isFile() ? { real, stat } : null;
-  } catch {
-    return null;
-  } finally {
-    fs.closeSync(fd);
-  }
+  const target = linkedTarget(root, dir, name);
+  return target?.stat.isFile() ? target : null;
+}
+
+function linkedTarget(root: string, dir: CheckedDir, name: string): { real: string; stat: Stats } | null {
+  const opened = openFollowed(root, dir.at(name));
+  if (opened === null) return null;
+  fs.closeSync(opened.fd);
+  return { real: opened.real, stat: opened.stat };
 }
 
 /**
@@ -112,18 +101,9 @@ export function readFileChecked(root: string, at: string, maxBytes: number, deny
 
 /**
  * LS's view of a link: where it leads when that is inside the root (a file or a folder), with
- * the target's stat. Only the real path is compared and stat'ed, never opened: a folder need not
- * be opened to be named, and the stat of the real path is only metadata of an inside entry.
+ * the target's stat. Security: the stat is the checked descriptor's (openFollowed), never a stat
+ * by the real path, which a parent swapped after the realpath would carry outside.
  */
 export function linkedFolderOrFile(root: string, dir: CheckedDir, name: string): { real: string; stat: Stats } | null {
-  try {
-    const real = fs.realpathSync.native(dir.at(name));
-    // Security: a link is shown only when it leads inside the root; its target is never shown.
-    if (!isInside(root, real)) return null;
-    const stat = fs.lstatSync(real);
-    if (stat.isSymbolicLink()) return null;
-    return { real, stat };
-  } catch {
-    return null;
-  }
+  return linkedTarget(root, dir, name);
 }

@@ -94,4 +94,41 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
       { result: { notebook_path: 'analysis.ipynb', cell_id: 'look', cell_type: 'code', language: 'python', edit_mode: 'replace' }, text: 'Updated cell look with df.describe()' },
     ],
   },
+  // Discovery (captured from real calls on app.py and util.py; not replayed: mtimes vary).
+  Glob: {
+    requests: [{ pattern: '**/*.py' }],
+    responses: [{ result: { filenames: ['util.py', 'app.py'], num_files: 2, total_files: 2, offset: 0, truncated: false, timed_out: false }, text: 'util.py\napp.py' }],
+  },
+  Grep: {
+    requests: [{ pattern: 'def \\w+', output_mode: 'content' }],
+    responses: [
+      {
+        result: {
+          mode: 'content', num_files: 2, applied_limit: 250, applied_offset: 0, timed_out: false, skipped_binary: 0, skipped_dirs: 0,
+          matches: [
+            { file_path: 'app.py', line: 1, text: 'def greet():', kind: 'match' },
+            { file_path: 'util.py', line: 1, text: 'def shout(s):', kind: 'match' },
+          ],
+          total_matches: 2, truncated: false,
+        },
+        text: 'app.py:1:def greet():\nutil.py:1:def shout(s):',
+      },
+    ],
+  },
+  LS: {
+    requests: [{}],
+    responses: [
+      {
+        result: {
+          path: '.',
+          entries: [
+            { name: 'app.py', type: 'file', size: 29, modified: '2026-12-01T11:55:02.337Z' },
+            { name: 'util.py', type: 'file', size: 35, modified: '2026-12-01T11:55:02.425Z' },
+          ],
+          total_entries: 2, truncated: false,
+        },
+        text: 'app.py (29 B)\nutil.py (35 B)',
+      },
+    ],
+  },
 };

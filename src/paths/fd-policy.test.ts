@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isToolError } from '../errors.js';
 import { compileGlobs } from './globs.js';
-import { FD_CHECKS, openCheckedDir, openFileChecked, openFileDirect } from './fd-policy.js';
+import { FD_CHECKS, openCheckedDir, openFileChecked, openFileDirect, openFollowed } from './fd-policy.js';
 
 let base: string;
 let root: string;
@@ -93,4 +93,28 @@ describe.runIf(FD_CHECKS)('opened files are checked by their descriptor', () => 
       if (ok && ok !== 'changed') fs.closeSync(ok.fd);
     });
   }
+});
+
+describe('openFollowed', () => {
+  it('follows a link to an inside file or folder and stats the checked descriptor', () => {
+    fs.symlinkSync('d/f.txt', path.join(root, 'f.link'));
+    fs.symlinkSync('d', path.join(root, 'd.link'));
+    const file = openFollowed(root, path.join(root, 'f.link'))!;
+    expect(file.real).toBe(path.join(root, 'd', 'f.txt'));
+    expect(file.stat.size).toBe('inside\n'.length);
+    fs.closeSync(file.fd);
+    const dir = openFollowed(root, path.join(root, 'd.link'))!;
+    expect(dir.stat.isDirectory()).toBe(true);
+    fs.closeSync(dir.fd);
+  });
+
+  it('answers null for a link outside, through an outside parent, dangling, or to a denied file', () => {
+    fs.symlinkSync(path.join(outside, 'f.txt'), path.join(root, 'o.link'));
+    fs.symlinkSync('out/f.txt', path.join(root, 'via.link'));
+    fs.symlinkSync('nowhere', path.join(root, 'dangling'));
+    fs.writeFileSync(path.join(root, 'd', 'k.env'), 'TOKEN\n');
+    fs.symlinkSync('d/k.env', path.join(root, 'k.link'));
+    for (const name of ['o.link', 'via.link', 'dangling']) expect(openFollowed(root, path.join(root, name))).toBeNull();
+    expect(openFollowed(root, path.join(root, 'k.link'), compileGlobs(['**/*.env']))).toBeNull();
+  });
 });

@@ -221,6 +221,31 @@ export function openFileDirect(root: string, real: string, deny?: DenyCheck, sho
   return checkOpened(root, fd, real, deny, shown);
 }
 
+/**
+ * Opens what `at` leads to, following links (a link a listing shows under its own name), read-only
+ * and without blocking, and checks the descriptor's real path against the root and the deny
+ * globs: its fstat and bytes are then an inside entry's, whatever was swapped after the realpath.
+ * A folder opens too. null when it leads nowhere (dangling, a loop) or outside: listings skip
+ * such a link, they do not refuse it.
+ */
+export function openFollowed(root: string, at: string, deny?: DenyCheck): CheckedFile | null {
+  // Security: nothing outside is opened when the link plainly leads outside (a device's open may act).
+  const before = realpathOrNull(at);
+  if (before === null || !isInside(root, before)) return null;
+  let fd: number;
+  try {
+    fd = fs.openSync(at, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY);
+  } catch {
+    return null;
+  }
+  try {
+    const opened = checkOpened(root, fd, before, deny);
+    return opened === 'changed' ? null : opened;
+  } catch {
+    return null; // checkOpened closed it: outside or denied now.
+  }
+}
+
 function checkOpened(root: string, fd: number, fallback: string, deny?: DenyCheck, shown?: string): CheckedFile | 'changed' {
   try {
     const real = fdRealPath(fd) ?? fallback;

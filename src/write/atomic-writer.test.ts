@@ -57,6 +57,15 @@ describe('atomicWrite', () => {
     expect(await fsp.readFile(t.real, 'utf8')).toBe('hi');
   });
 
+  it('answers FILE_MODIFIED_SINCE_READ, never INTERNAL, when the folder vanished and may not be made', async () => {
+    // The race harness's flake: the folder was renamed away (swapped) between resolve and write.
+    const t = target('gone/a.txt');
+    const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('x'), previous: null }).catch((e: unknown) => e);
+    expect(isToolError(err) && err.code).toBe('FILE_MODIFIED_SINCE_READ');
+    expect(fs.existsSync(path.join(root, 'gone'))).toBe(false);
+    expect(await journalEntries(dataDir)).toEqual([]);
+  });
+
   it('refuses to create parents through a missing folder swapped for an outside link mid-write', async () => {
     const outside = path.join(base, 'outside');
     await fsp.mkdir(outside);

@@ -93,9 +93,10 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
   opts.alongside?.catch(() => {});
   try {
     own = opts.dir ? null : await openTargetDir(opts.root, opts.target.real, { create: opts.createParents === true, fs: fsx });
-    // Security: without create, a folder swapped for a link since the resolve opens as null: a caught swap.
-    if (!opts.dir && own === null) throw movedError();
-    const dir = (opts.dir ?? own)!;
+    const dir = opts.dir ?? own;
+    // Its folder is gone and may not be made here: it was there when the path was resolved, so
+    // it was moved or swapped while this call ran (a race, never an INTERNAL).
+    if (!dir) throw movedError();
     journaled = path.join(dir.real, tempName);
     journalAdd(opts.dataDir, journaled);
     const handle = await fsx.open(dir.at(tempName), 'wx', opts.previous ? opts.previous.mode & 0o7777 : 0o666);

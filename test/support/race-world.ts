@@ -76,7 +76,8 @@ export async function makeRaceWorld(build: BuildOptions = {}): Promise<RaceWorld
   await fsp.symlink('../secret.env', path.join(root, 'e', 'x.link'));
   // The file-swap case: d/f.txt swapped for a link to the outside f.txt.
   await fsp.symlink(path.join(outside, 'f.txt'), path.join(root, 'd', 'f.link'));
-  const config = testConfig(root, dataDir, { denyRead: ['**/*.env'] });
+  // Versions are never dropped during an attack: restore tests name the ones kept at setup.
+  const config = testConfig(root, dataDir, { denyRead: ['**/*.env'], historyVersions: 100_000 });
   const app = await buildApp(config, { logger: LOGGER, ...build });
   await app.ready();
   return {
@@ -119,15 +120,20 @@ export async function attack(
   link: string,
   secret: string,
   step: (client: number, n: number) => Promise<Answer[]>,
+  /** Swaps a second (default: as fast as the swapper goes, ≥ 500/s on this VM). */
+  rate?: number,
 ): Promise<Counts> {
-  const counts: Counts = { tried: 0, refused: 0, succeeded: 0, leaked: 0, internal: 0, codes: {}, swap: { swaps: 0, ms: 0, rate: 0, by: 'c' } };
+  const counts: Counts = { tried: 0, refused: 0, succeeded: 0, leaked: 0, internal: 0, codes: {}, swap: { swaps: 0, ms: 0, rate: 0, by: 'c', made: 0 } };
   let running = true;
-  const swapping = runSwapper(path.join(world.root, entry), path.join(world.root, link), RACE_MS).finally(() => {
+  const swapping = runSwapper(path.join(world.root, entry), path.join(world.root, link), RACE_MS, rate).finally(() => {
     running = false;
   });
   const client = async (c: number) => {
     for (let n = 0; running; n++) {
       for (const a of await step(c, n)) tally(counts, a, secret);
+      // A call answered without I/O (an inject that settles in microtasks) would otherwise
+      // starve the event loop: the swapper's exit would never be seen and the loop never end.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   };
   await Promise.all([...CLIENT_IDS.map(client), swapping]);
@@ -190,7 +196,7 @@ export async function tempsAfterRestart(world: RaceWorld): Promise<string[]> {
 export function report(name: string, c: Counts): void {
   const codes = Object.entries(c.codes).map(([k, v]) => `${k}=${v}`).join(' ');
   console.log(
-    `race ${name}: ${c.swap.swaps} swaps at ${c.swap.rate}/s (${c.swap.by}); tried ${c.tried}, refused ${c.refused}, succeeded ${c.succeeded}; ` +
+    `race ${name}: ${c.swap.swaps} swaps at ${c.swap.rate}/s (${c.swap.by}, folders made meanwhile ${c.swap.made}); tried ${c.tried}, refused ${c.refused}, succeeded ${c.succeeded}; ` +
       `got through: outside content ${c.leaked}, INTERNAL ${c.internal} [${codes}]`,
   );
 }

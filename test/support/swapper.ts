@@ -17,6 +17,8 @@ export interface SwapRun {
   /** Swaps per second achieved. */
   rate: number;
   by: 'c' | 'node';
+  /** Folders the service made at the entry while it was missing, moved aside by the swapper. */
+  made: number;
 }
 
 /** The same loop as swapper.c, for machines without a C compiler. */
@@ -26,14 +28,20 @@ const [a, b, hold, duration, rate] = process.argv.slice(1);
 const gap = 1000 / Number(rate);
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 const start = performance.now();
-let swaps = 0;
+let swaps = 0, made = 0;
+const place = (from, to) => {
+  try { fs.renameSync(from, to); } catch (err) {
+    if (!['EISDIR', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR'].includes(err.code)) throw err;
+    fs.renameSync(to, to + '.made-' + made++); fs.renameSync(from, to);
+  }
+};
 while (performance.now() - start < Number(duration)) {
-  fs.renameSync(a, hold); fs.renameSync(b, a); swaps++;
+  fs.renameSync(a, hold); place(b, a); swaps++;
   Atomics.wait(sleeper, 0, 0, gap);
-  fs.renameSync(a, b); fs.renameSync(hold, a); swaps++;
+  fs.renameSync(a, b); place(hold, a); swaps++;
   Atomics.wait(sleeper, 0, 0, gap);
 }
-console.log(swaps + ' ' + (performance.now() - start).toFixed(1));
+console.log(swaps + ' ' + (performance.now() - start).toFixed(1) + ' ' + made);
 `;
 
 let compiled: string | null | undefined;
@@ -60,8 +68,8 @@ export function runSwapper(entry: string, link: string, ms: number, rate = 5000)
   return new Promise((resolve, reject) => {
     execFile(cmd, argv, { encoding: 'utf8' }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`swapper failed: ${stderr || err.message}`));
-      const [swaps, elapsed] = stdout.trim().split(' ').map(Number) as [number, number];
-      resolve({ swaps, ms: elapsed, rate: Math.round((swaps * 1000) / elapsed), by: bin ? 'c' : 'node' });
+      const [swaps, elapsed, made] = stdout.trim().split(' ').map(Number) as [number, number, number];
+      resolve({ swaps, ms: elapsed, rate: Math.round((swaps * 1000) / elapsed), by: bin ? 'c' : 'node', made });
     });
   });
 }
