@@ -279,28 +279,3 @@ async function blobInodes(dataDir: string): Promise<number[]> {
   }
   return out;
 }
-
-describe('history with the real write tools', () => {
-  const notebook = (source: string) =>
-    `${JSON.stringify({ cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source: [source], outputs: [], execution_count: null }], metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1)}\n`;
-
-  it('records Write, Edit and NotebookEdit by name, and a restored notebook is editable at once', async () => {
-    t = await makeTestApp();
-    const s = (req: supertest.Test) => req.set('X-Session-Id', 'nb');
-    expect((await s(t.request.post('/v1/tools/write')).send({ file_path: 'a.txt', content: 'one\n' })).status).toBe(200);
-    expect((await s(t.request.post('/v1/tools/edit')).send({ file_path: 'a.txt', old_string: 'one', new_string: 'two' })).status).toBe(200);
-    expect((await history(t, 'a.txt')).versions.map((v) => v.tool)).toEqual(['Edit', 'Write']);
-
-    const original = notebook('x = 1');
-    expect((await s(t.request.post('/v1/tools/write')).send({ file_path: 'n.ipynb', content: original })).status).toBe(200);
-    const edited = await s(t.request.post('/v1/tools/notebook_edit')).send({ notebook_path: 'n.ipynb', cell_id: 'c1', new_source: 'x = 2' });
-    expect(edited.status).toBe(200);
-    const [kept] = (await history(t, 'n.ipynb')).versions;
-    expect(kept).toMatchObject({ tool: 'NotebookEdit', sha256: sha(original) });
-    const res = await restore(t, 'n.ipynb', kept!.version as string, 'nb');
-    expect(res.status).toBe(200);
-    expect(await readFile(path.join(t.root, 'n.ipynb'), 'utf8')).toBe(original);
-    const again = await s(t.request.post('/v1/tools/notebook_edit')).send({ notebook_path: 'n.ipynb', cell_id: 'c1', new_source: 'x = 3' });
-    expect(again.status).toBe(200);
-  });
-});
