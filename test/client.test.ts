@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAgent, type Model, type ModelToolCall } from '../examples/agent-loop.js';
 import { CLIENT_TYPES_FILE, OPENAPI_FILE, renderClientTypes } from '../scripts/openapi-doc.js';
 import { createSidefileClient, SidefileError } from '../src/client/index.js';
-import { makeTestApp, type TestApp } from './helpers.js';
+import { listenOnLoopback, makeTestApp, type TestApp } from './helpers.js';
 
 const run = promisify(execFile);
 
@@ -27,9 +27,7 @@ describe('sidefile/client', () => {
   let baseUrl: string;
   beforeEach(async () => {
     t = await makeTestApp({ config: { token: 'tok' } });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = t.app.server.address();
-    baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    baseUrl = await listenOnLoopback(t);
   });
   afterEach(() => t.close());
 

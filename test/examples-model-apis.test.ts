@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runClaudeAgent, type ContentBlock, type CreateMessage } from '../examples/anthropic-messages.js';
 import { runOpenAIAgent, type CreateResponse, type ResponsesItem } from '../examples/openai-responses.js';
-import { makeTestApp, type TestApp } from './helpers.js';
+import { listenOnLoopback, makeTestApp, type TestApp } from './helpers.js';
 
 /** README "Use it from your agent": each example driven by a recorded model transcript, no network. */
 describe('README examples against a real server', () => {
@@ -11,9 +11,7 @@ describe('README examples against a real server', () => {
   let baseUrl: string;
   beforeEach(async () => {
     t = await makeTestApp({ config: { token: 'tok' } });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = t.app.server.address();
-    baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    baseUrl = await listenOnLoopback(t);
   });
   afterEach(() => t.close());
 

@@ -65,3 +65,10 @@ export async function readFully(t: TestApp, rel: string, session = 'default'): P
   const res = await t.request.post('/v1/tools/read').set('X-Session-Id', session).send({ file_path: rel });
   if (res.status !== 200) throw new Error(`Read of ${rel} answered ${res.status}: ${JSON.stringify(res.body)}`);
 }
+
+/** Makes the app listen on a free loopback port (for real HTTP clients); answers its base URL. */
+export async function listenOnLoopback(t: TestApp): Promise<string> {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = t.app.server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+}
