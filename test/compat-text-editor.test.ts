@@ -106,6 +106,28 @@ describe('POST /v1/compat/anthropic/text-editor', () => {
     expect(await readFile(file('u.txt'), 'utf8')).toBe('v0\n');
   });
 
+  it('views a folder two levels deep, without hidden or ignored entries', async () => {
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(file('src/lib/deep'), { recursive: true });
+    await mkdir(file('.hidden'));
+    await mkdir(file('build'));
+    await writeFile(file('.gitignore'), 'build/\n');
+    await writeFile(file('README.md'), '# hi\n');
+    await writeFile(file('src/app.py'), 'x = 1\n');
+    await writeFile(file('src/.env'), 'SECRET=1\n');
+    await writeFile(file('src/lib/deep/too-deep.txt'), 'no\n');
+    await writeFile(file('build/out.js'), '1\n');
+    const view = await send({ command: 'view', path: '.' });
+    expect(view.body).toEqual({
+      content:
+        "Here's the files and directories up to 2 levels deep in ., excluding hidden items:\n" +
+        'src/\nsrc/lib/\nsrc/app.py (6B)\nREADME.md (5B)\n',
+      is_error: false,
+    });
+    const sub = await send({ command: 'view', path: 'src' });
+    expect(sub.body.content).toBe("Here's the files and directories up to 2 levels deep in src, excluding hidden items:\nsrc/lib/\nsrc/lib/deep/\nsrc/app.py (6B)\n");
+  });
+
   it('views a notebook as cells', async () => {
     const nb = { nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [{ id: 'c1', cell_type: 'code', source: 'x = 1', metadata: {}, execution_count: null, outputs: [] }] };
     await writeFile(file('n.ipynb'), JSON.stringify(nb));

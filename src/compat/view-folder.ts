@@ -24,8 +24,9 @@ export async function viewFolder(deps: TextEditorDeps, target: ResolvedPath, opt
     const entries = (out.result as { entries: LsEntry[] }).entries;
     return entries.filter((e) => !e.name.startsWith('.'));
   };
-  const shown = target.relative === '' ? '.' : target.relative;
-  const prefix = target.relative === '' ? '' : `${target.relative}/`;
+  const atRoot = target.relative === '' || target.relative === '.';
+  const shown = atRoot ? '.' : target.relative;
+  const prefix = atRoot ? '' : `${target.relative}/`;
   const lines: string[] = [];
   for (const entry of await list(shown)) {
     if (lines.length >= MAX_ENTRIES) break;
