@@ -3,6 +3,7 @@ import path from 'node:path';
 import iconv from 'iconv-lite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CORPUS, makeTestApp, type TestApp } from './helpers.js';
+import { itCorpus } from './support/corpus.js';
 
 let t: TestApp;
 afterEach(async () => t?.close());
@@ -233,7 +234,7 @@ describe('Read: encodings (SPEC §5)', () => {
     'utf-32le with BOM': ['utf-32le', true],
   };
 
-  it('reads every corpus file to exactly its text, encoding, BOM and line endings', async () => {
+  itCorpus('reads every corpus file to exactly its text, encoding, BOM and line endings', async () => {
     await start();
     const m = await manifest();
     for (const [file, entry] of Object.entries(m)) {

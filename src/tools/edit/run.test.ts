@@ -5,6 +5,7 @@ import { isToolError, type ErrorCode } from '../../errors.js';
 import { makeWriteTestbed, type WriteTestbed } from '../../../test/support/test-context.js';
 import { editInput } from './schema.js';
 import { runEdit } from './run.js';
+import { itCorpus } from '../../../test/support/corpus.js';
 
 let bed: WriteTestbed;
 beforeEach(async () => {
@@ -123,7 +124,7 @@ describe('Edit (SPEC §6)', () => {
     expect((await bytes('a.txt')).toString()).toBe('1 2\n');
   });
 
-  it('keeps the encoding: characters the file’s encoding cannot hold are UNSUPPORTED_ENCODING', async () => {
+  itCorpus('keeps the encoding: characters the file’s encoding cannot hold are UNSUPPORTED_ENCODING', async () => {
     const sjis = await fsp.readFile(path.resolve(process.cwd(), '../shared/corpus/text/ja-shift_jis.txt'));
     await put('j.txt', sjis);
     await bed.markRead('j.txt');

@@ -5,6 +5,7 @@ import { isToolError } from '../../errors.js';
 import { makeWriteTestbed, type WriteTestbed } from '../../../test/support/test-context.js';
 import { runWriteTool } from './run.js';
 import { writeInput } from './schema.js';
+import { itCorpus } from '../../../test/support/corpus.js';
 
 let bed: WriteTestbed;
 beforeEach(async () => {
@@ -58,7 +59,7 @@ describe('Write (SPEC §7)', () => {
     expect(await fsp.readFile(file('a.txt'), 'utf8')).toBe('two!\n');
   });
 
-  it('keeps an existing file’s encoding and BOM, and refuses characters it cannot hold', async () => {
+  itCorpus('keeps an existing file’s encoding and BOM, and refuses characters it cannot hold', async () => {
     const bom = Buffer.from([0xff, 0xfe]);
     await fsp.writeFile(file('u.txt'), Buffer.concat([bom, Buffer.from('old\r\n', 'utf16le')]));
     await bed.markRead('u.txt');
