@@ -4,7 +4,7 @@
  * each, plus one added line), then each file compared byte for byte with its expected bytes.
  * Skips without the corpus (test/support/corpus.ts prints the one notice).
  */
-import { promises as fsp, readFileSync } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -12,23 +12,11 @@ import { runApplyPatch } from '../src/tools/apply-patch/run.js';
 import { applyPatchInput } from '../src/tools/apply-patch/schema.js';
 import { dominantLineBreak } from '../src/text/codec.js';
 import { makeWriteTestbed, type WriteTestbed } from './support/test-context.js';
-import { CORPUS, describeCorpus, HAS_CORPUS } from './support/corpus.js';
+import { CORPUS, describeCorpus, iconvName, pickLine, textManifest } from './support/corpus.js';
 
-const manifest: Record<string, { encoding: string; text: string }> = HAS_CORPUS
-  ? JSON.parse(readFileSync(path.join(CORPUS, 'text-manifest.json'), 'utf8'))
-  : {};
+const manifest = textManifest();
 
-function iconvName(described: string): string {
-  const name = described.replace(/ with BOM$/, '');
-  return name === 'ascii' ? 'utf-8' : name;
-}
 
-/** The line to patch: the first with a non-ASCII character, else the second line. */
-function pickLine(text: string): string {
-  const lines = text.split(/\r\n|\r|\n/).filter((l) => l.length > 0);
-  // eslint-disable-next-line no-control-regex -- the ASCII range starts at U+0000 on purpose
-  return lines.find((l) => /[^\x00-\x7f]/.test(l)) ?? lines[1] ?? lines[0]!;
-}
 
 let bed: WriteTestbed;
 beforeAll(async () => {

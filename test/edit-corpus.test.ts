@@ -1,26 +1,15 @@
-import { promises as fsp, readFileSync } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { editInput } from '../src/tools/edit/schema.js';
 import { runEdit } from '../src/tools/edit/run.js';
 import { makeWriteTestbed, type WriteTestbed } from './support/test-context.js';
-import { CORPUS, HAS_CORPUS, describeCorpus } from './support/corpus.js';
+import { CORPUS, describeCorpus, iconvName, pickLine, textManifest } from './support/corpus.js';
 
-const manifest = (HAS_CORPUS ? JSON.parse(readFileSync(path.join(CORPUS, 'text-manifest.json'), 'utf8')) : {}) as Record<string, { encoding: string; text: string }>;
+const manifest = textManifest();
 
-/** The manifest's "utf-16le with BOM" / "cp1251" / "ascii" as an iconv name. */
-function iconvName(described: string): string {
-  const name = described.replace(/ with BOM$/, '');
-  return name === 'ascii' ? 'utf-8' : name;
-}
 
-/** The line to edit: the first line with a non-ASCII character, else the second line. */
-function pickLine(text: string): string {
-  const lines = text.split(/\r\n|\r|\n/).filter((l) => l.length > 0);
-  // eslint-disable-next-line no-control-regex -- the ASCII range starts at U+0000 on purpose
-  return lines.find((l) => /[^\x00-\x7f]/.test(l)) ?? lines[1] ?? lines[0]!;
-}
 
 let bed: WriteTestbed;
 beforeAll(async () => {
