@@ -70,10 +70,13 @@ export class ObjectStore {
     await Promise.all(this.open.splice(0).map((f) => f.close().catch(() => {})));
   }
 
+  /** Inflates at most `size` bytes (more: an error), within what is left of the budget. */
   private async inflateUpTo(data: Buffer, size: number): Promise<Buffer> {
-    this.inflated += size;
-    if (this.inflated > MAX_INFLATED_BYTES) throw new Error('inflate budget spent');
-    return inflate(data, { maxOutputLength: Math.max(1, size) });
+    const left = MAX_INFLATED_BYTES - this.inflated;
+    if (size > left) throw new Error('inflate budget spent');
+    const out = await inflate(data, { maxOutputLength: Math.max(1, size) });
+    this.inflated += out.length;
+    return out;
   }
 
   private async readLoose(dir: string, oid: string): Promise<GitObject | null> {
