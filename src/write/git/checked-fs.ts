@@ -26,6 +26,11 @@ export class OutsideRead extends Error {
 
 const FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY;
 const readFd = promisify(fs.read);
+/**
+ * Reads this small (refs, index slices, entry headers, most objects) are synchronous: a
+ * thread-pool round trip costs more than the read, and an Edit makes a dozen of them.
+ */
+const SYNC_READ_MAX = 64 * 1024;
 const closeFd = promisify(fs.close);
 
 /** An open, checked regular file; the caller closes it. */
@@ -146,11 +151,13 @@ function fileOf(fd: number, size: number): GitFile {
     size,
     async read(position, length) {
       const want = Math.max(0, Math.min(length, size - position));
-      if (position === 0 && want === size) return readToSize(fd, size);
+      if (position === 0 && want === size && want > SYNC_READ_MAX) return readToSize(fd, size);
       const buffer = Buffer.allocUnsafe(want);
       let filled = 0;
       while (filled < want) {
-        const { bytesRead } = await readFd(fd, buffer, filled, want - filled, position + filled);
+        const bytesRead = want <= SYNC_READ_MAX
+          ? fs.readSync(fd, buffer, filled, want - filled, position + filled)
+          : (await readFd(fd, buffer, filled, want - filled, position + filled)).bytesRead;
         if (bytesRead === 0) break;
         filled += bytesRead;
       }

@@ -21,6 +21,7 @@ export const MAX_DELTA_DEPTH = 500;
 const MAX_ALTERNATE_DEPTH = 5;
 const MAX_INFLATED_BYTES = 512 * 1024 * 1024;
 const MAX_SMALL_FILE = 1024 * 1024;
+const SYNC_INFLATE_MAX = 128 * 1024;
 
 const inflate = promisify(zlib.inflate);
 const TYPES: Record<string, number> = { commit: OBJ_COMMIT, tree: OBJ_TREE, blob: OBJ_BLOB, tag: OBJ_TAG };
@@ -74,7 +75,7 @@ export class ObjectStore {
   private async inflateUpTo(data: Buffer, size: number): Promise<Buffer> {
     const left = MAX_INFLATED_BYTES - this.inflated;
     if (size > left) throw new Error('inflate budget spent');
-    const out = await inflate(data, { maxOutputLength: Math.max(1, size) });
+    const out = inflateSmall(data, size) ?? (await inflate(data, { maxOutputLength: Math.max(1, size) }));
     this.inflated += out.length;
     return out;
   }
@@ -140,6 +141,20 @@ export class ObjectStore {
     }
     if (data.length !== size) throw new Error('pack entry size mismatch');
     return data;
+  }
+}
+
+/**
+ * Small objects inflate in place: a thread-pool trip costs more than they do. Undefined when
+ * the object is bigger than SYNC_INFLATE_MAX: it goes to the pool (no long stall of the loop).
+ */
+function inflateSmall(data: Buffer, size: number): Buffer | undefined {
+  if (data.length > SYNC_INFLATE_MAX) return undefined;
+  try {
+    return zlib.inflateSync(data, { maxOutputLength: Math.max(1, Math.min(size, SYNC_INFLATE_MAX)) });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' && size > SYNC_INFLATE_MAX) return undefined;
+    throw err;
   }
 }
 
