@@ -17,7 +17,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { afterEach, expect, it } from 'vitest';
-import { attack, makeRaceWorld, post, RACE_MS, report, type RaceWorld } from './support/race-world.js';
+import { attack, CLIENT_IDS, makeRaceWorld, post, RACE_MS, report, type RaceWorld } from './support/race-world.js';
 
 /** Slow enough that many writes run wholly on one side of a swap and carry a git_diff. */
 const SWAPS_PER_S = Number(process.env.SIDEFILE_RACE_GIT_RATE ?? 200);
@@ -37,19 +37,21 @@ function git(cwd: string, ...args: string[]): string {
   });
 }
 
+/** One tracked file per client (`c<n>.txt`, holding `text`), so no write goes stale by another's. */
 async function repo(dir: string, text: string): Promise<void> {
   await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dir, 'g.txt'), text);
+  for (const c of CLIENT_IDS) await writeFile(path.join(dir, `c${c}.txt`), text);
   git(dir, 'init', '-q');
   git(dir, 'add', '.');
   git(dir, 'commit', '-qm', 'init');
 }
 
-/** Each client Reads then Writes g/g.txt; counts the answers that carry a git_diff. */
+/** Each client Reads then Writes its g/c<n>.txt; counts the answers that carry a git_diff. */
 function readAndWrite(w: RaceWorld, diffs: { n: number }) {
   return async (client: number, n: number) => {
-    const r = await post(w.app, '/v1/tools/read', { file_path: 'g/g.txt' }, `g${client}`);
-    const a = await post(w.app, '/v1/tools/write', { file_path: 'g/g.txt', content: `inside v${client}-${n}\n` }, `g${client}`);
+    const file = `g/c${client}.txt`;
+    const r = await post(w.app, '/v1/tools/read', { file_path: file }, `g${client}`);
+    const a = await post(w.app, '/v1/tools/write', { file_path: file, content: `inside v${client}-${n}\n` }, `g${client}`);
     if (a.status === 200 && a.body.includes('"git_diff"')) diffs.n += 1;
     return [r, a];
   };
@@ -76,7 +78,7 @@ it('git_diff never shows a forged outside object while a fan-out folder is swapp
   const w = world;
   const g = path.join(w.root, 'g');
   await repo(g, 'inside g\n');
-  const blob = git(g, 'rev-parse', 'HEAD:g.txt').trim();
+  const blob = git(g, 'rev-parse', 'HEAD:c0.txt').trim(); // every c<n>.txt has this blob
   const forged = path.join(w.outside, 'forged', blob.slice(0, 2));
   await mkdir(forged, { recursive: true });
   const body = `${w.marker} g\n`;
