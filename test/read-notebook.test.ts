@@ -25,10 +25,9 @@ async function copyNotebooks(): Promise<Array<{ name: string; cells: number; nbf
 }
 
 describe('Read: notebooks (SPEC §5)', () => {
-  itCorpus('reads every corpus notebook (v3, v4, without ids, over 256 KiB) as cells, never with base64 in text', async () => {
+  itCorpus('reads every corpus notebook (v2, v3, v4, without ids, over 256 KiB) as cells, never with base64 in text', async () => {
     t = await makeTestApp();
     for (const nb of await copyNotebooks()) {
-      if (nb.nbformat < 3) continue;
       const res = await read({ file_path: nb.name });
       expect(res.status, nb.name).toBe(200);
       expect(res.body.result.type, nb.name).toBe('notebook');

@@ -58,6 +58,7 @@ export function parseNotebook(text: string): ParseOutcome {
   }
   const cells = nbformat >= 4 ? topLevelCells(root) : firstWorksheetCells(root);
   if (typeof cells === 'string') return { ok: false, error: cells };
+  if (nbformat < 4) rejoinLines(cells);
   const minor = root['nbformat_minor'];
   const nbformatMinor = typeof minor === 'number' && Number.isInteger(minor) ? minor : 0;
   return { ok: true, notebook: { root, nbformat, nbformatMinor, cells } };
@@ -86,6 +87,33 @@ function firstWorksheetCells(root: JsonObject): unknown[] | string {
   const cells = first['cells'];
   if (cells === undefined) return [];
   return Array.isArray(cells) ? cells : 'its first worksheet\'s "cells" is not an array';
+}
+
+/** The keys whose lists of lines nbformat 2/3 joins on reading (nbformat.v3.rwbase.rejoin_lines). */
+const LEGACY_MULTILINE_CELL_KEYS = ['input', 'source', 'rendered'];
+const LEGACY_MULTILINE_OUTPUT_KEYS = ['text', 'html', 'svg', 'latex', 'javascript', 'json'];
+
+/**
+ * nbformat 2 wrote lists of lines without their line breaks (`splitlines()`), 3 with or without:
+ * joined as Jupyter joins them (with "\n" unless the first line ends with one), so a source
+ * shows its lines. In place: only Read, Grep and restore see nbformat 2/3 cells, never a writer.
+ */
+function rejoinLines(cells: unknown[]): void {
+  for (const cell of cells) {
+    if (!isObject(cell)) continue;
+    joinKeys(cell, LEGACY_MULTILINE_CELL_KEYS);
+    const outputs = cell['outputs'];
+    if (Array.isArray(outputs)) for (const output of outputs) if (isObject(output)) joinKeys(output, LEGACY_MULTILINE_OUTPUT_KEYS);
+  }
+}
+
+function joinKeys(object: JsonObject, keys: readonly string[]): void {
+  for (const key of keys) {
+    const lines = object[key];
+    if (!Array.isArray(lines) || !lines.every((l) => typeof l === 'string')) continue;
+    const first = lines[0] as string | undefined;
+    object[key] = lines.join(first !== undefined && /[\r\n]$/.test(first) ? '' : '\n');
+  }
 }
 
 /** SPEC §5: language_info.name, else kernelspec.language, else python. */
