@@ -1,5 +1,5 @@
 /**
- * Issue 12 §2: profiles the built server under N clients for one operation (read4k | edit | write | nbEdit),
+ * Issue 12 §2: profiles the built server under N clients for one operation (read4k | read100k | edit | write | nbEdit),
  * with `node --cpu-prof`, and counts its system calls with `strace -c -f` when asked.
  * Writes the .cpuprofile into the given folder and prints the top self-time functions.
  *
@@ -9,7 +9,7 @@ import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { measure } from './support/measure.js';
-import { marker, notebookFixture, textOfSize } from './support/fixtures.js';
+import { lineCount, marker, notebookFixture, textOfSize } from './support/fixtures.js';
 import { sidefilePeer } from './peers-sidefile.js';
 import type { OpKey, Workload } from './peers-types.js';
 
@@ -21,14 +21,15 @@ const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefi
 const root = path.join(base, 'ws');
 await fsp.mkdir(path.join(root, 'read'), { recursive: true });
 const w = {
-  root, read4k: 'read/4k.txt', read100k: 'read/4k.txt', read100kLines: 0, readNb: 'read/4k.txt',
+  root, read4k: 'read/4k.txt', read100k: 'read/100k.txt', read100kLines: lineCount(textOfSize(100 * 1024)), readNb: 'read/4k.txt',
   notebook: op === 'nbEdit' ? notebookFixture() : { text: '', cellIndex: 0 },
   editText: textOfSize(4 * 1024, ['# one line changes', marker(0)]), edit1mText: '',
   writeText: textOfSize(100 * 1024, [marker(0)]),
 } satisfies Workload;
 await fsp.writeFile(path.join(root, w.read4k), textOfSize(4 * 1024));
+await fsp.writeFile(path.join(root, w.read100k), textOfSize(100 * 1024));
 const files = await Promise.all(Array.from({ length: clients }, async (_, i) => {
-  if (op === 'read4k') return w.read4k;
+  if (op === 'read4k' || op === 'read100k') return op === 'read4k' ? w.read4k : w.read100k;
   const rel = op === 'nbEdit' ? `f${i}.ipynb` : `f${i}.txt`;
   await fsp.writeFile(path.join(root, rel), op === 'nbEdit' ? w.notebook.text : op === 'edit' ? w.editText : w.writeText);
   return rel;

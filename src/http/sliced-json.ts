@@ -17,10 +17,22 @@ export class PreSerialized {
   constructor(readonly json: string) {}
 }
 
+/**
+ * A tool call's REST body `{ result, text }`. When the tool JSON-encoded its text already
+ * (ToolOutput.textJson: cheaper than JSON.stringify here), that literal is spliced in: the
+ * same JSON value as JSON.stringify of the object would give.
+ */
+export function toolAnswer<R>(out: { result: R; text: string; textJson?: () => string }): { result: R; text: string } {
+  if (!out.textJson) return { result: out.result, text: out.text };
+  const json = new PreSerialized(`{"result":${JSON.stringify(out.result)},"text":${out.textJson()}}`);
+  // The route's declared body type: the serializer above sends a PreSerialized's JSON as it is.
+  return json as unknown as { result: R; text: string };
+}
+
 export function installSlicedJson(app: FastifyInstance): void {
   app.setSerializerCompiler(() => (data) => (data instanceof PreSerialized ? data.json : JSON.stringify(data)));
   app.addHook('preSerialization', async (_request, _reply, payload: unknown) => {
-    if (!isLarge(payload)) return payload;
+    if (payload instanceof PreSerialized || !isLarge(payload)) return payload;
     return new PreSerialized(await stringifySliced(payload));
   });
 }

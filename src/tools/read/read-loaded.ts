@@ -101,7 +101,10 @@ export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutpu
   if (noPaging && bytes.length > MAX_UNPAGED_BYTES) throw unpagedTooLarge(path, bytes.length);
   const page = pageOfBytes(bytes, job.override, job.offset, job.limit);
   const out = textOutput(path, page, notebookError);
-  if (notebookError !== undefined) out.text = `${notebookNote(path, notebookError)}\n${out.text}`;
+  if (notebookError !== undefined) {
+    out.text = `${notebookNote(path, notebookError)}\n${out.text}`;
+    delete out.textJson;
+  }
   record(job, hash, 'lines', page.total, page.lines.length, bytes);
   return { ...out, metrics: { bytes: bytes.length } };
 }

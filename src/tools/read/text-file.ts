@@ -6,6 +6,7 @@ import { emptyFileText, pastEndText } from './format.js';
 import type { LineIndexCache } from './line-index.js';
 import { decodeLine, decodePage, lineEndingsFrom, renderPage, scanWhole } from './page.js';
 import type { TextReadResult } from './schema.js';
+import type { ToolOutput } from '../types.js';
 import { streamPage } from './stream-page.js';
 
 /** Head used to detect the encoding of a file too large to read whole. */
@@ -56,13 +57,14 @@ export async function pageOfHugeFile(
 }
 
 /** The SPEC §5 text result and model text of a page. */
-export function textOutput(path: string, page: TextPage, notebookError?: string): { result: TextReadResult; text: string } {
+export function textOutput(path: string, page: TextPage, notebookError?: string): ToolOutput<TextReadResult> {
   const { enc, lines, offset, total } = page;
   let text: string;
   let content = '';
+  let textJson: (() => string) | undefined;
   if (total === 0) text = emptyFileText(path);
   else if (lines.length === 0) text = pastEndText(path, offset, total ?? 0);
-  else ({ text, content } = renderPage(path, lines, offset, total, page.more));
+  else ({ text, content, textJson } = renderPage(path, lines, offset, total, page.more));
   const file: TextReadResult['file'] = {
     file_path: path,
     content,
@@ -74,5 +76,5 @@ export function textOutput(path: string, page: TextPage, notebookError?: string)
     bom: enc.bom,
   };
   if (notebookError !== undefined) file.notebook_error = notebookError;
-  return { result: { type: 'text', file }, text };
+  return { result: { type: 'text', file }, text, textJson };
 }
