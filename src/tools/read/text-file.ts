@@ -7,7 +7,7 @@ import type { LineIndexCache } from './line-index.js';
 import { decodeLine, decodePage, lineEndingsFrom, renderPage, scanWhole } from './page.js';
 import type { TextReadResult } from './schema.js';
 import type { ToolOutput } from '../types.js';
-import { streamPage } from './stream-page.js';
+import { pageScanBuffers, streamPage } from './stream-page.js';
 
 /** Head used to detect the encoding of a file too large to read whole. */
 const HEAD_BYTES = 64 * 1024;
@@ -46,9 +46,11 @@ export async function pageOfHugeFile(
   limit: number,
   opener?: () => Promise<FileHandle>,
 ): Promise<TextPage> {
-  const head = Buffer.allocUnsafe(Math.min(HEAD_BYTES, stat.size));
-  const { bytesRead } = await fh.read(head, 0, head.length, 0);
-  const enc = detectEncoding(head.subarray(0, bytesRead), override, true);
+  // The head goes through a reused scan buffer (see ScratchPool), only its bytes read looked at.
+  const enc = await pageScanBuffers.with(async (buffer) => {
+    const { bytesRead } = await fh.read(buffer, 0, Math.min(HEAD_BYTES, stat.size, buffer.length), 0);
+    return detectEncoding(buffer.subarray(0, bytesRead), override, true);
+  });
   const layout = layoutOf(enc.encoding);
   const index = indexes.ensure(realPath, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }, contentStartOf(enc), layout, opener);
   const page = await streamPage(fh, stat.size, layout, index, offset, limit);
