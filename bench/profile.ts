@@ -11,6 +11,7 @@ import path from 'node:path';
 import { measure } from './support/measure.js';
 import { lineCount, marker, notebookFixture, textOfSize } from './support/fixtures.js';
 import { sidefilePeer } from './peers-sidefile.js';
+import { summarizeProfile } from './support/cpu-profile-summary.js';
 import type { OpKey, Workload } from './peers-types.js';
 
 const [op = 'read4k', outDir = '/tmp/sidefile-profile', clientsArg = '16', secondsArg = '6'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -52,4 +53,9 @@ try {
 } finally {
   await peer.close();
   await fsp.rm(base, { recursive: true, force: true });
+}
+if (!useStrace) {
+  // The server writes its profile as it exits: the newest one in outDir is this run's.
+  const profiles = (await fsp.readdir(outDir)).filter((f) => f.endsWith('.cpuprofile')).sort();
+  if (profiles.length > 0) console.log(await summarizeProfile(path.join(outDir, profiles.at(-1)!), Number(process.env.PROFILE_TOP ?? 25)));
 }

@@ -46,16 +46,31 @@ export async function pageOfHugeFile(
   limit: number,
   opener?: () => Promise<FileHandle>,
 ): Promise<TextPage> {
-  // The head goes through a reused scan buffer (see ScratchPool), only its bytes read looked at.
-  const enc = await pageScanBuffers.with(async (buffer) => {
-    const { bytesRead } = await fh.read(buffer, 0, Math.min(HEAD_BYTES, stat.size, buffer.length), 0);
-    return detectEncoding(buffer.subarray(0, bytesRead), override, true);
-  });
-  const layout = layoutOf(enc.encoding);
-  const index = indexes.ensure(realPath, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }, contentStartOf(enc), layout, opener);
-  const page = await streamPage(fh, stat.size, layout, index, offset, limit);
-  const lines = page.lines.map((b) => decodeLine(b, enc.encoding));
-  return { enc, lines, offset, total: page.total, more: page.more, counts: page.counts };
+  // Why: see PageGate. Background builds wait while this page is served.
+  indexes.gate.enter();
+  try {
+    // The head goes through a reused scan buffer (see ScratchPool), only its bytes read looked at.
+    const enc = await pageScanBuffers.with(async (buffer) => {
+      const { bytesRead } = await fh.read(buffer, 0, Math.min(HEAD_BYTES, stat.size, buffer.length), 0);
+      return detectEncoding(buffer.subarray(0, bytesRead), override, true);
+    });
+    const layout = layoutOf(enc.encoding);
+    const index = indexes.ensure(realPath, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }, contentStartOf(enc), layout, opener);
+    if (!index.reached(offset)) {
+      // This page waits for the build, so the build must not wait for it.
+      indexes.gate.leave();
+      try {
+        await index.waitFor(offset);
+      } finally {
+        indexes.gate.enter();
+      }
+    }
+    const page = await streamPage(fh, stat.size, layout, index, offset, limit);
+    const lines = page.lines.map((b) => decodeLine(b, enc.encoding));
+    return { enc, lines, offset, total: page.total, more: page.more, counts: page.counts };
+  } finally {
+    indexes.gate.leave();
+  }
 }
 
 /** The SPEC §5 text result and model text of a page. */
