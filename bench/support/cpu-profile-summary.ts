@@ -29,7 +29,10 @@ export async function summarizeProfile(file: string, top = 25): Promise<string> 
   }
   const total = profile.samples.length;
   const list = (m: Map<string, number>) =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, n]) => `${((100 * n) / total).toFixed(1).padStart(5)}%  ${name}`);
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, n]) => `${((100 * n) / total).toFixed(1).padStart(5)}%  ${name}`);
   return [`self (${total} samples):`, ...list(self), '', 'inclusive:', ...list(inclusive)].join('\n');
 }
 

@@ -42,16 +42,25 @@ export async function streamPage(
   const ends: number[] = [];
   let line = from.line;
   let lineStart = from.byte;
-  const stopped = await pageScanBuffers.with((buffer) => scanFile(fh, from.byte, size, layout, (lineEnd, next, kind) => {
-    if (line >= offset) {
-      counts[kind]++;
-      starts.push(lineStart);
-      ends.push(lineEnd);
-    }
-    line++;
-    lineStart = next;
-    return line <= last;
-  }, buffer));
+  const stopped = await pageScanBuffers.with((buffer) =>
+    scanFile(
+      fh,
+      from.byte,
+      size,
+      layout,
+      (lineEnd, next, kind) => {
+        if (line >= offset) {
+          counts[kind]++;
+          starts.push(lineStart);
+          ends.push(lineEnd);
+        }
+        line++;
+        lineStart = next;
+        return line <= last;
+      },
+      buffer,
+    ),
+  );
   let total: number | null = index.done ? index.total : null;
   let more = lineStart < size;
   if (!stopped) {
