@@ -3,6 +3,9 @@
  * write operations, sidefile against the bare durable route, in one run. CPU per call is what
  * bounds 16 clients on two cores, and unlike calls/s it barely moves with a neighbour's load.
  *
+ * `BEFORE=<dir>`: also runs the server built in that project folder (e.g. an older commit's
+ * `git archive` with `npm run build`), for a before/after ratio measured in the same run.
+ *
  * Usage: npm run build && npx tsx bench/cpu-per-call.ts [seconds=3] [ops=edit,write,nbEdit,edit1m]
  */
 import { promises as fsp, readFileSync } from 'node:fs';
@@ -34,6 +37,10 @@ const w: Workload = {
 const side = await sidefilePeer(root, path.join(base, 'data'), path.join(base, 'sidefile.log'));
 const bare = await barePeer(root, path.join(base, 'bare.log'));
 const peers = [{ name: 'sidefile', peer: side, pid: side.server.pid }, { name: 'bare', peer: bare, pid: bare.pid }];
+if (process.env.BEFORE) {
+  const before = await sidefilePeer(root, path.join(base, 'data-before'), path.join(base, 'before.log'), { projectDir: process.env.BEFORE });
+  peers.push({ name: 'before', peer: before, pid: before.server.pid });
+}
 try {
   console.log(`load before: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   for (const op of opsArg.split(',') as OpKey[]) {
@@ -57,7 +64,8 @@ try {
         perCall.push(ms);
         row.push(`${name} ${s.rate.toFixed(0)}/s ${ms.toFixed(3)} ms CPU/call p50 ${s.p50.toFixed(2)} ms${s.errors ? ` errors ${s.errors} ${s.firstError}` : ''}`);
       }
-      console.log(`${op} ×${clients}: ${row.join(' | ')} | CPU ratio ${(perCall[0]! / perCall[1]!).toFixed(2)}`);
+      const vsBefore = perCall[2] === undefined ? '' : ` | sidefile ÷ before ${(perCall[0]! / perCall[2]).toFixed(2)}`;
+      console.log(`${op} ×${clients}: ${row.join(' | ')} | CPU sidefile ÷ bare ${(perCall[0]! / perCall[1]!).toFixed(2)}${vsBefore}`);
     }
   }
   console.log(`load after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
