@@ -29,6 +29,8 @@ export class FdTempFile implements TempFile {
   /** Creates the file (flags `wx`: never an existing entry, never through a last link). */
   static open(p: string, flags: string, mode?: number): Promise<FdTempFile> {
     try {
+      // Security: O_CREAT|O_EXCL on a name in the checked folder: an entry swapped in there
+      // (a link, a FIFO) fails with EEXIST instead of being opened, so the sync open never blocks.
       return Promise.resolve(new FdTempFile(fs.openSync(p, flags, mode)));
     } catch (err) {
       return Promise.reject(err as Error);
