@@ -67,5 +67,6 @@ export class FdTempFile implements TempFile {
 
 function writeAsync(fd: number, data: Uint8Array, at: number): Promise<number> {
   return new Promise((resolve, reject) =>
-    fs.write(fd, data, at, data.length - at, null, (err, written) => (err ? reject(err) : resolve(written))));
+    fs.write(fd, data, at, data.length - at, null, (err, written) => (err ? reject(err) : resolve(written))),
+  );
 }
