@@ -68,11 +68,12 @@ function linkedTarget(root: string, dir: CheckedDir, name: string): { real: stri
 
 /**
  * Reads a file whole, at most `maxBytes`, through the policy's checked open of `at` (a
- * `dir.at(name)` path or a link target's checked real path). null when it vanished, became a link
+ * `dir.at(name)` path, or a real path the walk found: its descriptor's real path is checked
+ * before a byte is read, openFileDirect). null when it vanished, became a link
  * or a non-regular file, or its descriptor is outside the root or denied. With `scratch`, a file
  * that fits is read into it (no allocation per file; the answer is a view valid until the next call).
  */
-export function readFileChecked(root: string, at: string, maxBytes: number, deny?: DenyCheck, scratch?: Buffer): { bytes: Buffer; real: string } | null {
+export function readFileChecked(root: string, at: string, maxBytes: number, deny?: DenyCheck, scratch?: Buffer): { bytes: Buffer; real: string; stat: Stats } | null {
   let opened;
   try {
     opened = openFileDirect(root, at, deny);
@@ -91,7 +92,7 @@ export function readFileChecked(root: string, at: string, maxBytes: number, deny
       if (n === 0) break;
       read += n;
     }
-    return { bytes: read === size ? bytes : bytes.subarray(0, read), real: opened.real };
+    return { bytes: read === size ? bytes : bytes.subarray(0, read), real: opened.real, stat: opened.stat };
   } catch {
     return null;
   } finally {

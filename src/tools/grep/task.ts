@@ -44,7 +44,8 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
   const keeper: Keeper = { skip: task.skip, keep: task.keep ?? Infinity, chars: 0 };
   const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
   const literal = requiredLiteral(task.pattern, task.ignoreCase);
-  const deny = compileGlobs(task.denyRead);
+  // No deny globs: no relative path to compute per file.
+  const deny = task.denyRead.length === 0 ? undefined : compileGlobs(task.denyRead);
   const visit = (file: WalkFile): void => {
     if (!budget.check()) return;
     if (globTest !== null && !globTest(file.relToStart)) return;
@@ -53,7 +54,8 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
     const item = searchFile(task, file, { matcher, literal, deny }, keeper, out, scratch);
     if (item !== null) out.push(item);
   };
-  const walk = { ...task, budget, needStat: task.mode === 'files_with_matches' };
+  // A file's mtime comes from the fstat of its checked descriptor (searchFile), not an lstat.
+  const walk = { ...task, budget, needStat: false };
   const stats = task.fileName === null ? walkFiles(walk, visit) : walkOne(walk, task.fileName, visit);
   out.stats.skippedDirs = stats.skippedDirs;
   out.stats.stopped = budget.spent;
@@ -64,8 +66,8 @@ interface Search {
   matcher: TextMatcher;
   /** Bytes every match contains (see requiredLiteral). */
   literal: Buffer | null;
-  /** Deny-read globs, checked again on each opened file's real path. */
-  deny: (relativeReal: string) => boolean;
+  /** Deny-read globs, checked again on each opened file's real path (undefined: none). */
+  deny: ((relativeReal: string) => boolean) | undefined;
 }
 
 function searchFile(task: GrepTask, file: WalkFile, search: Search, keeper: Keeper, out: Emitter<GrepItem>, scratch: Buffer): GrepItem | null {
@@ -84,7 +86,7 @@ function searchFile(task: GrepTask, file: WalkFile, search: Search, keeper: Keep
   } catch {
     return null;
   }
-  const item: GrepItem = { rel: file.rel, mtimeMs: file.mtimeMs, count: 0, entries: 0, lines: [] };
+  const item: GrepItem = { rel: file.rel, mtimeMs: read.stat.mtimeMs, count: 0, entries: 0, lines: [] };
   for (const section of sectionsOf(file.rel, text)) {
     searchSection(task, section, matcher, keeper, item);
     if (task.mode === 'files_with_matches' && item.count > 0) break;
