@@ -23,6 +23,8 @@ export interface WalkOptions {
   budget: Budget;
   /** Whether files need their size and mtime (an lstat each); Grep's content mode does not. */
   needStat: boolean;
+  /** Only files (and links) for which this holds are visited: a shard's share of a parallel search. */
+  owns?: (rel: string) => boolean;
 }
 
 export interface WalkFile {
@@ -142,6 +144,7 @@ function visitDir(state: WalkState, dir: CheckedDir, rel: string, inherited: Ign
     if (state.denied(childRel)) continue;
     const kind = kindOf(dir, entry);
     if (kind === 'other') continue;
+    if (kind !== 'dir' && opts.owns !== undefined && !opts.owns(childRel)) continue;
     if (!opts.includeIgnored && isIgnored(rules, childRel, kind === 'dir')) continue;
     if (kind === 'dir') enterDir(state, dir, entry.name, childRel, rules, depth);
     else if (kind === 'file') visitFile(state, dir, entry.name, childRel);

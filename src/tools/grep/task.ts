@@ -11,7 +11,8 @@ import { cellIdAt, cellSource, parseNotebook } from '../../notebook/model.js';
 import { bomBytes, bomEncoding, decodeBytes, detectEncoding } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { SNIFF_BYTES, sniff } from '../../text/sniff.js';
-import { compileRegex, cutLine, lineText, matchingLines, withContext, type TextMatcher } from './search.js';
+import { compileRegex, cutLine, KEPT_CHARS, keptChars, lineText, matchingLines, withContext, type TextMatcher } from './search.js';
+import { ownsOf } from './shard-of.js';
 
 /** Files over this size are not searched (they would have to be held whole). */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -19,9 +20,6 @@ const MAX_FILE_BYTES = 64 * 1024 * 1024;
 const SCRATCH_BYTES = 1024 * 1024;
 /** The C0 controls sniff counts (all but tab, LF, VT, FF, CR and ESC), NUL included. */
 const CONTROL_BYTES = Array.from({ length: 32 }, (_, b) => b).filter((b) => ![0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1b].includes(b));
-
-/** Content mode keeps lines until their text reaches this: the answer's text stays under 100,000 characters. */
-const KEPT_CHARS = 110_000;
 
 interface Section {
   cellId: string | null;
@@ -31,6 +29,8 @@ interface Section {
 interface Keeper {
   skip: number;
   keep: number;
+  /** Kept entries still to come that do not count toward KEPT_CHARS. */
+  free: number;
   chars: number;
 }
 
@@ -41,7 +41,7 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
   const typeTest = task.typeGlobs === null ? null : picomatch(task.typeGlobs, { dot: true });
   const out = new Emitter<GrepItem>(port);
   const budget = new Budget(Date.now() + task.timeoutMs, task.maxEntries);
-  const keeper: Keeper = { skip: task.skip, keep: task.keep ?? Infinity, chars: 0 };
+  const keeper: Keeper = { skip: task.skip, keep: task.keep ?? Infinity, free: task.free, chars: 0 };
   const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
   const literal = requiredLiteral(task.pattern, task.ignoreCase);
   // No deny globs: no relative path to compute per file.
@@ -55,7 +55,7 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
     if (item !== null) out.push(item);
   };
   // A file's mtime comes from the fstat of its checked descriptor (searchFile), not an lstat.
-  const walk = { ...task, budget, needStat: false };
+  const walk = { ...task, budget, needStat: false, owns: ownsOf(task.shard) };
   const stats = task.fileName === null ? walkFiles(walk, visit) : walkOne(walk, task.fileName, visit);
   out.stats.skippedDirs = stats.skippedDirs;
   out.stats.stopped = budget.spent;
@@ -120,7 +120,8 @@ function searchSection(task: GrepTask, section: Section, matcher: TextMatcher, k
     const line: GrepLine = [section.cellId, index + 1, text, match];
     item.lines.push(line);
     keeper.keep--;
-    keeper.chars += text.length + item.rel.length + 16;
+    if (keeper.free > 0) keeper.free--;
+    else keeper.chars += keptChars(item.rel, text);
   }
 }
 
