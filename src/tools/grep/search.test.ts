@@ -34,7 +34,7 @@ describe('Grep matching', () => {
 });
 
 describe('Grep required literal (prefilter)', async () => {
-  const { requiredLiteral } = await import('./task.js');
+  const { requiredLiteral } = await import('./literal.js');
   const lit = (p: string, i = false) => requiredLiteral(p, i)?.toString('latin1') ?? null;
   it('takes the longest top-level plain run every match must contain', () => {
     expect(lit('function\\s+handle[A-Z]\\w*Event')).toBe('function');
