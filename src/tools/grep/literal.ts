@@ -33,6 +33,11 @@ export function requiredLiteral(pattern: string, ignoreCase: boolean): Buffer | 
     } else if (ch === '[') {
       cut();
       inClass = true;
+    } else if (ch === '{') {
+      // A quantifier (`x{200}`, `a{2,5}`; a lone `{` is a syntax error with `u`): its digits are not text.
+      cut();
+      const end = pattern.indexOf('}', i);
+      i = end < 0 ? pattern.length : end;
     } else if (ch === '(' || ch === ')') {
       cut();
       depth += ch === '(' ? 1 : -1;

@@ -48,5 +48,9 @@ describe('Grep required literal (prefilter)', async () => {
     expect(lit('\\bword\\b')).toBe('word');
     expect(lit('Word', true)).toBeNull();
     expect(lit('数据库')).toBeNull();
+    // A quantifier's digits are not text a match contains.
+    expect(lit('x{200}')).toBeNull();
+    expect(lit('ab{2,5}cde')).toBe('cde');
+    expect(lit('abcd{1000}')).toBe('abc');
   });
 });

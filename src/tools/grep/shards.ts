@@ -21,8 +21,9 @@ import { KEPT_CHARS, keptChars } from './search.js';
 /** Past this offset a content search is not split: each shard would hold that many lines first. */
 const MAX_SHARDED_OFFSET = 10_000;
 
-export async function runSharded(pool: DiscoveryPool, task: GrepTask): Promise<TaskOutcome<GrepItem>> {
-  const count = task.fileName !== null || task.skip > MAX_SHARDED_OFFSET ? 1 : pool.parallelism();
+/** Runs the task split in `shards` (default: as many as the pool can take now), or whole where it cannot be split. */
+export async function runSharded(pool: DiscoveryPool, task: GrepTask, shards = pool.parallelism()): Promise<TaskOutcome<GrepItem>> {
+  const count = task.fileName !== null || task.skip > MAX_SHARDED_OFFSET ? 1 : shards;
   if (count === 1) return pool.run<GrepItem>(task);
   const keep = task.keep === null ? null : task.skip + task.keep;
   const parts = await Promise.all(
