@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiscoveryPool } from '../src/discovery/pool.js';
-import type { GrepTask } from '../src/discovery/protocol.js';
+import type { GrepItem, GrepTask } from '../src/discovery/protocol.js';
 import { pathOrder, runSharded } from '../src/tools/grep/shards.js';
 import { writeTree } from './support/discovery-fixture.js';
 
@@ -64,7 +64,7 @@ const PAGES: Array<Partial<GrepTask>> = [
 
 describe('a Grep split across workers', () => {
   it.each(PAGES)('answers as one worker does: %j', async (over) => {
-    const whole = await pool.run(task(over));
+    const whole = await pool.run<GrepItem>(task(over));
     expect(whole.items.length).toBeGreaterThan(0);
     for (const shards of [2, 3]) {
       const split = await runSharded(pool, task(over), shards);
@@ -73,7 +73,7 @@ describe('a Grep split across workers', () => {
   });
 
   it('the kept-text cap ends a page of long lines at the same line', async () => {
-    const whole = await pool.run(task({ pattern: 'x{300}', keep: null }));
+    const whole = await pool.run<GrepItem>(task({ pattern: 'x{300}', keep: null }));
     const kept = whole.items.reduce((n, item) => n + item.lines.length, 0);
     const entries = whole.items.reduce((n, item) => n + item.entries, 0);
     // The cap cut the page short of the entries (else this test would not test it).
