@@ -48,9 +48,12 @@ export class DiscoveryPool {
 
   /**
    * How many tasks one search may split into now: one per core, within the threads that are
-   * idle, always leaving one for the next call (1 when the pool is busy).
+   * idle, always leaving one for the next call (1 when the pool is busy). Not on a loaded
+   * machine: there the cores are taken, a split search does more work in all (each shard walks
+   * the whole tree) and measured slower (1.0 s against 0.53 s for 20,000 files at load 14 on 2 cores).
    */
   parallelism(): number {
+    if (os.loadavg()[0] >= CORES) return 1;
     return Math.max(1, Math.min(CORES, THREADS - this.running - 1));
   }
 
