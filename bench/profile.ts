@@ -62,7 +62,7 @@ try {
   await peer.close();
   await fsp.rm(base, { recursive: true, force: true });
 }
-if (!useStrace) {
+if (!useStrace && !usePerf) {
   // The server writes its profile as it exits: the newest one in outDir is this run's.
   const profiles = (await fsp.readdir(outDir)).filter((f) => f.endsWith('.cpuprofile')).sort();
   if (profiles.length > 0) console.log(await summarizeProfile(path.join(outDir, profiles.at(-1)!), Number(process.env.PROFILE_TOP ?? 25)));
