@@ -90,18 +90,31 @@ export function sdkSide(port: number): Side {
 export function rawSide(http: HttpClient): Side {
   const ACCEPT = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
   const open = async (): Promise<(name: string, args: Record<string, unknown>) => Promise<string>> => {
-    const init = await http.request('POST', '/mcp', {
-      jsonrpc: '2.0', id: 0, method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-    }, ACCEPT);
+    const init = await http.request(
+      'POST',
+      '/mcp',
+      {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+      },
+      ACCEPT,
+    );
     const session = init.headers['mcp-session-id'];
     if (!jsonOf<{ result?: unknown }>(init).result || typeof session !== 'string') throw new Error(`initialize: HTTP ${init.status}`);
     const headers = { ...ACCEPT, 'mcp-session-id': session };
     await http.request('POST', '/mcp', { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
     let id = 0;
     return async (name, args) => {
-      const res = await http.request('POST', '/mcp', { jsonrpc: '2.0', id: (id += 1), method: 'tools/call', params: { name, arguments: args } }, headers);
-      if (res.status !== 200 || res.body.includes('"isError":true')) throw new Error(`${name}: HTTP ${res.status} ${res.body.slice(0, 200)}`);
+      const res = await http.request(
+        'POST',
+        '/mcp',
+        { jsonrpc: '2.0', id: (id += 1), method: 'tools/call', params: { name, arguments: args } },
+        headers,
+      );
+      if (res.status !== 200 || res.body.includes('"isError":true'))
+        throw new Error(`${name}: HTTP ${res.status} ${res.body.slice(0, 200)}`);
       return res.body;
     };
   };

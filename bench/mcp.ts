@@ -83,8 +83,13 @@ function merge(list: Sample[]): Sample {
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   const failed = list.find((s) => s.errors > 0);
   return {
-    calls, seconds, rate: calls / seconds, p50: median(list.map((s) => s.p50)), p99: Math.max(...list.map((s) => s.p99)),
-    errors: list.reduce((n, s) => n + s.errors, 0), firstError: failed?.firstError ?? null,
+    calls,
+    seconds,
+    rate: calls / seconds,
+    p50: median(list.map((s) => s.p50)),
+    p99: Math.max(...list.map((s) => s.p99)),
+    errors: list.reduce((n, s) => n + s.errors, 0),
+    firstError: failed?.firstError ?? null,
   };
 }
 
@@ -143,13 +148,18 @@ export async function benchMcp(print: Print): Promise<void> {
     await server.stop();
     await fsp.rm(base, { recursive: true, force: true });
   }
-  print(`machine: ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (figures are noisy under load)`);
+  print(
+    `machine: ${os.cpus().length} CPUs, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} (figures are noisy under load)`,
+  );
 }
 
 function printLegend(print: Print): void {
   print('Target judged on MCP (JSON-RPC): the same node:http keep-alive client as REST, so the ratio is the');
-  print('server\'s MCP cost. MCP (SDK Client) = what hosts run; its client CPU (undici fetch, zod checks of every');
-  print('message, the output-schema check) runs on the same cores, so its ratio is the client\'s, not the server\'s.');
+  print("server's MCP cost. MCP (SDK Client) = what hosts run; its client CPU (undici fetch, zod checks of every");
+  print("message, the output-schema check) runs on the same cores, so its ratio is the client's, not the server's.");
   print('CPU/call: server = the sidefile process, client = this bench process (less moved by load than calls/s).');
 }
 
