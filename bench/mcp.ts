@@ -10,8 +10,9 @@
  * the SDK Client spends several times the CPU of the node:http client per call, on the same two
  * cores as the server, and that is the client's cost, not the server's.
  *
- * Both sides do the same work (bench/mcp-sides.ts). The sides are measured in alternating
- * rounds, so load from other processes falls on all of them.
+ * Both sides do the same work (bench/mcp-sides.ts). With 1 client the sides take turns call by
+ * call; with 16 they are measured in alternating short windows: either way load from other
+ * processes falls on all of them alike.
  */
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
@@ -19,7 +20,7 @@ import path from 'node:path';
 import { rawSide, restSide, sdkSide, type Side } from './mcp-sides.js';
 import { marker, textOfSize } from './support/fixtures.js';
 import { httpClient } from './support/http-client.js';
-import { measure, type Call, type Sample } from './support/measure.js';
+import { measure, quantile, type Call, type Sample } from './support/measure.js';
 import { startSidefile, type ServerChild } from './support/sidefile-server.js';
 
 type Print = (line: string) => void;
@@ -73,6 +74,59 @@ async function compare(server: ServerChild, loops: Record<SideName, Call[]>): Pr
   const figures = (name: SideName): Figures => {
     const merged = merge(samples[name]);
     return { ...merged, serverCpuMs: cpu[name].server / merged.calls, clientCpuMs: cpu[name].client / merged.calls };
+  };
+  return { rest: figures('rest'), raw: figures('raw'), sdk: figures('sdk') };
+}
+
+/**
+ * One client: the sides take turns call by call (the order rotating each turn), so a burst of
+ * load falls on all of them alike. A single client's calls/s is 1 / its mean latency, so each
+ * side's rate is its calls over the time its own calls took.
+ */
+async function compareInTurns(server: ServerChild, loops: Record<SideName, Call[]>): Promise<Record<SideName, Figures>> {
+  const latencies = { rest: [] as number[], raw: [] as number[], sdk: [] as number[] };
+  const cpu = { rest: { server: 0, client: 0 }, raw: { server: 0, client: 0 }, sdk: { server: 0, client: 0 } };
+  const failures = {
+    rest: { n: 0, first: null as string | null },
+    raw: { n: 0, first: null as string | null },
+    sdk: { n: 0, first: null as string | null },
+  };
+  for (const name of SIDES) await measure(loops[name], { seconds: 0, maxCalls: 0, warmup: WARMUP });
+  const end = performance.now() + SECONDS * SIDES.length * 1000;
+  for (let turn = 0; performance.now() < end; turn++) {
+    for (let k = 0; k < SIDES.length; k++) {
+      const name = SIDES[(turn + k) % SIDES.length]!;
+      const server0 = server.cpuMs() ?? Number.NaN;
+      const client0 = clientCpuMs();
+      const t0 = performance.now();
+      const ok = await loops[name][0]!().then(
+        () => true,
+        (err: unknown) => {
+          failures[name].n += 1;
+          failures[name].first ??= err instanceof Error ? err.message : String(err);
+          return false;
+        },
+      );
+      if (ok) latencies[name].push(performance.now() - t0);
+      cpu[name].client += clientCpuMs() - client0;
+      cpu[name].server += (server.cpuMs() ?? Number.NaN) - server0;
+    }
+  }
+  const figures = (name: SideName): Figures => {
+    const sorted = [...latencies[name]].sort((a, b) => a - b);
+    const calls = sorted.length;
+    const seconds = sorted.reduce((sum, ms) => sum + ms, 0) / 1000;
+    return {
+      calls,
+      seconds,
+      rate: calls / seconds,
+      p50: quantile(sorted, 0.5),
+      p99: quantile(sorted, 0.99),
+      errors: failures[name].n,
+      firstError: failures[name].first,
+      serverCpuMs: cpu[name].server / calls,
+      clientCpuMs: cpu[name].client / calls,
+    };
   };
   return { rest: figures('rest'), raw: figures('raw'), sdk: figures('sdk') };
 }
@@ -138,9 +192,11 @@ export async function benchMcp(print: Print): Promise<void> {
         return built;
       };
       const files = await ws.readFiles(clients);
-      printRow(print, { op: 'Read 4 KB', clients, sides: await compare(server, await loops((side, c) => side.readLoop(files[c]!))) });
+      // One client: turn by turn; 16: alternating windows (16 loops of one side at a time).
+      const run = clients === 1 ? compareInTurns : compare;
+      printRow(print, { op: 'Read 4 KB', clients, sides: await run(server, await loops((side, c) => side.readLoop(files[c]!))) });
       const edits = await loops(async (side, c) => side.editLoop(await ws.editFile(c)));
-      printRow(print, { op: 'Edit 4 KB', clients, sides: await compare(server, edits) });
+      printRow(print, { op: 'Edit 4 KB', clients, sides: await run(server, edits) });
     }
   } finally {
     for (const side of Object.values(sides)) await side.close();
@@ -161,6 +217,7 @@ function printLegend(print: Print): void {
   print("server's MCP cost. MCP (SDK Client) = what hosts run; its client CPU (undici fetch, zod checks of every");
   print("message, the output-schema check) runs on the same cores, so its ratio is the client's, not the server's.");
   print('CPU/call: server = the sidefile process, client = this bench process (less moved by load than calls/s).');
+  print('1 client: the sides take turns call by call; 16 clients: alternating 0.5 s windows.');
 }
 
 const fmt = (s: Sample) => `${s.rate.toFixed(0).padStart(6)}/s p50 ${s.p50.toFixed(2).padStart(6)} ms`;
