@@ -6,7 +6,7 @@ import type { EditExtra } from '../tools/edit/schema.js';
 import type { EditInput } from '../tools/edit/schema.js';
 import type { ComputedWrite } from '../write/pipeline.js';
 import type { TextPatch } from '../write/patch.js';
-import { unpackPatch } from './hunks.js';
+import { fromWire } from './hunks.js';
 import type { EditReply, TextEditReply, WorkerJob, WorkerReply } from './protocol.js';
 import { readNotebook, type ReadNotebookOutcome } from '../notebook/read-notebook.js';
 
@@ -30,7 +30,7 @@ export async function editNotebookOffLoop(
 ): Promise<OffLoopEdit | null> {
   if (original.length < OFF_LOOP_BYTES) return null;
   const reply = (await runOnWorker({ id: 0, kind: 'edit', bytes: original, relative, request, ...(override ? { override } : {}) })) as EditReply;
-  return { ...reply, patch: await unpackPatch(reply.patch) };
+  return { ...reply, patch: fromWire(reply.patch) };
 }
 
 /**
@@ -53,7 +53,7 @@ export async function editTextOffLoop(
     bytes,
     get before() { return decode(original); },
     get after() { return decode(bytes); },
-    patch: await unpackPatch(reply.patch),
+    patch: fromWire(reply.patch),
     hash: reply.hash,
     total: reply.total,
     decode,

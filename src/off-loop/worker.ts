@@ -8,10 +8,10 @@ import { parentPort, type TransferListItem } from 'node:worker_threads';
 import { isToolError } from '../errors.js';
 import { sha256Hex } from '../read-state/unchanged.js';
 import { decodeText } from '../text/codec.js';
-import { makePatch } from '../write/patch.js';
+import { makeJsonPatch } from '../write/patch.js';
 import { countTextLines } from '../write/text-lines.js';
 import { editNotebookBytes } from '../notebook/edit-bytes.js';
-import { packPatch } from './hunks.js';
+import { toWire } from './hunks.js';
 import type { WorkerJob, WorkerReply } from './protocol.js';
 import { readNotebook } from '../notebook/read-notebook.js';
 import { computeEdit } from '../tools/edit/run.js';
@@ -28,22 +28,23 @@ function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[]
       // Only `relative` of the target is read (for messages).
       const computed = computeEdit(job.input, { relative: job.relative } as ResolvedPath, { bytes }, job.override);
       const out = new Uint8Array(computed.bytes as Buffer);
+      const patch = toWire(makeJsonPatch(job.relative, computed.before, computed.after));
       const value = {
         bytes: out,
         encoding: decodeText(bytes, job.override).encoding,
-        patch: packPatch(makePatch(job.relative, computed.before, computed.after)),
+        patch: patch.patch,
         hash: sha256Hex(computed.bytes as Buffer),
         total: countTextLines(computed.after),
         extra: computed.extra,
       };
-      return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer] };
+      return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer, ...patch.transfer] };
     }
     const edit = editNotebookBytes(bytes, job.relative, job.request, job.override);
     const { text, splice: _splice, ...outcome } = edit.outcome;
-    const patch = packPatch(makePatch(job.relative, edit.before, text));
+    const patch = toWire(makeJsonPatch(job.relative, edit.before, text));
     const out = new Uint8Array(edit.bytes);
-    const value = { bytes: out, encoding: edit.encoding, patch, hash: sha256Hex(edit.bytes), outcome };
-    return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer] };
+    const value = { bytes: out, encoding: edit.encoding, patch: patch.patch, hash: sha256Hex(edit.bytes), outcome };
+    return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer, ...patch.transfer] };
   } catch (err) {
     if (isToolError(err)) return { reply: { id: job.id, ok: false, tool: { code: err.code, message: err.message, details: err.details } }, transfer: [] };
     const e = err instanceof Error ? err : new Error(String(err));
