@@ -16,19 +16,11 @@ export interface WirePatch {
 
 /** On the worker: the patch and the buffers to transfer with it. */
 export function toWire(patch: JsonPatch): { patch: WirePatch; transfer: ArrayBuffer[] } {
-  const hunks = patch.hunks.map(({ linesJson, ...header }) => ({ ...header, linesJson: utf8Unpooled(linesJson) }));
-  return { patch: { hunks, additions: patch.additions, deletions: patch.deletions }, transfer: hunks.map((h) => h.linesJson.buffer as ArrayBuffer) };
+  return { patch, transfer: patch.hunks.map((h) => h.linesJson.buffer as ArrayBuffer) };
 }
 
 /** On the loop: no parse, no copy. */
 export function fromWire(wire: WirePatch): TextPatch {
   const hunks = wire.hunks.map(({ linesJson, ...header }) => new PackedHunk(header, Buffer.from(linesJson.buffer, linesJson.byteOffset, linesJson.byteLength)));
   return { hunks, additions: wire.additions, deletions: wire.deletions };
-}
-
-/** UTF-8 in an ArrayBuffer of its own: a small Buffer.from shares the pool, which must not be transferred. */
-function utf8Unpooled(text: string): Uint8Array {
-  const out = new Uint8Array(Buffer.byteLength(text, 'utf8'));
-  Buffer.from(out.buffer).write(text, 'utf8');
-  return out;
 }

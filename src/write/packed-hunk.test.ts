@@ -18,7 +18,7 @@ describe('hunk lines as JSON (SPEC §8 "Bounded work")', () => {
         const hunks = wholeRegionHunk(before, after, context, 0);
         expect(region === null).toBe(hunks.length === 0);
         if (region === null) return;
-        expect(regionLinesJson(region.parts)).toBe(JSON.stringify(hunks[0]!.lines));
+        expect(Buffer.from(regionLinesJson(region.parts)).toString()).toBe(JSON.stringify(hunks[0]!.lines));
         const { lines: _lines, ...header } = hunks[0]!;
         expect(region.header).toEqual(header);
       }),
@@ -36,8 +36,8 @@ describe('hunk lines as JSON (SPEC §8 "Bounded work")', () => {
     for (const [before, after] of cases) {
       const plain = makePatch('f', before, after);
       const json = makeJsonPatch('f', before, after);
-      expect(json.hunks.map(({ linesJson, ...h }) => ({ ...h, lines: JSON.parse(linesJson) as string[] }))).toEqual(plain.hunks);
-      expect(json.hunks.map((h) => h.linesJson)).toEqual(plain.hunks.map((h) => JSON.stringify(h.lines)));
+      expect(json.hunks.map(({ linesJson, ...h }) => ({ ...h, lines: JSON.parse(Buffer.from(linesJson).toString()) as string[] }))).toEqual(plain.hunks);
+      expect(json.hunks.map((h) => Buffer.from(h.linesJson).toString())).toEqual(plain.hunks.map((h) => JSON.stringify(h.lines)));
       expect([json.additions, json.deletions]).toEqual([plain.additions, plain.deletions]);
     }
     expect(makeJsonPatch('f', 'same\n', 'same\n')).toEqual({ hunks: [], additions: 0, deletions: 0 });

@@ -1,6 +1,6 @@
 import { structuredPatch } from 'diff';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { regionLinesJson } from './packed-hunk.js';
+import { regionLinesJson, utf8Unpooled } from './packed-hunk.js';
 import { wholeRegion, wholeRegionSteps, type HunkHeader, type PatchHunk } from './whole-hunk.js';
 
 export type { PatchHunk } from './whole-hunk.js';
@@ -92,20 +92,20 @@ function* patchSteps(name: string, before: string, after: string, context: numbe
 
 /** A patch whose hunks carry the JSON text of their lines (see PackedHunk) instead of the lines. */
 export interface JsonPatch {
-  hunks: Array<HunkHeader & { linesJson: string }>;
+  hunks: Array<HunkHeader & { linesJson: Uint8Array }>;
   additions: number;
   deletions: number;
 }
 
 /**
  * makePatch as JSON, for the worker thread: the same hunks, each hunk's lines as
- * JSON.stringify(lines) gives them. A whole-region hunk is written straight from the texts, so
+ * JSON.stringify(lines) gives them, in UTF-8 (each in an ArrayBuffer of its own, to transfer). A whole-region hunk is written straight from the texts, so
  * a 10,000,000-line region never becomes 10,000,000 strings.
  */
 export function makeJsonPatch(name: string, before: string, after: string, context = DEFAULT_CONTEXT): JsonPatch {
   const plan = planPatch(name, before, after, context, WINDOW_MARGIN);
   if ('hunks' in plan) {
-    const hunks = plan.hunks.map(({ lines, ...header }) => ({ ...header, linesJson: JSON.stringify(lines) }));
+    const hunks = plan.hunks.map(({ lines, ...header }) => ({ ...header, linesJson: utf8Unpooled(JSON.stringify(lines)) }));
     return { hunks, ...countLines(plan.hunks) };
   }
   const region = wholeRegion(plan.whole.before, plan.whole.after, context, plan.whole.skippedLines);
