@@ -4,6 +4,8 @@
  * every other call. An edit sends back only the new bytes (transferred, not copied), the patch
  * and the hash — no 60 MB strings to copy back.
  */
+import { readlinkSync } from 'node:fs';
+import os from 'node:os';
 import { parentPort, type TransferListItem } from 'node:worker_threads';
 import { isToolError } from '../errors.js';
 import { sha256Hex } from '../read-state/unchanged.js';
@@ -51,6 +53,26 @@ function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[]
     return { reply: { id: job.id, ok: false, internal: { name: e.name, message: e.message, stack: e.stack ?? '' } }, transfer: [] };
   }
 }
+
+/** The nice value of this thread: under CPU contention the event loop thread goes first. */
+export const WORKER_NICE = 10;
+
+/**
+ * SPEC §8 "Bounded work": on a busy machine a worker burning CPU (and its garbage collector)
+ * can starve the event loop thread of its share, so /healthz waits though nothing blocks the
+ * loop. On Linux, setpriority on a thread id applies to that thread only; elsewhere this thread
+ * keeps the default priority.
+ */
+function lowerOwnPriority(): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0 && tid !== process.pid) os.setPriority(tid, WORKER_NICE);
+  } catch {
+    // No /proc (not Linux) or not allowed: the default priority.
+  }
+}
+
+lowerOwnPriority();
 
 parentPort?.on('message', (job: WorkerJob) => {
   const { reply, transfer } = run(job);
