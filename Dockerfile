@@ -19,11 +19,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 
 # --- runtime ------------------------------------------------------------------------------
 FROM node:22-slim
-# git: write tools report a diff against HEAD when the workspace is a git work tree.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends git \
- && rm -rf /var/lib/apt/lists/*
-
+# No git binary: git_diff reads the HEAD blob in-process (docs/security.md).
 ENV NODE_ENV=production \
     SIDEFILE_HOST=0.0.0.0 \
     SIDEFILE_PORT=8080 \

@@ -1,3 +1,4 @@
+import type { EventHub } from './events/event-hub.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { Log, ToolServices } from './tools/types.js';
 
@@ -12,5 +13,7 @@ export interface AppServices extends ToolServices {
   closeHooks: Array<() => Promise<void> | void>;
   /** Subscribed to tool calls, writes and lock waits (`locks` is its timed wrapper). */
   metrics: Metrics;
+  /** The change stream: SSE clients, their Last-Event-ID replay and MCP subscriptions use it. */
+  events: EventHub;
   log: Log;
 }

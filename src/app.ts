@@ -71,8 +71,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   registerHealthRoutes(app, services, VERSION);
   registerSessionRoutes(app, services);
   registerMetricsRoutes(app, services);
-  const events = registerEventRoutes(app, services, {}, config.denyRead);
-  services.metrics.setEventSource(() => events.stats());
+  registerEventRoutes(app, services);
   registerHistoryRoutes(app, services, config.denyRead);
   for (const tool of tools) registerToolRoute(app, services, tool);
   registerToolList(app, tools);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { AppServices } from './app-services.js';
 import type { Log } from './tools/types.js';
 import { ConfigError, defaultDataDir, type AppConfig } from './config/config.js';
+import { EventHub } from './events/event-hub.js';
 import { FsHistoryStore } from './history/fs-history-store.js';
 import { makeResolver } from './http/path-policy.js';
 import { Metrics } from './metrics/metrics.js';
@@ -48,7 +49,12 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     textCacheBytes: config.readCacheMib * 1024 * 1024,
   });
   const plainLocks = new MemoryLockManager();
-  const metrics = new Metrics({ readState, locks: plainLocks, history });
+  // Event ids come from the history's sequence, so they order with version ids (SPEC §10).
+  const events = new EventHub({
+    nextId: () => history.nextId(),
+    onSubscriberError: (err) => log.warn({ err }, 'a change subscriber failed'),
+  });
+  const metrics = new Metrics({ readState, locks: plainLocks, history, events: () => events.stats() });
   return {
     root,
     settings,
@@ -57,10 +63,10 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     locks: metrics.instrumentLocks(plainLocks),
     history,
     metrics,
-    // Metrics first: the events stream and others subscribe after.
-    writeListeners: [(event) => metrics.observeWrite(event)],
+    events,
+    writeListeners: [(event) => metrics.observeWrite(event), (event) => events.publish(event)],
     toolCallListeners: [(call) => metrics.observeToolCall(call)],
-    closeHooks: [() => history.close(), () => closeJournal(dataDir)],
+    closeHooks: [() => events.closeAll(), () => history.close(), () => closeJournal(dataDir)],
     resolve: makeResolver(root, config),
     log,
   };

@@ -20,8 +20,9 @@ describe('Dockerfile', () => {
     for (const from of froms) expect(from).toMatch(/^FROM node:(22|24)-slim\b/);
   });
 
-  it('installs git, runs as a non-root user and declares the workspace and data volumes', () => {
-    expect(final.some((l) => /apt-get install .*\bgit\b/.test(l))).toBe(true);
+  it('needs no git binary, runs as a non-root user and declares the workspace and data volumes', () => {
+    // git_diff reads the HEAD blob in-process: no git in the image.
+    expect(final.some((l) => /apt-get install .*\bgit\b/.test(l))).toBe(false);
     const user = final.filter((l) => l.startsWith('USER ')).pop();
     expect(user).toBeDefined();
     expect(user).not.toMatch(/^USER (root|0)(:|$)/);

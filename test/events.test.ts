@@ -4,6 +4,7 @@ import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppServices } from '../src/app-services.js';
+import { EventHub } from '../src/events/event-hub.js';
 import { registerEventRoutes } from '../src/routes/events.js';
 import type { WriteEvent } from '../src/tools/types.js';
 import { fixtureWriteTools } from './history-fixtures.js';
@@ -108,11 +109,13 @@ describe('GET /v1/events', () => {
 
 describe('a slow event client', () => {
   it('is dropped with a final notice while writers go on and other clients keep up', async () => {
-    const services = { writeListeners: [] } as unknown as AppServices;
+    // A hub with a small per-client bound, wired the way createServices wires its own.
+    const hub = new EventHub({ maxBufferedBytes: 64 * 1024 });
+    const services = { events: hub, settings: { denyRead: [] }, writeListeners: [(e: WriteEvent) => hub.publish(e)] } as unknown as AppServices;
     const app = Fastify();
     app.setValidatorCompiler(validatorCompiler);
     app.setSerializerCompiler(serializerCompiler);
-    const hub = registerEventRoutes(app, services, { maxBufferedBytes: 64 * 1024 });
+    registerEventRoutes(app, services);
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as AddressInfo;
     const open = () =>

@@ -21,7 +21,12 @@ export interface EventHubOptions {
   closeGraceMs?: number;
   /** Event ids (SPEC §10): the history's id sequence, so ids and version ids order together. */
   nextId?: () => string;
+  /** Told when a subscriber throws (the others and the streams still get the event). */
+  onSubscriberError?: (err: unknown) => void;
 }
+
+/** Told of every successful write, as the streams are (MCP resource subscriptions). */
+export type ChangeSubscriber = (event: WriteEvent) => void;
 
 /** The JSON of one `file_changed` event (SPEC §10). */
 export type { FileChangedData } from './replay.js';
@@ -63,11 +68,14 @@ export class EventHub {
   private readonly startId = this.ids.next();
   private closed = false;
   private droppedCount = 0;
+  private readonly subscribers = new Set<ChangeSubscriber>();
+  private readonly onSubscriberError: (err: unknown) => void;
 
   constructor(options: EventHubOptions = {}) {
     this.maxBufferedBytes = options.maxBufferedBytes ?? 1024 * 1024;
     this.closeGraceMs = options.closeGraceMs ?? 2_000;
     this.nextId = options.nextId ?? (() => this.ids.next());
+    this.onSubscriberError = options.onSubscriberError ?? (() => {});
     this.heartbeat = setInterval(() => this.broadcast(': heartbeat\n\n'), options.heartbeatMs ?? 15_000);
     this.heartbeat.unref();
   }
@@ -97,8 +105,22 @@ export class EventHub {
     return true;
   }
 
+  /** Calls `subscriber` after every write from now on; the returned function stops it. */
+  subscribe(subscriber: ChangeSubscriber): () => void {
+    this.subscribers.add(subscriber);
+    return () => this.subscribers.delete(subscriber);
+  }
+
   /** The write listener: one `file_changed` event per successful write. Never throws. */
   publish(event: WriteEvent): void {
+    // Subscribers outlive the streams: closeAll ends the streams at shutdown, not them.
+    for (const subscriber of this.subscribers) {
+      try {
+        subscriber(event);
+      } catch (err) {
+        this.onSubscriberError(err);
+      }
+    }
     if (this.closed) return;
     // Never below the write's own version, and increasing in publish order.
     if (event.version !== null) this.ids.seed(event.version);

@@ -26,7 +26,7 @@ const LOCK_BUCKETS = [0.0001, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10,
  */
 export class Metrics {
   readonly registry = new Registry();
-  private sources: MetricsSources;
+  private readonly sources: MetricsSources;
   private readonly toolCalls: Counter<'tool' | 'outcome' | 'code'>;
   private readonly toolDuration: Histogram<'tool' | 'outcome'>;
   private readonly bytesRead: Counter<'tool'>;
@@ -94,11 +94,6 @@ export class Metrics {
 
   observeLockWait(ms: number): void {
     this.lockWait.observe(Math.max(0, ms) / 1000);
-  }
-
-  /** Tells the gauges where open event streams are counted (set once the event hub exists). */
-  setEventSource(events: () => { clients: number; dropped: number }): void {
-    this.sources = { ...this.sources, events };
   }
 
   /** A LockManager that times every granted acquire; timeouts show as LOCK_TIMEOUT calls. */

@@ -1,9 +1,8 @@
 import { ToolError } from '../errors.js';
 import { scanJson, type ScannedValue } from './json-scan.js';
 import { detectEol, detectLayout, jupyterLayout, type JsonLayout } from './layout.js';
-import { isObject, notebookLanguage, type JsonObject } from './model.js';
+import { notebookLanguage, parseNotebook, type JsonObject } from './model.js';
 import { reformatJson } from './reformat.js';
-import { MAX_NOTEBOOK_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 /** A notebook opened for a cell edit: its values, and where its cells sit in its text. */
 export interface NotebookDocument {
@@ -32,24 +31,23 @@ function invalid(why: string): ToolError {
   return new ToolError('INVALID_NOTEBOOK', `The file is not an nbformat 4 notebook: ${why}. ${REPAIR}`);
 }
 
-/** Parses and locates; throws INVALID_NOTEBOOK for anything NotebookEdit cannot edit. */
+/**
+ * Parses and locates; throws INVALID_NOTEBOOK for anything NotebookEdit cannot edit: what is not
+ * notebook JSON (parseNotebook, the one rule), and any nbformat but 4 (SPEC §9).
+ */
 export function openNotebook(input: string): NotebookDocument {
   const bom = input.charCodeAt(0) === 0xfeff ? '\ufeff' : '';
   let text = input.slice(bom.length);
-  const root = parseRoot(text);
-  const nbformat = root['nbformat'];
-  const cells = root['cells'];
+  const parsed = parseNotebook(text);
+  if (!parsed.ok) throw invalid(parsed.error);
+  const { root, cells, nbformat, nbformatMinor } = parsed.notebook;
   if (nbformat !== 4) {
-    if (typeof nbformat === 'number' && nbformat < 4) {
-      throw new ToolError(
-        'INVALID_NOTEBOOK',
-        `NotebookEdit edits nbformat 4 notebooks; this one is nbformat ${nbformat}. ` +
-          'Convert it (jupyter nbconvert --to notebook --nbformat 4) or rewrite it with Write as nbformat 4.',
-      );
-    }
-    throw invalid(typeof nbformat === 'number' ? `nbformat is ${nbformat}` : 'it has no "nbformat": 4');
+    throw new ToolError(
+      'INVALID_NOTEBOOK',
+      `NotebookEdit edits nbformat 4 notebooks; this one is nbformat ${nbformat}. ` +
+        'Convert it (jupyter nbconvert --to notebook --nbformat 4) or rewrite it with Write as nbformat 4.',
+    );
   }
-  if (!Array.isArray(cells)) throw invalid('it has no "cells" array');
   let located = locate(text);
   let layout = detectLayout(text, located.root, located.cells);
   let reformatted = false;
@@ -60,7 +58,6 @@ export function openNotebook(input: string): NotebookDocument {
     layout = detectLayout(text, located.root, located.cells) ?? jupyterLayout(eol);
     reformatted = true;
   }
-  const minor = root['nbformat_minor'];
   return {
     text,
     bom,
@@ -71,21 +68,9 @@ export function openNotebook(input: string): NotebookDocument {
     cells,
     cellsNode: located.cells,
     nbformat,
-    nbformatMinor: typeof minor === 'number' && Number.isInteger(minor) ? minor : 0,
+    nbformatMinor,
     language: notebookLanguage(root),
   };
-}
-
-function parseRoot(text: string): JsonObject {
-  if (nestsDeeperThan(text)) throw invalid(`its JSON nests deeper than ${MAX_NOTEBOOK_DEPTH} levels`);
-  let root: unknown;
-  try {
-    root = JSON.parse(text);
-  } catch (err) {
-    throw invalid(`it is not valid JSON (${(err as Error).message})`);
-  }
-  if (!isObject(root)) throw invalid('its JSON is not an object');
-  return root;
 }
 
 function locate(text: string): { root: ScannedValue; cells: ScannedValue } {

@@ -1,4 +1,4 @@
-/** A notebook as parsed JSON: the few things Read and NotebookEdit need to know of it. */
+/** A notebook as parsed JSON: the few things Read, Write and NotebookEdit need to know of it. */
 import { MAX_NOTEBOOK_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -12,49 +12,80 @@ export interface ParsedNotebook {
   cells: unknown[];
 }
 
+/** `error` is a clause ("it has no "cells" array") each tool puts in its own sentence. */
 export type ParseOutcome = { ok: true; notebook: ParsedNotebook } | { ok: false; error: string };
+
+/**
+ * The major versions Jupyter has released and still reads: 2 and 3 keep cells in worksheets,
+ * 4 at the top. nbformat 1 was never written by a released IPython; Jupyter refuses a major
+ * version it does not know ("Unsupported nbformat version 5").
+ */
+export const NBFORMAT_MAJORS: readonly number[] = [2, 3, 4];
 
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Parses text as notebook JSON: an object with an integer `nbformat` and its cells. */
+/**
+ * The one rule for "notebook JSON" (SPEC §5, §7, §9, §13), used by Read (else a text file with
+ * `notebook_error`), Write and ApplyPatch's Add (else INVALID_NOTEBOOK), NotebookEdit (which
+ * also needs nbformat 4), Grep and restore:
+ * - nests at most MAX_NOTEBOOK_DEPTH levels (SPEC §8: never parsed when it is not safe to),
+ * - is valid JSON and an object,
+ * - `nbformat` is an integer in NBFORMAT_MAJORS,
+ * - nbformat 4: `cells` is an array; nbformat 2/3: `worksheets`, when present, is an array whose
+ *   first worksheet is an object with, when present, a `cells` array (nbformat reads both of
+ *   its own test files without worksheets or without cells as empty notebooks).
+ * Nothing else is checked: `nbformat_minor` absent or not an integer reads as 0, and cells are
+ * not validated (SPEC §9: "a schema-invalid notebook that has cells is still edited").
+ */
 export function parseNotebook(text: string): ParseOutcome {
-  if (nestsDeeperThan(text)) return { ok: false, error: `the JSON nests deeper than ${MAX_NOTEBOOK_DEPTH} levels` };
+  if (nestsDeeperThan(text)) return { ok: false, error: `its JSON nests deeper than ${MAX_NOTEBOOK_DEPTH} levels` };
   let root: unknown;
   try {
     // A BOM is not JSON; the codec normally removes it, but be tolerant.
     root = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
-    return { ok: false, error: `not valid JSON (${(err as Error).message})` };
+    return { ok: false, error: `it is not valid JSON (${parserMessage(err)})` };
   }
-  return notebookFromValue(root);
-}
-
-export function notebookFromValue(root: unknown): ParseOutcome {
-  if (!isObject(root)) return { ok: false, error: 'the JSON is not an object' };
+  if (!isObject(root)) return { ok: false, error: 'its JSON is not an object' };
   const nbformat = root['nbformat'];
   if (typeof nbformat !== 'number' || !Number.isInteger(nbformat)) {
-    return { ok: false, error: 'the JSON has no integer "nbformat"' };
+    return { ok: false, error: 'it has no integer "nbformat"' };
   }
+  if (!NBFORMAT_MAJORS.includes(nbformat)) {
+    return { ok: false, error: `it says nbformat ${nbformat}, a version Jupyter does not have (it has 2, 3 and 4)` };
+  }
+  const cells = nbformat >= 4 ? topLevelCells(root) : firstWorksheetCells(root);
+  if (typeof cells === 'string') return { ok: false, error: cells };
   const minor = root['nbformat_minor'];
   const nbformatMinor = typeof minor === 'number' && Number.isInteger(minor) ? minor : 0;
-  if (nbformat >= 4) {
-    const cells = root['cells'];
-    if (!Array.isArray(cells)) return { ok: false, error: 'the JSON has no "cells" array' };
-    return { ok: true, notebook: { root, nbformat, nbformatMinor, cells } };
-  }
-  return { ok: true, notebook: { root, nbformat, nbformatMinor, cells: firstWorksheetCells(root) } };
+  return { ok: true, notebook: { root, nbformat, nbformatMinor, cells } };
+}
+
+/** The parser's message without the excerpt of the text newer V8 quotes (`, "…" is not valid JSON`). */
+function parserMessage(err: unknown): string {
+  return (err as Error).message.replace(/, ".*" is not valid JSON$/s, '');
+}
+
+/** The cells, or why there are none. */
+function topLevelCells(root: JsonObject): unknown[] | string {
+  const cells = root['cells'];
+  if (Array.isArray(cells)) return cells;
+  return cells === undefined ? 'it has no "cells" array' : 'its "cells" is not an array';
 }
 
 /** nbformat 2/3 keep cells in worksheets; Jupyter only ever used the first. */
-function firstWorksheetCells(root: JsonObject): unknown[] {
+function firstWorksheetCells(root: JsonObject): unknown[] | string {
   const worksheets = root['worksheets'];
-  if (!Array.isArray(worksheets)) return [];
+  if (worksheets === undefined) return [];
+  if (!Array.isArray(worksheets)) return 'its "worksheets" is not an array';
+  if (worksheets.length === 0) return [];
   const first: unknown = worksheets[0];
-  if (!isObject(first)) return [];
+  if (!isObject(first)) return 'its first worksheet is not an object';
   const cells = first['cells'];
-  return Array.isArray(cells) ? cells : [];
+  if (cells === undefined) return [];
+  return Array.isArray(cells) ? cells : 'its first worksheet\'s "cells" is not an array';
 }
 
 /** SPEC §5: language_info.name, else kernelspec.language, else python. */

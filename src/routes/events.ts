@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
-import { EventHub, type EventHubOptions } from '../events/event-hub.js';
 import { MAX_REPLAY, capReplay, historyFrames, type Frame } from '../events/replay.js';
 import { VERSION_ID_PATTERN } from '../history/version-id.js';
 import { errorResponses } from '../http/error-schema.js';
@@ -24,19 +23,12 @@ const streamDescription = [
 ].join(' ');
 
 /**
- * `GET /v1/events`: change events over SSE. Returns the hub so the caller can close every
- * stream on shutdown; a preClose hook does that too, so `app.close()` never waits on a stream.
+ * `GET /v1/events`: change events over SSE, from the app's one EventHub (`services.events`). A
+ * preClose hook ends every stream, so `app.close()` never waits on one.
  */
-export function registerEventRoutes(
-  app: FastifyInstance,
-  services: AppServices,
-  options: EventHubOptions = {},
-  denyRead: readonly string[] = [],
-): EventHub {
-  const history = services.history as AppServices['history'] | undefined;
-  const hub = new EventHub({ ...(history?.nextId ? { nextId: () => history.nextId!() } : {}), ...options });
-  services.writeListeners.push((event) => hub.publish(event));
-  const denied = compileGlobs(denyRead);
+export function registerEventRoutes(app: FastifyInstance, services: AppServices): void {
+  const hub = services.events;
+  const denied = compileGlobs(services.settings.denyRead);
   /** SPEC §10: what a client that sent Last-Event-ID missed: the hub's own frames, else the history too. */
   const missedSince = (lastId: string) => async (): Promise<Frame[]> => {
     const recent = hub.framesSince(lastId);
@@ -91,7 +83,6 @@ export function registerEventRoutes(
       request.log.debug({ clients: hub.stats().clients }, 'events stream opened');
     },
   });
-  return hub;
 }
 
 function headersOf(headers: Record<string, unknown>): Record<string, string | string[]> {

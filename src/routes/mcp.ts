@@ -40,13 +40,14 @@ export function registerMcpRoutes(
   const shared = mcpShared(services, tools);
   const table = new SessionTable({ max: options.maxSessions ?? 1000, idleMs: options.idleMs, log: services.log });
   const sweeper = setInterval(() => table.sweep(), Math.min(60_000, options.idleMs)).unref();
-  services.writeListeners.push((event) => {
+  const unsubscribe = services.events.subscribe((event) => {
     for (const [live, uri] of table.subscribers(event.path.real)) {
       live.server.sendResourceUpdated({ uri }).catch((err: unknown) => services.log.warn({ err }, 'MCP resource update not sent'));
     }
   });
   // preClose: before the server waits for connections to end, so open SSE streams close.
   app.addHook('preClose', async () => {
+    unsubscribe();
     clearInterval(sweeper);
     await table.closeAll();
   });

@@ -3,7 +3,7 @@ import { decodeText, encodeText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
-import { MAX_NOTEBOOK_DEPTH, nestsDeeperThan } from '../../notebook/json-depth.js';
+import { parseNotebook } from '../../notebook/model.js';
 import { detectPlaceholder, placeholderMessage } from '../../write/placeholders.js';
 import type { WriteInput, WriteResult } from './schema.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
@@ -60,27 +60,16 @@ function assertNoPlaceholder(content: string, before: string): void {
   if (hit) throw new ToolError('PLACEHOLDER_DETECTED', placeholderMessage('content', hit), { line: hit.line, text: hit.text });
 }
 
-/** Cells of notebook JSON (an object with a `cells` array and `nbformat`), else INVALID_NOTEBOOK. */
+/** Cells of notebook JSON (parseNotebook, the one rule: SPEC §7), else INVALID_NOTEBOOK. */
 export function notebookCells(content: string): number {
-  // SPEC §8: a notebook too deep to parse safely is not one (Read and NotebookEdit refuse it too).
-  if (nestsDeeperThan(content)) throw invalidNotebook(`its JSON nests deeper than ${MAX_NOTEBOOK_DEPTH} levels`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(content);
-  } catch {
-    // Not echoing the parser's message: it quotes the content.
-    throw invalidNotebook('it is not valid JSON');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalidNotebook('it is not a JSON object');
-  const nb = parsed as { cells?: unknown; nbformat?: unknown };
-  if (!Array.isArray(nb.cells)) throw invalidNotebook('it has no "cells" array');
-  if (nb.nbformat === undefined) throw invalidNotebook('it has no "nbformat"');
-  return nb.cells.length;
+  const parsed = parseNotebook(content);
+  if (!parsed.ok) throw invalidNotebook(parsed.error);
+  return parsed.notebook.cells.length;
 }
 
 function invalidNotebook(why: string): ToolError {
   return new ToolError(
     'INVALID_NOTEBOOK',
-    `The content is not notebook JSON: ${why}. Nothing was written. Send a JSON object with "cells" (an array), "metadata", "nbformat" and "nbformat_minor".`,
+    `The content is not notebook JSON: ${why}. Nothing was written. Send a JSON object with "cells" (an array), "metadata", "nbformat": 4 and "nbformat_minor".`,
   );
 }
