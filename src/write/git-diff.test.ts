@@ -176,4 +176,24 @@ describe('gitDiffOf against a repository whose objects and refs are links to ano
     await fsp.symlink(path.join(other, 'a.txt'), path.join(objects, fanout, loose));
     expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'two\n', decode })).toBeUndefined();
   });
+
+  it('gives no git_diff when a pack or its index is a link to an outside copy, even of the same bytes', async () => {
+    const { root, other } = await plant();
+    git(root, 'add', '.');
+    git(root, 'commit', '-qm', 'mine');
+    git(root, 'gc', '-q');
+    const packDir = path.join(root, '.git', 'objects', 'pack');
+    expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'two\n', decode }))?.deletions).toBe(1);
+    for (const ext of ['.pack', '.idx']) {
+      const name = (await fsp.readdir(packDir)).find((n) => n.endsWith(ext)) as string;
+      const copy = path.join(other, name);
+      await fsp.copyFile(path.join(packDir, name), copy);
+      await fsp.rename(path.join(packDir, name), path.join(root, 'kept'));
+      await fsp.symlink(copy, path.join(packDir, name));
+      expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'two\n', decode }), ext).toBeUndefined();
+      await fsp.rm(path.join(packDir, name));
+      await fsp.rename(path.join(root, 'kept'), path.join(packDir, name));
+      expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'two\n', decode }))?.deletions).toBe(1);
+    }
+  });
 });

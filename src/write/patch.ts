@@ -1,5 +1,6 @@
 import { structuredPatch } from 'diff';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { oneLineHunk } from './one-line-hunk.js';
 import { regionLinesJson, utf8Unpooled } from './packed-hunk.js';
 import { wholeRegion, wholeRegionSteps, type HunkHeader, type PatchHunk } from './whole-hunk.js';
 
@@ -67,6 +68,9 @@ type PatchPlan = { hunks: PatchHunk[] } | { whole: DiffWindow };
 function planPatch(name: string, before: string, after: string, context: number, margin: number): PatchPlan {
   const window = diffWindow(before, after, context + margin);
   const lines = countBreaks(window.before, window.before.length) + countBreaks(window.after, window.after.length) + 2;
+  // A one-line change leaves a window of at most 2·(context + margin) + 1 lines on each side.
+  const one = lines <= 4 * (context + margin + 1) ? oneLineHunk(window.before, window.after, context) : null;
+  if (one) return { hunks: [{ ...one, oldStart: one.oldStart + window.skippedLines, newStart: one.newStart + window.skippedLines }] };
   const maxEditLength = Math.floor(Math.min(MAX_EDIT_LENGTH, LINE_BUDGET / lines));
   const patch = maxEditLength < MIN_EDIT_LENGTH ? undefined
     : structuredPatch(name, name, window.before, window.after, undefined, undefined, { context, maxEditLength, timeout: DIFF_TIMEOUT_MS });
