@@ -8,7 +8,7 @@
  *
  * Usage: npm run build && npx tsx bench/cpu-per-call.ts [seconds=3] [ops=edit,write,nbEdit,edit1m]
  */
-import { promises as fsp, readFileSync } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { measure, type Call } from './support/measure.js';
@@ -16,16 +16,11 @@ import { marker, notebookFixture, textOfSize } from './support/fixtures.js';
 import { sidefilePeer } from './peers-sidefile.js';
 import { barePeer } from './peers-bare.js';
 import type { OpKey, Workload } from './peers-types.js';
+import { cpuMs as serverCpuMs } from './support/sidefile-server.js';
 
 const [secondsArg = '3', opsArg = 'edit,write,nbEdit,edit1m'] = process.argv.slice(2);
-const TICK_MS = 10; // USER_HZ is 100 on Linux
-
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    .replace(/^.*\) /, '')
-    .split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
+/** The server's CPU time so far (ms); NaN when /proc cannot say. */
+const cpuMs = (pid: number): number => serverCpuMs(pid) ?? Number.NaN;
 
 const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-cpu-')));
 const root = path.join(base, 'ws');

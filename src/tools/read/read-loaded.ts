@@ -76,7 +76,7 @@ export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutpu
   if (kind.kind === 'binary') throw binaryFile(path);
   // The head looked like text; a NUL further in still makes it binary (memchr-fast on a buffer).
   if (kind.kind === 'text' && bytes.length > SNIFF_BYTES && !isWide(bytes) && bytes.includes(0, SNIFF_BYTES)) throw binaryFile(path);
-  const hash = job.hashes.hashOf(job.target.real, job.stamp, bytes);
+  const hash = await job.hashes.hashOf(job.target.real, job.stamp, bytes);
   if (kind.kind === 'image') {
     if (bytes.length > MAX_IMAGE_BYTES) throw imageTooLarge(path, bytes.length);
     // An image has no lines: recorded as read in full (total 0), so Write may replace it.
