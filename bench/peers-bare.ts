@@ -12,7 +12,7 @@ import { httpClient } from './support/http-client.js';
 import { stopChild } from './support/sidefile-server.js';
 import { writeContent, type OpKey, type Peer, type Workload } from './peers-types.js';
 
-export async function barePeer(root: string, logFile: string): Promise<Peer> {
+export async function barePeer(root: string, logFile: string): Promise<Peer & { pid: number }> {
   const log = await fsp.open(logFile, 'a');
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/peers-bare-server.ts', root], { stdio: ['ignore', log.fd, log.fd, 'ipc'] });
   await log.close();
@@ -56,7 +56,7 @@ export async function barePeer(root: string, logFile: string): Promise<Peer> {
     }
   };
   return {
-    name: 'bare', calls,
+    name: 'bare', calls, pid: child.pid!,
     close: async () => {
       client.close();
       await stopChild(child, 5000);

@@ -19,9 +19,9 @@ import { writeContent, type OpKey, type Peer, type Workload } from './peers-type
 const PAGE_LINES = 500;
 
 export async function sidefilePeer(
-  root: string, dataDir: string, logFile: string, extra: { nodeArgs?: string[] } = {},
+  root: string, dataDir: string, logFile: string, extra: { nodeArgs?: string[]; projectDir?: string } = {},
 ): Promise<Peer & { server: ServerChild }> {
-  const server = await startSidefile({ root, dataDir, logFile, nodeArgs: extra.nodeArgs });
+  const server = await startSidefile({ root, dataDir, logFile, nodeArgs: extra.nodeArgs, projectDir: extra.projectDir });
   const client = httpClient(server.port);
   let sessions = 0;
   const fresh = () => `peers-${process.pid}-${(sessions += 1)}`;

@@ -37,7 +37,9 @@ async function startChild(root: string, dataDir: string, logFile: string, logLev
   const log = await fsp.open(logFile, 'a');
   // Logs go straight to a file (not through this process, which runs the load generator);
   // the port comes over IPC.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/read-server.ts', root, dataDir, logLevel], {
+  // BENCH_NODE_ARGS: node flags for the server (e.g. `--trace-gc`; its lines land in the server log).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bench/read-server.ts', root, dataDir, logLevel], {
     stdio: ['ignore', log.fd, log.fd, 'ipc'],
   });
   await log.close();

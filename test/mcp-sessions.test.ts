@@ -136,6 +136,8 @@ describe('MCP sessions are sidefile sessions', () => {
     expect(single.headers.get('content-type')).toBe('application/json');
     expect(single.headers.get('mcp-session-id')).toBe(headers['mcp-session-id']);
     expect(single.headers.get('x-request-id')).toBeTruthy();
+    const text = await single.clone().text();
+    expect(single.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
     expect(await json(single)).toEqual(await json(batch));
     // What the fast path leaves to the SDK: a wrong protocol version, a wrong Accept.
     const version = await rawPost(t!.mcpUrl, JSON.stringify(call(8)), { ...headers, 'mcp-protocol-version': '1999-01-01' });

@@ -71,8 +71,8 @@ const NOTEBOOK = JSON.stringify({
 interface Scenario {
   name: string;
   files: Record<string, string | Buffer>;
-  /** Files the session reads (with Read, over the same transport) before the call. */
-  read?: string[];
+  /** Files the session reads (with Read, over the same transport) before the call; or Read's arguments. */
+  read?: Array<string | { file_path: string; offset: number; limit: number }>;
   tool: string;
   args: Record<string, unknown>;
 }
@@ -87,6 +87,11 @@ const SCENARIOS: Scenario[] = [
   { name: 'Read outside the workspace', files: {}, tool: 'Read', args: { file_path: '../outside.txt' } },
   { name: 'Read with an unknown field', files: { 'a.txt': 'a\n' }, tool: 'Read', args: { file_path: 'a.txt', offest: 2 } },
   { name: 'Edit', files: { 'a.txt': 'alpha\nbeta\n' }, read: ['a.txt'], tool: 'Edit', args: { file_path: 'a.txt', old_string: 'beta', new_string: 'BETA' } },
+  // Past OFF_LOOP_BYTES: the worker's patch (a whole-region hunk) reaches MCP as REST sends it.
+  {
+    name: 'Edit replace_all in a 3 MB file (on the worker thread)', files: { 'big.txt': 'ab "q" \\n é\n'.repeat(250_000) }, read: [{ file_path: 'big.txt', offset: 1, limit: 1 }], tool: 'Edit',
+    args: { file_path: 'big.txt', old_string: 'ab', new_string: 'xy', replace_all: true },
+  },
   { name: 'Edit of an unread file', files: { 'a.txt': 'alpha\n' }, tool: 'Edit', args: { file_path: 'a.txt', old_string: 'alpha', new_string: 'x' } },
   { name: 'Edit of text not there', files: { 'a.txt': 'alpha\n' }, read: ['a.txt'], tool: 'Edit', args: { file_path: 'a.txt', old_string: 'omega', new_string: 'x' } },
   { name: 'Edit of repeated text', files: { 'a.txt': 'x\nx\n' }, read: ['a.txt'], tool: 'Edit', args: { file_path: 'a.txt', old_string: 'x', new_string: 'y' } },
@@ -133,8 +138,9 @@ describe('MCP tools/call answers as REST does for the same request', () => {
     it(`${s.name}`, async () => {
       await putFiles(s.files);
       const restSession = `rest-${i}`;
-      for (const rel of s.read ?? []) {
-        expect((await t.request.post('/v1/tools/read').set('X-Session-Id', restSession).send({ file_path: rel })).status).toBe(200);
+      const reads = (s.read ?? []).map((r) => (typeof r === 'string' ? { file_path: r } : r));
+      for (const args of reads) {
+        expect((await t.request.post('/v1/tools/read').set('X-Session-Id', restSession).send(args)).status).toBe(200);
       }
       const rest = await t.request.post(`/v1/tools/${slugOf(s.tool)}`).set('X-Session-Id', restSession).send(s.args);
       const restDisk = await snapshot();
@@ -142,7 +148,7 @@ describe('MCP tools/call answers as REST does for the same request', () => {
       await putFiles(s.files);
       const session = await mcpClient(t.mcpUrl);
       try {
-        for (const rel of s.read ?? []) expect((await call(session, 'Read', { file_path: rel })).isError).toBeFalsy();
+        for (const args of reads) expect((await call(session, 'Read', args)).isError).toBeFalsy();
         const mcp = await call(session, s.tool, s.args);
         if (rest.status === 200) {
           expect(mcp.isError).toBeFalsy();

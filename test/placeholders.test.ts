@@ -83,4 +83,37 @@ describe('PLACEHOLDER_DETECTED (SPEC §14)', () => {
     expect(allowed.status).toBe(200);
     expect(await bytes('a.js')).toBe('// ... existing code ...\n');
   });
+
+  // Write looks at the lines its patch adds (issue 12): the answer must be the same as a scan
+  // of the whole content, wherever in a large file the line lands.
+  const big = Array.from({ length: 1900 }, (_, i) => `const v${i} = ${i};`);
+  const withLine = (at: number, line: string, lines = big) => [...lines.slice(0, at), line, ...lines.slice(at + 1)].join('\n') + '\n';
+
+  it('Write refuses a placeholder replacing one line deep in a large file, naming its line; nothing written', async () => {
+    await put('big.js', `${big.join('\n')}\n`);
+    await readFully(t, 'big.js');
+    const res = await call('write', { file_path: 'big.js', content: withLine(1500, '  // ... existing code ...') });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'PLACEHOLDER_DETECTED', details: { line: 1501, text: '  // ... existing code ...' } });
+    expect(await bytes('big.js')).toBe(`${big.join('\n')}\n`);
+  });
+
+  it('Write accepts a placeholder line the old file had elsewhere, moved in a one-line change', async () => {
+    const old = withLine(10, '// ... existing code ...');
+    await put('moved.js', old);
+    await readFully(t, 'moved.js');
+    const moved = withLine(1800, '// ... existing code ...', old.split('\n').slice(0, -1));
+    const res = await call('write', { file_path: 'moved.js', content: moved });
+    expect(res.status).toBe(200);
+    expect(await bytes('moved.js')).toBe(moved);
+  });
+
+  it('Write finds a placeholder in a file with lone CR line breaks (several lines in one patch line)', async () => {
+    await put('cr.js', 'a\rb\rc\r');
+    await readFully(t, 'cr.js');
+    const res = await call('write', { file_path: 'cr.js', content: 'a\r// rest of the file unchanged\rc\r' });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'PLACEHOLDER_DETECTED', details: { line: 2, text: '// rest of the file unchanged' } });
+    expect(await bytes('cr.js')).toBe('a\rb\rc\r');
+  });
 });

@@ -94,6 +94,21 @@ describe('discovery under a folder swap (SPEC §3 "Under races", §11)', () => {
     ]);
   });
 
+  it('Grep reads no outside byte from a folder of many files (its reads batched per folder)', { timeout: TIMEOUT }, async () => {
+    world = await discoveryWorld();
+    // The same 300 names inside and outside: a file opened by a path that a swap redirects would
+    // show outside lines; the wide folder keeps the walk between listing `d` and opening its files.
+    for (let i = 0; i < 300; i++) {
+      await writeFile(path.join(world.root, 'd', `many-${i}.txt`), `inside many ${i}\n`);
+      await writeFile(path.join(world.outside, `many-${i}.txt`), `${world.marker} many ${i}\n`);
+    }
+    await expectHeld('Grep many', world, 'grep', [
+      [{ pattern: 'many', output_mode: 'content', head_limit: 0 }, 'inside many'],
+      [{ pattern: 'many', output_mode: 'count', path: 'd' }, 'd/many-0.txt'],
+      [{ pattern: 'many \\d+', output_mode: 'content', path: 'd', head_limit: 0 }, 'inside many'],
+    ]);
+  });
+
   it('LS lists no outside name', { timeout: TIMEOUT }, async () => {
     world = await discoveryWorld();
     await expectHeld('LS', world, 'ls', [

@@ -54,6 +54,17 @@ describe('Read: text files (SPEC §5)', () => {
     });
   });
 
+  it('sends the JSON of an ASCII file in ASCII, the arrow escaped, with the same value', async () => {
+    await start();
+    await put('src/q.ts', 'const s = "a\\u2192b";\n\tx\n');
+    const res = await read({ file_path: 'src/q.ts', offset: 1, limit: 1 });
+    expect(res.status).toBe(200);
+    expect(/^[\x20-\x7e]*$/.test(res.text)).toBe(true);
+    expect(res.text).toContain('"text":"     1\\u2192const s = ');
+    expect(res.body.text).toBe('     1→const s = "a\\u2192b";\n(Showing lines 1-1 of 2. To read more, call Read with offset 2.)');
+    expect(res.body.result.file.content).toBe('const s = "a\\u2192b";');
+  });
+
   it('accepts an absolute path inside the root and answers with the relative one', async () => {
     await start();
     await put('a.txt', 'x');

@@ -2,6 +2,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manyMatches, numberedLines } from '../bench/support/heavy-fixtures.js';
+import { makePatch } from '../src/write/patch.js';
 import { makeTestApp, type TestApp } from './helpers.js';
 import { probedWhile } from './stall-probe.js';
 
@@ -42,6 +43,10 @@ describe('no call stalls the others (SPEC §8 "Bounded work")', () => {
     expect(res.status).toBe(200);
     expect(res.body.result.replacements).toBe(1_000_000);
     expect(await fsp.readFile(path.join(t.root, 'many.txt'), 'utf8')).toBe('xyb\n'.repeat(1_000_000));
+    // The worker's patch JSON, sent as it is, is the patch and the bytes the loop would have made.
+    const { hunks } = makePatch('many.txt', manyMatches(1_000_000), 'xyb\n'.repeat(1_000_000));
+    expect(res.body.result.structured_patch).toEqual(hunks);
+    expect(res.text).toBe(JSON.stringify(res.body));
     expect(maxProbeMs).toBeLessThan(HEALTHZ_BOUND_MS);
     // The session has seen its own write in full: the next edit needs no re-read.
     const next = await t.request.post('/v1/tools/edit').send({ file_path: 'many.txt', old_string: 'xyb\n', new_string: 'q\n', replace_all: true });

@@ -4,7 +4,7 @@
  * process spends no CPU draining them while it measures.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, openSync, closeSync, promises as fsp } from 'node:fs';
+import { existsSync, openSync, closeSync, promises as fsp, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export interface ServerChild {
@@ -12,6 +12,8 @@ export interface ServerChild {
   pid: number;
   /** Resident set size of the server process in KiB (VmRSS), or null when unknown. */
   rssKiB(): Promise<number | null>;
+  /** CPU time (user + system) the server process has used so far, in ms, or null when unknown. */
+  cpuMs(): number | null;
   /** SIGTERM (graceful: writes in flight finish), then SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -44,7 +46,7 @@ export async function startSidefile(options: StartOptions): Promise<ServerChild>
   closeSync(out);
   const port = await waitForPort(child, options.logFile, 15_000);
   const pid = child.pid!;
-  return { port, pid, rssKiB: () => rssKiB(pid), stop: (graceMs = 5_000) => stopChild(child, graceMs) };
+  return { port, pid, rssKiB: () => rssKiB(pid), cpuMs: () => cpuMs(pid), stop: (graceMs = 5_000) => stopChild(child, graceMs) };
 }
 
 /** The parent's environment without SIDEFILE_* settings: the flags above are the whole config. */
@@ -74,6 +76,17 @@ export async function rssKiB(pid: number): Promise<number | null> {
   const status = await fsp.readFile(`/proc/${pid}/status`, 'utf8').catch(() => null);
   const match = status && /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
   return match ? Number(match[1]) : null;
+}
+
+/** utime + stime from /proc/<pid>/stat (in clock ticks of 10 ms, Linux's USER_HZ). */
+export function cpuMs(pid: number): number | null {
+  try {
+    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
 }
 
 export async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {

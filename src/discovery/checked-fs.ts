@@ -1,6 +1,7 @@
 import fs, { type Dirent, type Stats } from 'node:fs';
 import { isToolError } from '../errors.js';
-import { type CheckedDir, openCheckedDir, openFileDirect, openFollowed, type DenyCheck } from '../paths/fd-policy.js';
+import { toRelative } from '../paths/lexical.js';
+import { type CheckedDir, FILE_READ_FLAGS, openCheckedDir, openFileDirect, openFollowed, type DenyCheck } from '../paths/fd-policy.js';
 
 export { CheckedDir } from '../paths/fd-policy.js';
 
@@ -68,11 +69,12 @@ function linkedTarget(root: string, dir: CheckedDir, name: string): { real: stri
 
 /**
  * Reads a file whole, at most `maxBytes`, through the policy's checked open of `at` (a
- * `dir.at(name)` path or a link target's checked real path). null when it vanished, became a link
+ * `dir.at(name)` path, or a real path the walk found: its descriptor's real path is checked
+ * before a byte is read, openFileDirect). null when it vanished, became a link
  * or a non-regular file, or its descriptor is outside the root or denied. With `scratch`, a file
  * that fits is read into it (no allocation per file; the answer is a view valid until the next call).
  */
-export function readFileChecked(root: string, at: string, maxBytes: number, deny?: DenyCheck, scratch?: Buffer): { bytes: Buffer; real: string } | null {
+export function readFileChecked(root: string, at: string, maxBytes: number, deny?: DenyCheck, scratch?: Buffer): { bytes: Buffer; real: string; stat: Stats } | null {
   let opened;
   try {
     opened = openFileDirect(root, at, deny);
@@ -82,20 +84,82 @@ export function readFileChecked(root: string, at: string, maxBytes: number, deny
   }
   if (opened === null || opened === 'changed') return null;
   try {
-    if (!opened.stat.isFile()) return null;
-    const size = Math.min(opened.stat.size, maxBytes);
+    const bytes = readWhole(opened.fd, opened.stat, maxBytes, scratch);
+    return bytes === null ? null : { bytes, real: opened.real, stat: opened.stat };
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
+
+/** A regular file's bytes, at most `maxBytes`, from its open descriptor (not closed here); null when it is not one. */
+function readWhole(fd: number, stat: Stats, maxBytes: number, scratch: Buffer | undefined): Buffer | null {
+  if (!stat.isFile()) return null;
+  try {
+    const size = Math.min(stat.size, maxBytes);
     const bytes = scratch !== undefined && size <= scratch.length ? scratch.subarray(0, size) : Buffer.allocUnsafe(size);
     let read = 0;
     while (read < size) {
-      const n = fs.readSync(opened.fd, bytes, read, size - read, read);
+      const n = fs.readSync(fd, bytes, read, size - read, read);
       if (n === 0) break;
       read += n;
     }
-    return { bytes: read === size ? bytes : bytes.subarray(0, read), real: opened.real };
+    return read === size ? bytes : bytes.subarray(0, read);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Opens files listed in the open, checked folder `dir` for reading, as one batch: each by
+ * `dir.at(name)` — the kernel looks the name up in that very folder, whatever its path leads
+ * to now — without following a last link (O_NOFOLLOW) or blocking; then checks once that the
+ * folder's descriptor still has the real path it was checked at, before a byte is read.
+ * That check stands for the per-file descriptor check of readFileChecked: a file opened this way
+ * is an entry of the checked folder, so its real path is the folder's plus its name (a swapped
+ * parent cannot carry it elsewhere), and the recheck catches the folder moved since (the batch
+ * is then dropped). Deny globs are checked on that real path. Returns the descriptors (null
+ * where a name did not open, is denied, or the batch was dropped); the caller reads them with
+ * readOpened, which closes them. null for the whole batch where /proc/self/fd is missing (the
+ * caller then reads each file by readFileChecked).
+ */
+export function openFilesIn(root: string, dir: CheckedDir, names: string[], deny?: DenyCheck): Array<number | null> | null {
+  if (dir.fd < 0) return null;
+  const base = dir.real === root ? '' : `${toRelative(root, dir.real)}/`;
+  const fds = names.map((name) => {
+    // Security: deny globs hold on the real path, which is the checked folder's plus the name.
+    if (deny !== undefined && deny(base + name)) return null;
+    try {
+      // Security: resolved in the checked folder itself; a link in its place fails (ELOOP).
+      return fs.openSync(dir.at(name), FILE_READ_FLAGS);
+    } catch {
+      return null;
+    }
+  });
+  if (stillAt(dir)) return fds;
+  // Security: the folder moved (out of the root, perhaps) since its check: nothing opened in it is read.
+  for (const fd of fds) if (fd !== null) fs.closeSync(fd);
+  return fds.map(() => null);
+}
+
+/** Whether a checked folder's descriptor still names the real path it was checked at. */
+function stillAt(dir: CheckedDir): boolean {
+  try {
+    return fs.readlinkSync(`/proc/self/fd/${dir.fd}`) === dir.real;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads a descriptor of openFilesIn whole (at most `maxBytes`, as readFileChecked) and closes it; null when it is not a regular file. */
+export function readOpened(fd: number, maxBytes: number, scratch?: Buffer): { bytes: Buffer; stat: Stats } | null {
+  try {
+    const stat = fs.fstatSync(fd);
+    const bytes = readWhole(fd, stat, maxBytes, scratch);
+    return bytes === null ? null : { bytes, stat };
   } catch {
     return null;
   } finally {
-    fs.closeSync(opened.fd);
+    fs.closeSync(fd);
   }
 }
 

@@ -31,15 +31,30 @@ function workerOptions(): { filename: string; execArgv: string[] } {
   return { filename, execArgv: ['--import', tsx] };
 }
 
+/** Cores a single search may use at once (ripgrep uses them all). */
+const CORES = Math.max(1, Math.min(4, os.availableParallelism()));
+/** One thread more than the cores a search may take: another call never queues behind a parallel search. */
+const THREADS = CORES + 1;
+
 export class DiscoveryPool {
   private pool: Piscina | null = null;
+  /** Tasks handed to the pool and not yet settled. */
+  private running = 0;
 
   private get workers(): Piscina {
-    if (this.pool === null) {
-      const threads = Math.max(1, Math.min(4, os.availableParallelism()));
-      this.pool = new Piscina({ ...workerOptions(), minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
-    }
+    this.pool ??= new Piscina({ ...workerOptions(), minThreads: THREADS, maxThreads: THREADS, idleTimeout: 60_000 });
     return this.pool;
+  }
+
+  /**
+   * How many tasks one search may split into now: one per core, within the threads that are
+   * idle, always leaving one for the next call (1 when the pool is busy). Not on a loaded
+   * machine: there the cores are taken, a split search does more work in all (each shard walks
+   * the whole tree) and measured slower (1.0 s against 0.53 s for 20,000 files at load 14 on 2 cores).
+   */
+  parallelism(): number {
+    if ((os.loadavg()[0] ?? 0) >= CORES) return 1;
+    return Math.max(1, Math.min(CORES, THREADS - this.running - 1));
   }
 
   /** Runs one task to its end, or to its budget (plus a short grace) with what it found. */
@@ -48,12 +63,14 @@ export class DiscoveryPool {
     const items: I[] = [];
     let stats: TaskStats = { skippedDirs: 0, skippedBinary: 0, stopped: false };
     const abort = new AbortController();
+    this.running++;
     return new Promise<TaskOutcome<I>>((resolve, reject) => {
       let settled = false;
       let timer: NodeJS.Timeout | undefined;
       const settle = (outcome: TaskOutcome<I> | Error): void => {
         if (settled) return;
         settled = true;
+        this.running--;
         clearTimeout(timer);
         port1.close();
         if (outcome instanceof Error) reject(outcome);

@@ -41,6 +41,10 @@ export interface GrepTask extends WalkTask {
   /** Content mode: entries skipped before any is kept, then at most `keep` kept (null: no cap). */
   skip: number;
   keep: number | null;
+  /** Content mode: how many of the first kept entries do not count toward the kept-text cap (a shard's share of the offset). */
+  free: number;
+  /** Search only the files of shard `index` of `count` (src/tools/grep/shards.ts); null: all. */
+  shard: { index: number; count: number } | null;
   encodings: Array<[glob: string, encoding: string]>;
 }
 

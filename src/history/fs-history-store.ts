@@ -247,8 +247,10 @@ export class FsHistoryStore implements HistoryStore {
       index = { key, versions: [] };
       this.indexes.set(key, index);
     }
+    const last = index.versions.at(-1);
     index.versions.push(entry);
-    index.versions.sort((a, b) => compareVersions(a.version, b.version));
+    // Ids are made in order, so a new one almost always goes last: sort only when it does not.
+    if (last && compareVersions(last.version, entry.version) > 0) index.versions.sort((a, b) => compareVersions(a.version, b.version));
     this.totalBytes += entry.size ?? 0;
   }
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { PackedHunk } from '../write/packed-hunk.js';
 import { stringifySliced } from './sliced-json.js';
 
 describe('stringifySliced', () => {
@@ -17,6 +18,19 @@ describe('stringifySliced', () => {
     const json = await stringifySliced(value);
     clearInterval(ticking);
     expect(json).toBe(JSON.stringify(value));
+    expect(turns).toBeGreaterThan(0);
+  });
+
+  it('sends a PackedHunk\'s JSON bytes as they are, copied into the answer in slices', async () => {
+    const lines = Array.from({ length: 2_000_000 }, (_, i) => (i % 2 ? `+é${i}` : `-a"${i}\\`));
+    const header = { oldStart: 1, oldLines: 1_000_000, newStart: 1, newLines: 1_000_000 };
+    const packed = new PackedHunk(header, Buffer.from(JSON.stringify(lines)));
+    let turns = 0;
+    const ticking = setInterval(() => (turns += 1), 0);
+    const body = await stringifySliced({ result: { structured_patch: [packed] }, text: 'done' });
+    clearInterval(ticking);
+    expect(body.length).toBeGreaterThan(16 * 1024 * 1024);
+    expect(body.toString()).toBe(JSON.stringify({ result: { structured_patch: [{ ...header, lines }] }, text: 'done' }));
     expect(turns).toBeGreaterThan(0);
   });
 });

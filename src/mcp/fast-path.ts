@@ -57,10 +57,12 @@ export function fastPathFor(transport: WebStandardStreamableHTTPServerTransport)
       if (!parsed.success || waiting.has(parsed.data.id)) return false;
       const id = parsed.data.id;
       waiting.set(id, (message) => {
-        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        const body = JSON.stringify(message);
+        // A length, as REST answers carry: the answer goes out in one piece, not chunked.
+        const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
         if (transport.sessionId !== undefined) headers['mcp-session-id'] = transport.sessionId;
         res.writeHead(200, headers);
-        res.end(JSON.stringify(message));
+        res.end(body);
       });
       res.once('close', () => waiting.delete(id));
       const url = new URL(req.url ?? '/mcp', `http://${req.headers.host ?? 'localhost'}`);

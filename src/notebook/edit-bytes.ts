@@ -1,5 +1,4 @@
-import { ToolError } from '../errors.js';
-import { decodeText, roundTrips } from '../text/codec.js';
+import { assertRoundTrips, decodeText } from '../text/codec.js';
 import { editNotebook, type NotebookEditOutcome, type NotebookEditRequest } from './edit.js';
 import { encodeNotebookEdit } from './encode-edit.js';
 
@@ -18,13 +17,8 @@ export interface NotebookBytesEdit {
  */
 export function editNotebookBytes(original: Buffer, relative: string, request: NotebookEditRequest, override?: string): NotebookBytesEdit {
   const decoded = decodeText(original, override);
-  if (!roundTrips(original, decoded)) {
-    throw new ToolError(
-      'UNSUPPORTED_ENCODING',
-      `${relative} (read as ${decoded.encoding}) does not survive decoding and re-encoding unchanged, so editing it could change bytes you did not ask to change. Nothing was written; use Write to replace the whole notebook.`,
-      { encoding: decoded.encoding },
-    );
-  }
+  // Valid UTF-8 is checked natively; only other encodings are encoded again to compare.
+  assertRoundTrips(original, decoded, relative, 'notebook');
   const outcome = editNotebook(decoded.text, request);
   return {
     bytes: encodeNotebookEdit(original, decoded, outcome.splice, outcome.text),

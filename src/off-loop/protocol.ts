@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../errors.js';
-import type { PackedPatch } from './hunks.js';
+import type { WirePatch } from './hunks.js';
 import type { NotebookEditOutcome, NotebookEditRequest } from '../notebook/edit.js';
 import type { ReadNotebookOutcome } from '../notebook/read-notebook.js';
 import type { EditInput } from '../tools/edit/schema.js';
@@ -15,7 +15,7 @@ export type WorkerJob =
 export interface EditReply {
   bytes: Uint8Array;
   encoding: string;
-  patch: PackedPatch;
+  patch: WirePatch;
   hash: string;
   outcome: Omit<NotebookEditOutcome, 'text' | 'splice'>;
 }
@@ -24,7 +24,7 @@ export interface EditReply {
 export interface TextEditReply {
   bytes: Uint8Array;
   encoding: string;
-  patch: PackedPatch;
+  patch: WirePatch;
   hash: string;
   /** Lines of the new text (the read state's total). */
   total: number;

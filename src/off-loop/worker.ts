@@ -4,14 +4,16 @@
  * every other call. An edit sends back only the new bytes (transferred, not copied), the patch
  * and the hash — no 60 MB strings to copy back.
  */
+import { readlinkSync } from 'node:fs';
+import os from 'node:os';
 import { parentPort, type TransferListItem } from 'node:worker_threads';
 import { isToolError } from '../errors.js';
 import { sha256Hex } from '../read-state/unchanged.js';
 import { decodeText } from '../text/codec.js';
-import { makePatch } from '../write/patch.js';
+import { makeJsonPatch } from '../write/patch.js';
 import { countTextLines } from '../write/text-lines.js';
 import { editNotebookBytes } from '../notebook/edit-bytes.js';
-import { packPatch } from './hunks.js';
+import { toWire } from './hunks.js';
 import type { WorkerJob, WorkerReply } from './protocol.js';
 import { readNotebook } from '../notebook/read-notebook.js';
 import { computeEdit } from '../tools/edit/run.js';
@@ -28,28 +30,49 @@ function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[]
       // Only `relative` of the target is read (for messages).
       const computed = computeEdit(job.input, { relative: job.relative } as ResolvedPath, { bytes }, job.override);
       const out = new Uint8Array(computed.bytes as Buffer);
+      const patch = toWire(makeJsonPatch(job.relative, computed.before, computed.after));
       const value = {
         bytes: out,
         encoding: decodeText(bytes, job.override).encoding,
-        patch: packPatch(makePatch(job.relative, computed.before, computed.after)),
+        patch: patch.patch,
         hash: sha256Hex(computed.bytes as Buffer),
         total: countTextLines(computed.after),
         extra: computed.extra,
       };
-      return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer] };
+      return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer, ...patch.transfer] };
     }
     const edit = editNotebookBytes(bytes, job.relative, job.request, job.override);
     const { text, splice: _splice, ...outcome } = edit.outcome;
-    const patch = packPatch(makePatch(job.relative, edit.before, text));
+    const patch = toWire(makeJsonPatch(job.relative, edit.before, text));
     const out = new Uint8Array(edit.bytes);
-    const value = { bytes: out, encoding: edit.encoding, patch, hash: sha256Hex(edit.bytes), outcome };
-    return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer] };
+    const value = { bytes: out, encoding: edit.encoding, patch: patch.patch, hash: sha256Hex(edit.bytes), outcome };
+    return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer, ...patch.transfer] };
   } catch (err) {
     if (isToolError(err)) return { reply: { id: job.id, ok: false, tool: { code: err.code, message: err.message, details: err.details } }, transfer: [] };
     const e = err instanceof Error ? err : new Error(String(err));
     return { reply: { id: job.id, ok: false, internal: { name: e.name, message: e.message, stack: e.stack ?? '' } }, transfer: [] };
   }
 }
+
+/** The nice value of this thread: under CPU contention the event loop thread goes first. */
+export const WORKER_NICE = 10;
+
+/**
+ * SPEC §8 "Bounded work": on a busy machine a worker burning CPU (and its garbage collector)
+ * can starve the event loop thread of its share, so /healthz waits though nothing blocks the
+ * loop. On Linux, setpriority on a thread id applies to that thread only; elsewhere this thread
+ * keeps the default priority.
+ */
+function lowerOwnPriority(): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0 && tid !== process.pid) os.setPriority(tid, WORKER_NICE);
+  } catch {
+    // No /proc (not Linux) or not allowed: the default priority.
+  }
+}
+
+lowerOwnPriority();
 
 parentPort?.on('message', (job: WorkerJob) => {
   const { reply, transfer } = run(job);

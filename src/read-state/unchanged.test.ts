@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReadRecord } from './types.js';
-import { hasSeenInFull, isUnchangedSince, mergeRanges, sha256Hex, stampOf } from './unchanged.js';
+import { hasSeenInFull, isUnchangedSince, mergeRanges, sha256Hex, sha256HexSliced, stampOf } from './unchanged.js';
 
 const bytes = Buffer.from('hello\n');
 const stamp = { size: 6, mtimeMs: 1000.5, ctimeMs: 1000.5, ino: 42 };
@@ -56,5 +56,16 @@ describe('helpers', () => {
   });
   it('sha256Hex is lowercase hex', () => {
     expect(sha256Hex(Buffer.from(''))).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  });
+  it('sha256HexSliced gives sha256Hex of a large buffer, letting other calls in between slices', async () => {
+    const bytes = Buffer.alloc(9 * 1024 * 1024 + 7);
+    for (let i = 0; i < bytes.length; i += 4093) bytes[i] = i % 251;
+    let turns = 0;
+    const ticking = setInterval(() => (turns += 1), 0);
+    const sliced = await sha256HexSliced(bytes);
+    clearInterval(ticking);
+    expect(sliced).toBe(sha256Hex(bytes));
+    expect(turns).toBeGreaterThan(0);
+    expect(await sha256HexSliced(Buffer.from('abc'))).toBe(sha256Hex(Buffer.from('abc')));
   });
 });

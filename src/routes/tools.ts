@@ -8,6 +8,7 @@ import { toolErrorCodes } from '../http/route-errors.js';
 import { TOOL_EXAMPLES } from '../http/tool-examples.js';
 import { ID_PATTERN, sessionOf } from '../http/session.js';
 import { bodyForCallTool } from '../http/validator.js';
+import { toolAnswer } from '../http/sliced-json.js';
 import { joinNames } from '../text/join-names.js';
 import { callTool } from '../tools/call-tool.js';
 import { DIALECTS, toolsInDialect, type Dialect } from '../dialects/dialects.js';
@@ -65,7 +66,7 @@ function defineToolRoute(app: FastifyInstance, services: AppServices, tool: Tool
       },
     },
     handler: async (request) =>
-      callTool(services, tool, request.body, { session: sessionOf(request), log: request.log, transport: 'rest' }),
+      toolAnswer(await callTool(services, tool, request.body, { session: sessionOf(request), log: request.log, transport: 'rest' })),
   });
 }
 

@@ -7,6 +7,7 @@ import type {
   ToolContext,
   ToolDefinition,
   ToolMetrics,
+  ToolOutput,
   ToolServices,
   Transport,
 } from './types.js';
@@ -30,7 +31,7 @@ export async function callTool<I extends Record<string, unknown>, R>(
   tool: ToolDefinition<I, R>,
   rawInput: unknown,
   opts: CallOptions,
-): Promise<{ result: R; text: string }> {
+): Promise<Omit<ToolOutput<R>, 'metrics'>> {
   const started = performance.now();
   let path: string | null = null;
   let metrics: ToolMetrics = {};
@@ -59,7 +60,7 @@ export async function callTool<I extends Record<string, unknown>, R>(
     const out = await tool.run(input, contextFor(services, opts), target);
     metrics = out.metrics ?? {};
     emit(null, 200);
-    return { result: out.result, text: out.text };
+    return { result: out.result, text: out.text, textJson: out.textJson };
   } catch (err) {
     const error = asToolError(err);
     if (error.code === 'INTERNAL' && !error.logged) {

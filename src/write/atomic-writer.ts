@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import fs, { promises as fsp } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
 import { type CheckedDir, movedError, openCheckedDir, outsideError } from '../paths/fd-policy.js';
 import { mapFsError } from './fs-errors.js';
 import { journalAdd, journalRemove } from './journal.js';
 import { isInside, realPathNow, type ResolveFs } from './resolve-sync.js';
+import { FdTempFile, type TempFile } from './temp-file.js';
 
 /**
  * The writer's file-system calls on the workspace: tests swap in one that fails on cue. Paths
@@ -14,7 +14,7 @@ import { isInside, realPathNow, type ResolveFs } from './resolve-sync.js';
  * paths/fd-policy.ts), so `path.basename` of them is still the entry's name.
  */
 export interface WriterFs extends ResolveFs {
-  open(p: string, flags: string, mode?: number): Promise<FileHandle>;
+  open(p: string, flags: string, mode?: number): Promise<TempFile>;
   rename(from: string, to: string): Promise<void>;
   unlink(p: string): Promise<void>;
   /** Makes one folder (not recursive). */
@@ -23,10 +23,14 @@ export interface WriterFs extends ResolveFs {
 
 /** Read once: process.umask() is only changed at start-up, if ever. */
 const UMASK = process.umask();
+/** Read once: the server never changes its user (2 syscalls saved per write). */
+const UID = process.getuid?.();
+const GID = process.getgid?.();
 
 export const nodeWriterFs: WriterFs = {
-  open: (p, flags, mode) => fsp.open(p, flags, mode),
-  rename: (from, to) => fsp.rename(from, to),
+  open: (p, flags, mode) => FdTempFile.open(p, flags, mode),
+  // Sync: one metadata call in the checked folder, cheaper than a thread-pool round trip.
+  rename: async (from, to) => fs.renameSync(from, to),
   unlink: (p) => fsp.unlink(p),
   mkdir: (p) => fsp.mkdir(p),
   realpathSync: (p) => fs.realpathSync.native(p),
@@ -210,13 +214,13 @@ export function mapWriteError(err: unknown): ToolError {
 }
 
 /** Writes the bytes, sets the kept mode and owner, fsyncs, and closes the handle. */
-export async function writeAndSync(handle: FileHandle, opts: Pick<AtomicWriteOptions, 'bytes' | 'previous' | 'whileSyncing'>): Promise<void> {
+export async function writeAndSync(handle: TempFile, opts: Pick<AtomicWriteOptions, 'bytes' | 'previous' | 'whileSyncing'>): Promise<void> {
   try {
     await handle.writeFile(opts.bytes);
     const prev = opts.previous;
     // The umask may have dropped bits of the kept mode; then set it exactly.
     if (prev && (prev.mode & (0o7000 | UMASK)) !== 0) await handle.chmod(prev.mode & 0o7777);
-    if (prev && (prev.uid !== process.getuid?.() || prev.gid !== process.getgid?.())) {
+    if (prev && (prev.uid !== UID || prev.gid !== GID)) {
       // Only root may give a file away; elsewhere the new file is ours, as any editor's is.
       await handle.chown(prev.uid, prev.gid).catch(() => {});
     }

@@ -18,6 +18,7 @@ import { announce, keepHistory, recordWrite } from './pipeline.js';
 import { assertNoAddedSecret } from './secret-guard.js';
 import { assertStillCurrent } from './staleness.js';
 import { countTextLines } from './text-lines.js';
+import { FdTempFile } from './temp-file.js';
 
 /**
  * SPEC §8 for several files at once, all or nothing (ApplyPatch, §13): the same steps as
@@ -165,7 +166,7 @@ async function writeTemp(ctx: CommitContext, s: Staged, created: Staged[]): Prom
   const previous = change.previous !== undefined ? change.previous : change.current.stat;
   journalAdd(ctx.settings.dataDir, path.join(dir.real, temp));
   created.push(s);
-  const handle = await fs.promises.open(dir.at(temp), 'wx', previous ? previous.mode & 0o7777 : 0o666);
+  const handle = await FdTempFile.open(dir.at(temp), 'wx', previous ? previous.mode & 0o7777 : 0o666);
   await writeAndSync(handle, { bytes: change.bytes, previous });
 }
 

@@ -15,8 +15,12 @@ export interface CurrentFile {
   stat: fs.Stats | null;
 }
 
-/** Files up to this size are loaded with sync calls: page-cache reads cost less than round trips. */
-const SYNC_LOAD_BYTES = 64 * 1024;
+/**
+ * Files up to this size are loaded with sync calls: page-cache reads cost less than round trips
+ * (a 256 KiB copy is ~20 µs; a thread-pool round trip costs more under load). Same bound as the
+ * temp file's sync write (temp-file.ts).
+ */
+const SYNC_LOAD_BYTES = 256 * 1024;
 
 /**
  * Security: never blocks and never follows a link. O_NONBLOCK: a FIFO swapped in for the file

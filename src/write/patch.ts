@@ -1,6 +1,8 @@
 import { structuredPatch } from 'diff';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { wholeRegionSteps, type PatchHunk } from './whole-hunk.js';
+import { oneLineHunk } from './one-line-hunk.js';
+import { regionLinesJson, utf8Unpooled } from './packed-hunk.js';
+import { wholeRegion, wholeRegionSteps, type HunkHeader, type PatchHunk } from './whole-hunk.js';
 
 export type { PatchHunk } from './whole-hunk.js';
 
@@ -60,17 +62,19 @@ export async function makePatchSliced(name: string, before: string, after: strin
   }
 }
 
-function* patchSteps(name: string, before: string, after: string, context: number, margin: number): Generator<void, TextPatch> {
+/** The capped Myers hunks, or the window whose changed region becomes one whole-region hunk. */
+type PatchPlan = { hunks: PatchHunk[] } | { whole: DiffWindow };
+
+function planPatch(name: string, before: string, after: string, context: number, margin: number): PatchPlan {
   const window = diffWindow(before, after, context + margin);
   const lines = countBreaks(window.before, window.before.length) + countBreaks(window.after, window.after.length) + 2;
+  // A one-line change leaves a window of at most 2·(context + margin) + 1 lines on each side.
+  const one = lines <= 4 * (context + margin + 1) ? oneLineHunk(window.before, window.after, context) : null;
+  if (one) return { hunks: [{ ...one, oldStart: one.oldStart + window.skippedLines, newStart: one.newStart + window.skippedLines }] };
   const maxEditLength = Math.floor(Math.min(MAX_EDIT_LENGTH, LINE_BUDGET / lines));
   const patch = maxEditLength < MIN_EDIT_LENGTH ? undefined
     : structuredPatch(name, name, window.before, window.after, undefined, undefined, { context, maxEditLength, timeout: DIFF_TIMEOUT_MS });
-  if (patch === undefined) {
-    yield;
-    const hunks = yield* wholeRegionSteps(window.before, window.after, context, window.skippedLines);
-    return { hunks, ...countLines(hunks) };
-  }
+  if (patch === undefined) return { whole: window };
   const hunks = patch.hunks.map((h) => ({
     oldStart: h.oldStart + window.skippedLines,
     oldLines: h.oldLines,
@@ -78,7 +82,39 @@ function* patchSteps(name: string, before: string, after: string, context: numbe
     newLines: h.newLines,
     lines: h.lines,
   }));
+  return { hunks };
+}
+
+function* patchSteps(name: string, before: string, after: string, context: number, margin: number): Generator<void, TextPatch> {
+  const plan = planPatch(name, before, after, context, margin);
+  if ('hunks' in plan) return { hunks: plan.hunks, ...countLines(plan.hunks) };
+  yield;
+  const { whole } = plan;
+  const hunks = yield* wholeRegionSteps(whole.before, whole.after, context, whole.skippedLines);
   return { hunks, ...countLines(hunks) };
+}
+
+/** A patch whose hunks carry the JSON text of their lines (see PackedHunk) instead of the lines. */
+export interface JsonPatch {
+  hunks: Array<HunkHeader & { linesJson: Uint8Array }>;
+  additions: number;
+  deletions: number;
+}
+
+/**
+ * makePatch as JSON, for the worker thread: the same hunks, each hunk's lines as
+ * JSON.stringify(lines) gives them, in UTF-8 (each in an ArrayBuffer of its own, to transfer). A whole-region hunk is written straight from the texts, so
+ * a 10,000,000-line region never becomes 10,000,000 strings.
+ */
+export function makeJsonPatch(name: string, before: string, after: string, context = DEFAULT_CONTEXT): JsonPatch {
+  const plan = planPatch(name, before, after, context, WINDOW_MARGIN);
+  if ('hunks' in plan) {
+    const hunks = plan.hunks.map(({ lines, ...header }) => ({ ...header, linesJson: utf8Unpooled(JSON.stringify(lines)) }));
+    return { hunks, ...countLines(plan.hunks) };
+  }
+  const region = wholeRegion(plan.whole.before, plan.whole.after, context, plan.whole.skippedLines);
+  if (region === null) return { hunks: [], additions: 0, deletions: 0 };
+  return { hunks: [{ ...region.header, linesJson: regionLinesJson(region.parts) }], additions: region.additions, deletions: region.deletions };
 }
 
 interface DiffWindow {

@@ -31,6 +31,11 @@ const PHRASES: RegExp[] = [
   /^(?:unchanged|same as before|omitted for brevity)(?: \w+)?$/,
 ];
 
+/** False when `text` holds no omission phrase at all: then no line of it is a placeholder. */
+export function mayHoldPlaceholder(text: string): boolean {
+  return WORDS.test(text);
+}
+
 /** The first line of `newText` that is a placeholder `replacedText` does not have, or null. */
 export function detectPlaceholder(newText: string, replacedText: string): PlaceholderHit | null {
   if (!WORDS.test(newText)) return null;

@@ -8,7 +8,7 @@ export interface PatchHunk {
   lines: string[];
 }
 
-const NO_EOL = '\\ No newline at end of file';
+export const NO_EOL = '\\ No newline at end of file';
 
 /**
  * The fallback of the bounded diff (SPEC §8 "Bounded work"): one hunk that removes every old
@@ -37,26 +37,56 @@ export const LINES_PER_SLICE = 200_000;
  * an async caller can let other calls run in between (a 5,000,000-line region takes seconds).
  */
 export function* wholeRegionSteps(before: string, after: string, context: number, skippedLines: number): Generator<void, PatchHunk[]> {
-  if (before === after) return [];
+  const region = wholeRegion(before, after, context, skippedLines);
+  if (region === null) return [];
+  const lines: string[] = [];
+  for (const part of region.parts) yield* pushLines(lines, part.sign, part.text, part.from, part.to);
+  return [{ ...region.header, lines }];
+}
+
+/** A hunk's line numbers, in the diff package's key order. */
+export type HunkHeader = Omit<PatchHunk, 'lines'>;
+
+/** One run of a whole-region hunk's lines: text[from, to), each line with `sign` before it. */
+export interface RegionPart {
+  sign: ' ' | '-' | '+';
+  text: string;
+  from: number;
+  to: number;
+}
+
+/** Where a whole-region hunk's lines come from, and its header; null when the texts are equal. */
+export interface WholeRegion {
+  header: HunkHeader;
+  /** Leading context, removed lines, added lines, trailing context. */
+  parts: RegionPart[];
+  additions: number;
+  deletions: number;
+}
+
+/** The whole-region hunk as offsets into the texts: no line is sliced (linear scans only). */
+export function wholeRegion(before: string, after: string, context: number, skippedLines: number): WholeRegion | null {
+  if (before === after) return null;
   const head = commonHeadLine(before, after);
   const tail = commonTailLine(before, after, head);
   const leadStart = linesBack(before, head, context);
   const trailEnd = linesForward(before, tail.old, context);
-  const lines: string[] = [];
-  yield* pushLines(lines, ' ', before, leadStart, head);
-  yield* pushLines(lines, '-', before, head, tail.old);
-  yield* pushLines(lines, '+', after, head, tail.new);
-  yield* pushLines(lines, ' ', before, tail.old, trailEnd);
   const lead = countBreaksBetween(before, leadStart, head);
   const trail = countLinesBetween(before, tail.old, trailEnd);
+  const deletions = countLinesBetween(before, head, tail.old);
+  const additions = countLinesBetween(after, head, tail.new);
   const start = skippedLines + countBreaksBetween(before, 0, leadStart) + 1;
-  return [{
-    oldStart: start,
-    oldLines: lead + countLinesBetween(before, head, tail.old) + trail,
-    newStart: start,
-    newLines: lead + countLinesBetween(after, head, tail.new) + trail,
-    lines,
-  }];
+  return {
+    header: { oldStart: start, oldLines: lead + deletions + trail, newStart: start, newLines: lead + additions + trail },
+    parts: [
+      { sign: ' ', text: before, from: leadStart, to: head },
+      { sign: '-', text: before, from: head, to: tail.old },
+      { sign: '+', text: after, from: head, to: tail.new },
+      { sign: ' ', text: before, from: tail.old, to: trailEnd },
+    ],
+    additions,
+    deletions,
+  };
 }
 
 /** Start of the first line that differs (the same offset in both: all before it is equal). */

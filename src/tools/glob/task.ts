@@ -10,8 +10,8 @@ export function runGlobTask(task: GlobTask, port: MessagePort): void {
   const matches = compilePattern(task.pattern, 'pattern');
   const out = new Emitter<GlobItem>(port);
   const budget = new Budget(Date.now() + task.timeoutMs, task.maxEntries);
-  const stats = walkFiles({ ...task, budget, needStat: true }, (file) => {
-    if (matches(file.relToStart)) out.push([file.rel, file.mtimeMs]);
+  const stats = walkFiles({ ...task, budget, needStat: true }, (files) => {
+    for (const file of files) if (matches(file.relToStart)) out.push([file.rel, file.mtimeMs]);
   });
   out.stats.skippedDirs = stats.skippedDirs;
   out.stats.stopped = budget.spent;

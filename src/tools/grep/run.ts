@@ -9,6 +9,7 @@ import { FILE_TYPES } from './file-types.js';
 import { contentLines, fit, matchesOf, tailLines } from './render.js';
 import type { GrepInput, GrepResult } from './schema.js';
 import { compileRegex } from './search.js';
+import { runSharded } from './shards.js';
 
 const DEFAULT_HEAD_LIMIT = 250;
 
@@ -43,6 +44,8 @@ function grepTask(input: GrepInput, ctx: ToolContext, target: ResolvedPath, mode
     after: input['-A'] ?? input['-C'] ?? 0,
     skip: mode === 'content' ? offset : 0,
     keep: mode === 'content' ? limit : null,
+    free: 0,
+    shard: null,
     encodings: ctx.settings.encodings,
   };
 }
@@ -55,7 +58,7 @@ export async function runGrep(pool: DiscoveryPool, input: GrepInput, ctx: ToolCo
   const limit = headLimit === 0 ? null : headLimit;
   const offset = input.offset ?? 0;
   const task = grepTask(input, ctx, target, mode, limit, offset);
-  const { items, stats } = await pool.run<GrepItem>(task);
+  const { items, stats } = await runSharded(pool, task);
   const base = {
     mode,
     num_files: items.length,

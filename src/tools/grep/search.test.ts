@@ -34,7 +34,7 @@ describe('Grep matching', () => {
 });
 
 describe('Grep required literal (prefilter)', async () => {
-  const { requiredLiteral } = await import('./task.js');
+  const { requiredLiteral } = await import('./literal.js');
   const lit = (p: string, i = false) => requiredLiteral(p, i)?.toString('latin1') ?? null;
   it('takes the longest top-level plain run every match must contain', () => {
     expect(lit('function\\s+handle[A-Z]\\w*Event')).toBe('function');
@@ -48,5 +48,9 @@ describe('Grep required literal (prefilter)', async () => {
     expect(lit('\\bword\\b')).toBe('word');
     expect(lit('Word', true)).toBeNull();
     expect(lit('数据库')).toBeNull();
+    // A quantifier's digits are not text a match contains.
+    expect(lit('x{200}')).toBeNull();
+    expect(lit('ab{2,5}cde')).toBe('cde');
+    expect(lit('abcd{1000}')).toBe('abc');
   });
 });

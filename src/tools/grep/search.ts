@@ -103,6 +103,14 @@ export function withContext(matched: number[], total: number, before: number, af
   return out;
 }
 
+/** Content mode keeps lines until their text reaches this: the answer's text stays under 100,000 characters. */
+export const KEPT_CHARS = 110_000;
+
+/** What a kept line counts toward KEPT_CHARS: at least its rendered `path:line:text` length. */
+export function keptChars(rel: string, text: string): number {
+  return text.length + rel.length + 16;
+}
+
 export const LINE_CUT = 500;
 export const LINE_CUT_MARK = '… [truncated]';
 

@@ -1,17 +1,20 @@
 import type { MessagePort } from 'node:worker_threads';
 import picomatch from 'picomatch';
 import { Budget } from '../../discovery/budget.js';
-import { readFileChecked } from '../../discovery/checked-fs.js';
+import { closeSync, type Stats } from 'node:fs';
+import { openFilesIn, readFileChecked, readOpened } from '../../discovery/checked-fs.js';
 import { Emitter } from '../../discovery/emitter.js';
 import { compilePattern } from '../../discovery/patterns.js';
 import { compileGlobs } from '../../paths/globs.js';
 import type { GrepItem, GrepLine, GrepTask } from '../../discovery/protocol.js';
 import { walkFiles, walkOne, type WalkFile } from '../../discovery/walk.js';
 import { cellIdAt, cellSource, parseNotebook } from '../../notebook/model.js';
-import { bomBytes, bomEncoding, decodeBytes, detectEncoding } from '../../text/codec.js';
+import { bomBytes, decodeBytes, detectEncoding } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { SNIFF_BYTES, sniff } from '../../text/sniff.js';
-import { compileRegex, cutLine, lineText, matchingLines, withContext, type TextMatcher } from './search.js';
+import { compileRegex, cutLine, KEPT_CHARS, keptChars, lineText, matchingLines, withContext, type TextMatcher } from './search.js';
+import { isWide, requiredLiteral } from './literal.js';
+import { ownsOf } from './shard-of.js';
 
 /** Files over this size are not searched (they would have to be held whole). */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -19,9 +22,6 @@ const MAX_FILE_BYTES = 64 * 1024 * 1024;
 const SCRATCH_BYTES = 1024 * 1024;
 /** The C0 controls sniff counts (all but tab, LF, VT, FF, CR and ESC), NUL included. */
 const CONTROL_BYTES = Array.from({ length: 32 }, (_, b) => b).filter((b) => ![0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1b].includes(b));
-
-/** Content mode keeps lines until their text reaches this: the answer's text stays under 100,000 characters. */
-const KEPT_CHARS = 110_000;
 
 interface Section {
   cellId: string | null;
@@ -31,6 +31,8 @@ interface Section {
 interface Keeper {
   skip: number;
   keep: number;
+  /** Kept entries still to come that do not count toward KEPT_CHARS. */
+  free: number;
   chars: number;
 }
 
@@ -41,19 +43,30 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
   const typeTest = task.typeGlobs === null ? null : picomatch(task.typeGlobs, { dot: true });
   const out = new Emitter<GrepItem>(port);
   const budget = new Budget(Date.now() + task.timeoutMs, task.maxEntries);
-  const keeper: Keeper = { skip: task.skip, keep: task.keep ?? Infinity, chars: 0 };
+  const keeper: Keeper = { skip: task.skip, keep: task.keep ?? Infinity, free: task.free, chars: 0 };
   const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
   const literal = requiredLiteral(task.pattern, task.ignoreCase);
-  const deny = compileGlobs(task.denyRead);
-  const visit = (file: WalkFile): void => {
-    if (!budget.check()) return;
-    if (globTest !== null && !globTest(file.relToStart)) return;
-    if (typeTest !== null && !typeTest(file.rel.slice(file.rel.lastIndexOf('/') + 1))) return;
-    out.tick();
-    const item = searchFile(task, file, { matcher, literal, deny }, keeper, out, scratch);
-    if (item !== null) out.push(item);
+  // No deny globs: no relative path to compute per file.
+  const deny = task.denyRead.length === 0 ? undefined : compileGlobs(task.denyRead);
+  const search: Search = { matcher, literal, deny };
+  const visit = (files: WalkFile[]): void => {
+    const wanted = files.filter(
+      (file) => (globTest === null || globTest(file.relToStart)) && (typeTest === null || typeTest(file.rel.slice(file.rel.lastIndexOf('/') + 1))),
+    );
+    const reads = openBatch(task.root, wanted, deny);
+    for (const [i, file] of wanted.entries()) {
+      if (!budget.check()) {
+        closeFrom(reads, i);
+        return;
+      }
+      out.tick();
+      const read = reads === null || file.dir === null ? readFileChecked(task.root, file.at, MAX_FILE_BYTES + 1, deny, scratch) : readFd(reads[i]!, scratch);
+      const item = read === null ? null : searchFile(task, file, read, search, keeper, out);
+      if (item !== null) out.push(item);
+    }
   };
-  const walk = { ...task, budget, needStat: task.mode === 'files_with_matches' };
+  // A file's mtime comes from the fstat of its checked descriptor (searchFile), not an lstat.
+  const walk = { ...task, budget, needStat: false, owns: ownsOf(task.shard) };
   const stats = task.fileName === null ? walkFiles(walk, visit) : walkOne(walk, task.fileName, visit);
   out.stats.skippedDirs = stats.skippedDirs;
   out.stats.stopped = budget.spent;
@@ -64,14 +77,36 @@ interface Search {
   matcher: TextMatcher;
   /** Bytes every match contains (see requiredLiteral). */
   literal: Buffer | null;
-  /** Deny-read globs, checked again on each opened file's real path. */
-  deny: (relativeReal: string) => boolean;
+  /** Deny-read globs, checked again on each opened file's real path (undefined: none). */
+  deny: ((relativeReal: string) => boolean) | undefined;
 }
 
-function searchFile(task: GrepTask, file: WalkFile, search: Search, keeper: Keeper, out: Emitter<GrepItem>, scratch: Buffer): GrepItem | null {
+/**
+ * Opens a batch's regular files through their folder's descriptor, the folder checked once for
+ * the batch (openFilesIn); null where that is not available: each file is then read by
+ * readFileChecked, its own descriptor checked. Links are always read that way.
+ */
+function openBatch(root: string, files: WalkFile[], deny: Search['deny']): Array<number | null> | null {
+  const inDir = files.filter((f) => f.dir !== null);
+  if (inDir.length === 0) return null;
+  const fds = openFilesIn(root, inDir[0]!.dir!, inDir.map((f) => f.name), deny);
+  if (fds === null) return null;
+  let next = 0;
+  return files.map((f) => (f.dir === null ? null : fds[next++]!));
+}
+
+function readFd(fd: number | null, scratch: Buffer): { bytes: Buffer; stat: Stats } | null {
+  return fd === null ? null : readOpened(fd, MAX_FILE_BYTES + 1, scratch);
+}
+
+/** Closes the batch's descriptors that will not be read (the budget ran out). */
+function closeFrom(fds: Array<number | null> | null, from: number): void {
+  for (const fd of fds?.slice(from) ?? []) if (fd !== null) closeSync(fd);
+}
+
+function searchFile(task: GrepTask, file: WalkFile, read: { bytes: Buffer; stat: Stats }, search: Search, keeper: Keeper, out: Emitter<GrepItem>): GrepItem | null {
   const { matcher, literal } = search;
-  const read = readFileChecked(task.root, file.at, MAX_FILE_BYTES + 1, search.deny, scratch);
-  if (read === null || read.bytes.length > MAX_FILE_BYTES) return null;
+  if (read.bytes.length > MAX_FILE_BYTES) return null;
   if (!isText(read.bytes.subarray(0, SNIFF_BYTES))) {
     out.stats.skippedBinary++;
     return null;
@@ -84,7 +119,7 @@ function searchFile(task: GrepTask, file: WalkFile, search: Search, keeper: Keep
   } catch {
     return null;
   }
-  const item: GrepItem = { rel: file.rel, mtimeMs: file.mtimeMs, count: 0, entries: 0, lines: [] };
+  const item: GrepItem = { rel: file.rel, mtimeMs: read.stat.mtimeMs, count: 0, entries: 0, lines: [] };
   for (const section of sectionsOf(file.rel, text)) {
     searchSection(task, section, matcher, keeper, item);
     if (task.mode === 'files_with_matches' && item.count > 0) break;
@@ -118,7 +153,8 @@ function searchSection(task: GrepTask, section: Section, matcher: TextMatcher, k
     const line: GrepLine = [section.cellId, index + 1, text, match];
     item.lines.push(line);
     keeper.keep--;
-    keeper.chars += text.length + item.rel.length + 16;
+    if (keeper.free > 0) keeper.free--;
+    else keeper.chars += keptChars(item.rel, text);
   }
 }
 
@@ -138,58 +174,4 @@ function decode(bytes: Buffer, override: string | undefined): string {
   const enc = detectEncoding(bytes, override);
   const start = enc.bom ? (bomBytes(enc.encoding)?.length ?? 0) : 0;
   return decodeBytes(bytes.subarray(start), enc.encoding);
-}
-
-/** Characters that stand for themselves in a regular expression and that JSON never escapes. */
-const PLAIN_CHAR = /[A-Za-z0-9_ ,:;=<>!@#%&~`'-]/;
-
-/**
- * A piece of text every match must contain, as bytes: the longest run of plain characters at
- * the top level of the pattern (`function\s+handle\w*Event` → "function"), or the whole pattern
- * when it is a plain literal. None with -i, with a top-level `|`, or when no run has 3 characters.
- * Every encoding Read detects (UTF-8, GBK, Shift_JIS, EUC, windows-125x…) keeps ASCII as is,
- * except UTF-16/32 (known by their BOM, see isWide), and a notebook's JSON keeps these characters
- * as they are in its cells — so a file whose bytes lack the run cannot match and is passed over
- * undecoded. ripgrep makes the same cut with its literal prefilter.
- */
-export function requiredLiteral(pattern: string, ignoreCase: boolean): Buffer | null {
-  if (ignoreCase) return null;
-  const runs: string[] = [];
-  let run = '';
-  let depth = 0;
-  let inClass = false;
-  const cut = () => {
-    runs.push(run);
-    run = '';
-  };
-  for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i]!;
-    const next = pattern[i + 1];
-    if (ch === '\\') {
-      cut();
-      i++;
-    } else if (inClass) {
-      if (ch === ']') inClass = false;
-    } else if (ch === '[') {
-      cut();
-      inClass = true;
-    } else if (ch === '(' || ch === ')') {
-      cut();
-      depth += ch === '(' ? 1 : -1;
-    } else if (ch === '|') {
-      if (depth === 0) return null;
-    } else if (depth === 0 && PLAIN_CHAR.test(ch) && !(next === '*' || next === '?' || next === '{')) {
-      run += ch;
-      // `b+` is required once, but "ab+c" need not contain "abc".
-      if (next === '+') cut();
-    } else cut();
-  }
-  cut();
-  const best = runs.reduce((a, b) => (b.length > a.length ? b : a), '');
-  return best.length >= 3 ? Buffer.from(best, 'latin1') : null;
-}
-
-function isWide(bytes: Buffer): boolean {
-  const enc = bomEncoding(bytes);
-  return enc !== undefined && enc !== 'utf-8';
 }

@@ -7,7 +7,8 @@ export const SCAN_CHUNK_BYTES = 1024 * 1024;
 /**
  * Streams bytes [start, end) of a file through the line-break scanner, one reused buffer, never
  * more in memory. `start` must be a line start (aligned to the code unit). Resolves true when
- * `onBreak` stopped the scan, false at `end` (or at an earlier end of file).
+ * `onBreak` stopped the scan, false at `end` (or at an earlier end of file). `beforeRead` is
+ * awaited before each chunk (a background build yields to pages there).
  */
 export async function scanFile(
   fh: FileHandle,
@@ -16,10 +17,12 @@ export async function scanFile(
   layout: UnitLayout,
   onBreak: OnBreak,
   buffer: Buffer = Buffer.allocUnsafe(SCAN_CHUNK_BYTES),
+  beforeRead?: () => Promise<void>,
 ): Promise<boolean> {
   let carry = 0;
   let pos = start;
   for (;;) {
+    if (beforeRead) await beforeRead();
     const want = Math.min(buffer.length - carry, end - pos);
     const n = want > 0 ? (await fh.read(buffer, carry, want, pos)).bytesRead : 0;
     const final = n === 0 || pos + n >= end;

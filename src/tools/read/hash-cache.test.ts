@@ -4,20 +4,20 @@ import { HashCache } from './hash-cache.js';
 
 const stamp = { size: 3, mtimeMs: 1, ctimeMs: 1, ino: 1 };
 
-describe('HashCache', () => {
-  it('hashes a version once and remembers it by real path and stamp', () => {
+describe('HashCache', async () => {
+  it('hashes a version once and remembers it by real path and stamp', async () => {
     const cache = new HashCache();
-    expect(cache.hashOf('/f', stamp, Buffer.from('abc'))).toBe(sha256Hex(Buffer.from('abc')));
+    expect(await cache.hashOf('/f', stamp, Buffer.from('abc'))).toBe(sha256Hex(Buffer.from('abc')));
     // Same stamp: the remembered hash (these bytes are never hashed).
-    expect(cache.hashOf('/f', stamp, Buffer.from('xyz'))).toBe(sha256Hex(Buffer.from('abc')));
+    expect(await cache.hashOf('/f', stamp, Buffer.from('xyz'))).toBe(sha256Hex(Buffer.from('abc')));
   });
-  it('hashes again when any stamp field moved', () => {
+  it('hashes again when any stamp field moved', async () => {
     const cache = new HashCache();
-    cache.hashOf('/f', stamp, Buffer.from('abc'));
+    await cache.hashOf('/f', stamp, Buffer.from('abc'));
     for (const moved of [{ mtimeMs: 2 }, { ctimeMs: 2 }, { ino: 2 }]) {
-      expect(cache.hashOf('/f', { ...stamp, ...moved }, Buffer.from('xyz'))).toBe(sha256Hex(Buffer.from('xyz')));
-      cache.hashOf('/f', stamp, Buffer.from('abc'));
+      expect(await cache.hashOf('/f', { ...stamp, ...moved }, Buffer.from('xyz'))).toBe(sha256Hex(Buffer.from('xyz')));
+      await cache.hashOf('/f', stamp, Buffer.from('abc'));
     }
-    expect(cache.hashOf('/f', { ...stamp, size: 4 }, Buffer.from('wxyz'))).toBe(sha256Hex(Buffer.from('wxyz')));
+    expect(await cache.hashOf('/f', { ...stamp, size: 4 }, Buffer.from('wxyz'))).toBe(sha256Hex(Buffer.from('wxyz')));
   });
 });

@@ -1,7 +1,8 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { LineBreakCounts } from '../../text/line-endings.js';
 import type { UnitLayout } from '../../text/line-scan.js';
-import { scanFile } from './file-scan.js';
+import { SCAN_CHUNK_BYTES, scanFile } from './file-scan.js';
+import { PageGate } from './page-gate.js';
 
 /**
  * Sparse line index of a huge file (SPEC §5): the byte offset of a line start every N lines (or
@@ -67,8 +68,13 @@ export class LineIndex {
    * one spacing back) or the build has ended.
    */
   waitFor(line: number): Promise<void> {
-    if (this.done || this.failed || this.linesStarted >= line) return Promise.resolve();
+    if (this.reached(line)) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ line, resolve }));
+  }
+
+  /** A page at `line` need not wait for the build (waitFor resolves at once). */
+  reached(line: number): boolean {
+    return this.done || this.failed || this.linesStarted >= line;
   }
 
   checkpointCount(): number {
@@ -117,7 +123,7 @@ function grow(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
 }
 
 /** Scans the whole file once, filling the index; never throws (a failed build just stops). */
-async function build(index: LineIndex, opener: () => Promise<FileHandle>, contentStart: number, layout: UnitLayout): Promise<void> {
+async function build(index: LineIndex, opener: () => Promise<FileHandle>, contentStart: number, layout: UnitLayout, gate: PageGate): Promise<void> {
   const fh = await opener();
   try {
     let line = 1;
@@ -136,7 +142,7 @@ async function build(index: LineIndex, opener: () => Promise<FileHandle>, conten
         index.notify(false);
       }
       return !index.cancelled;
-    });
+    }, Buffer.allocUnsafe(SCAN_CHUNK_BYTES), () => gate.idle());
     if (index.cancelled) return;
     const end = index.key.size - ((index.key.size - contentStart) % layout.unit);
     index.total = lineStart < end ? line : line - 1;
@@ -150,6 +156,8 @@ async function build(index: LineIndex, opener: () => Promise<FileHandle>, conten
 /** The indexes of huge files, most recently used last. */
 export class LineIndexCache {
   private readonly indexes = new Map<string, LineIndex>();
+  /** Pages being served; the builds wait for them between chunks. */
+  readonly gate = new PageGate();
 
   /** `schedule` starts a background build; tests pass one that holds builds back. */
   constructor(private readonly schedule: (start: () => void) => void = (start) => start()) {}
@@ -172,7 +180,7 @@ export class LineIndexCache {
     this.indexes.set(realPath, index);
     this.evict();
     this.schedule(() => {
-      build(index, opener, contentStart, layout)
+      build(index, opener, contentStart, layout, this.gate)
         .catch(() => {
           index.failed = true;
         })

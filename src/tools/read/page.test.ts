@@ -29,9 +29,32 @@ describe('renderPage', () => {
     expect(renderPage('f', ['z'], 1_234_567, null, false).text).toBe('1234567→z');
   });
   it('joins content with \\n and adds the closing hint only when more lines follow', () => {
-    expect(renderPage('f', ['a', 'b'], 1, 3, true)).toEqual({
+    const page = renderPage('f', ['a', 'b'], 1, 3, true);
+    expect({ text: page.text, content: page.content }).toEqual({
       text: '     1→a\n     2→b\n(Showing lines 1-2 of 3. To read more, call Read with offset 3.)',
       content: 'a\nb',
     });
+  });
+  it('gives the text as a JSON literal of the very same string, the arrow escaped', () => {
+    const lines = ['const a = "x\\u2192";', '\ttab \u0001 ctl', 'ünï → 日本', 'back\\slash'];
+    const page = renderPage('f', lines, 8, 20, true);
+    const json = page.textJson();
+    expect(JSON.parse(json)).toBe(page.text);
+    expect(json).toContain('\\u2192');
+    expect(json.startsWith('"     8\\u2192const a = ')).toBe(true);
+  });
+  it('textJson parses back to text for any lines (quotes, backslashes, controls, DEL, astral)', () => {
+    const char = fc.constantFrom('a', '"', '\\', '\u0000', '\t', '\x7f', '→', '\u2192', 'é', '漢', '😀', '\ud800', '/');
+    fc.assert(
+      fc.property(fc.array(fc.array(char, { maxLength: 12 }).map((c) => c.join('')), { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 2_000_000 }), (lines, start) => {
+        const page = renderPage('f', lines, start, null, true);
+        expect(JSON.parse(page.textJson())).toBe(page.text);
+      }),
+      { numRuns: 300 },
+    );
+  });
+  it('falls back to JSON.stringify when a line holds the one-byte stand-in (DEL)', () => {
+    const page = renderPage('f', ['del \x7f here'], 1, 1, false);
+    expect(page.textJson()).toBe(JSON.stringify('     1→del \x7f here'));
   });
 });

@@ -76,7 +76,7 @@ export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutpu
   if (kind.kind === 'binary') throw binaryFile(path);
   // The head looked like text; a NUL further in still makes it binary (memchr-fast on a buffer).
   if (kind.kind === 'text' && bytes.length > SNIFF_BYTES && !isWide(bytes) && bytes.includes(0, SNIFF_BYTES)) throw binaryFile(path);
-  const hash = job.hashes.hashOf(job.target.real, job.stamp, bytes);
+  const hash = await job.hashes.hashOf(job.target.real, job.stamp, bytes);
   if (kind.kind === 'image') {
     if (bytes.length > MAX_IMAGE_BYTES) throw imageTooLarge(path, bytes.length);
     // An image has no lines: recorded as read in full (total 0), so Write may replace it.
@@ -101,7 +101,10 @@ export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutpu
   if (noPaging && bytes.length > MAX_UNPAGED_BYTES) throw unpagedTooLarge(path, bytes.length);
   const page = pageOfBytes(bytes, job.override, job.offset, job.limit);
   const out = textOutput(path, page, notebookError);
-  if (notebookError !== undefined) out.text = `${notebookNote(path, notebookError)}\n${out.text}`;
+  if (notebookError !== undefined) {
+    out.text = `${notebookNote(path, notebookError)}\n${out.text}`;
+    delete out.textJson;
+  }
   record(job, hash, 'lines', page.total, page.lines.length, bytes);
   return { ...out, metrics: { bytes: bytes.length } };
 }

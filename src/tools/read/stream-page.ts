@@ -1,9 +1,13 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { LineBreakCounts } from '../../text/line-endings.js';
 import type { UnitLayout } from '../../text/line-scan.js';
-import { readSpans, scanFile } from './file-scan.js';
+import { SCAN_CHUNK_BYTES, readSpans, scanFile } from './file-scan.js';
 import type { LineIndex } from './line-index.js';
 import { LINE_PREFIX_BYTES } from './page.js';
+import { ScratchPool } from './scratch.js';
+
+/** The chunk buffers of page scans (a page scan never keeps its buffer). */
+export const pageScanBuffers = new ScratchPool(SCAN_CHUNK_BYTES);
 
 export interface StreamedPage {
   /** Bytes of each line of the page (cut to LINE_PREFIX_BYTES). */
@@ -38,16 +42,25 @@ export async function streamPage(
   const ends: number[] = [];
   let line = from.line;
   let lineStart = from.byte;
-  const stopped = await scanFile(fh, from.byte, size, layout, (lineEnd, next, kind) => {
-    if (line >= offset) {
-      counts[kind]++;
-      starts.push(lineStart);
-      ends.push(lineEnd);
-    }
-    line++;
-    lineStart = next;
-    return line <= last;
-  });
+  const stopped = await pageScanBuffers.with((buffer) =>
+    scanFile(
+      fh,
+      from.byte,
+      size,
+      layout,
+      (lineEnd, next, kind) => {
+        if (line >= offset) {
+          counts[kind]++;
+          starts.push(lineStart);
+          ends.push(lineEnd);
+        }
+        line++;
+        lineStart = next;
+        return line <= last;
+      },
+      buffer,
+    ),
+  );
   let total: number | null = index.done ? index.total : null;
   let more = lineStart < size;
   if (!stopped) {

@@ -6,7 +6,8 @@ import { emptyFileText, pastEndText } from './format.js';
 import type { LineIndexCache } from './line-index.js';
 import { decodeLine, decodePage, lineEndingsFrom, renderPage, scanWhole } from './page.js';
 import type { TextReadResult } from './schema.js';
-import { streamPage } from './stream-page.js';
+import type { ToolOutput } from '../types.js';
+import { pageScanBuffers, streamPage } from './stream-page.js';
 
 /** Head used to detect the encoding of a file too large to read whole. */
 const HEAD_BYTES = 64 * 1024;
@@ -45,24 +46,42 @@ export async function pageOfHugeFile(
   limit: number,
   opener?: () => Promise<FileHandle>,
 ): Promise<TextPage> {
-  const head = Buffer.allocUnsafe(Math.min(HEAD_BYTES, stat.size));
-  const { bytesRead } = await fh.read(head, 0, head.length, 0);
-  const enc = detectEncoding(head.subarray(0, bytesRead), override, true);
-  const layout = layoutOf(enc.encoding);
-  const index = indexes.ensure(realPath, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }, contentStartOf(enc), layout, opener);
-  const page = await streamPage(fh, stat.size, layout, index, offset, limit);
-  const lines = page.lines.map((b) => decodeLine(b, enc.encoding));
-  return { enc, lines, offset, total: page.total, more: page.more, counts: page.counts };
+  // Why: see PageGate. Background builds wait while this page is served.
+  indexes.gate.enter();
+  try {
+    // The head goes through a reused scan buffer (see ScratchPool), only its bytes read looked at.
+    const enc = await pageScanBuffers.with(async (buffer) => {
+      const { bytesRead } = await fh.read(buffer, 0, Math.min(HEAD_BYTES, stat.size, buffer.length), 0);
+      return detectEncoding(buffer.subarray(0, bytesRead), override, true);
+    });
+    const layout = layoutOf(enc.encoding);
+    const index = indexes.ensure(realPath, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }, contentStartOf(enc), layout, opener);
+    if (!index.reached(offset)) {
+      // This page waits for the build, so the build must not wait for it.
+      indexes.gate.leave();
+      try {
+        await index.waitFor(offset);
+      } finally {
+        indexes.gate.enter();
+      }
+    }
+    const page = await streamPage(fh, stat.size, layout, index, offset, limit);
+    const lines = page.lines.map((b) => decodeLine(b, enc.encoding));
+    return { enc, lines, offset, total: page.total, more: page.more, counts: page.counts };
+  } finally {
+    indexes.gate.leave();
+  }
 }
 
 /** The SPEC §5 text result and model text of a page. */
-export function textOutput(path: string, page: TextPage, notebookError?: string): { result: TextReadResult; text: string } {
+export function textOutput(path: string, page: TextPage, notebookError?: string): ToolOutput<TextReadResult> {
   const { enc, lines, offset, total } = page;
   let text: string;
   let content = '';
+  let textJson: (() => string) | undefined;
   if (total === 0) text = emptyFileText(path);
   else if (lines.length === 0) text = pastEndText(path, offset, total ?? 0);
-  else ({ text, content } = renderPage(path, lines, offset, total, page.more));
+  else ({ text, content, textJson } = renderPage(path, lines, offset, total, page.more));
   const file: TextReadResult['file'] = {
     file_path: path,
     content,
@@ -74,5 +93,5 @@ export function textOutput(path: string, page: TextPage, notebookError?: string)
     bom: enc.bom,
   };
   if (notebookError !== undefined) file.notebook_error = notebookError;
-  return { result: { type: 'text', file }, text };
+  return { result: { type: 'text', file }, text, textJson };
 }

@@ -4,7 +4,8 @@ import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { parseNotebook } from '../../notebook/model.js';
-import { detectPlaceholder, placeholderMessage } from '../../write/placeholders.js';
+import { detectPlaceholder, mayHoldPlaceholder, placeholderMessage } from '../../write/placeholders.js';
+import { makePatchSliced, type TextPatch } from '../../write/patch.js';
 import type { WriteInput, WriteResult } from './schema.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
 
@@ -21,7 +22,7 @@ export async function runWriteTool(input: WriteInput, ctx: ToolContext, target: 
     requireRead: 'full',
     unit: cells === null ? 'lines' : 'cells',
     createParents: true,
-    compute: (current) => compute(input, current, override, cells),
+    compute: (current) => compute(input, target.relative, current, override, cells),
   });
   const created = out.type === 'create';
   return {
@@ -39,7 +40,7 @@ export async function runWriteTool(input: WriteInput, ctx: ToolContext, target: 
   };
 }
 
-function compute(input: WriteInput, current: CurrentFile, override: string | undefined, cells: number | null): ComputedWrite<WriteExtra> {
+async function compute(input: WriteInput, name: string, current: CurrentFile, override: string | undefined, cells: number | null): Promise<ComputedWrite<WriteExtra>> {
   const { content } = input;
   const total = cells ?? undefined;
   if (current.bytes === null) {
@@ -48,16 +49,38 @@ function compute(input: WriteInput, current: CurrentFile, override: string | und
   }
   // The file keeps its encoding and BOM; characters it cannot hold → UNSUPPORTED_ENCODING.
   const decoded = decodeText(current.bytes, override);
-  if (!input.allow_placeholders) assertNoPlaceholder(content, decoded.text);
+  // The patch the write answers with, made here so the placeholder check can use it.
+  const patch = await makePatchSliced(name, decoded.text, content);
+  if (!input.allow_placeholders) assertNoPlaceholder(content, decoded.text, patch);
   const bytes = encodeText(content, decoded);
   const decode = (b: Buffer) => decodeText(b, decoded.encoding).text;
-  return { bytes, before: decoded.text, after: content, total, decode, extra: { original: decoded.text } };
+  return { bytes, before: decoded.text, after: content, total, decode, patch, extra: { original: decoded.text } };
 }
 
-/** SPEC §14: content over an existing file must not add an omission placeholder line. */
-function assertNoPlaceholder(content: string, before: string): void {
+/** Added lines past which the whole content is scanned at once (one regex pass, bounded). */
+const MAX_ADDED_LINES_SCANNED = 10_000;
+
+/**
+ * SPEC §14: content over an existing file must not add an omission placeholder line. A line
+ * the old text lacks is an added line of the patch (unchanged and context lines are old lines),
+ * so when no added line holds an omission phrase there is none: a one-line change of a large
+ * file scans one line, not the file.
+ */
+function assertNoPlaceholder(content: string, before: string, patch: TextPatch): void {
+  if (!anyAddedLineMayHold(patch)) return;
   const hit = detectPlaceholder(content, before);
   if (hit) throw new ToolError('PLACEHOLDER_DETECTED', placeholderMessage('content', hit), { line: hit.line, text: hit.text });
+}
+
+function anyAddedLineMayHold(patch: TextPatch): boolean {
+  let added = 0;
+  for (const hunk of patch.hunks) {
+    for (const line of hunk.lines) {
+      if (!line.startsWith('+')) continue;
+      if ((added += 1) > MAX_ADDED_LINES_SCANNED || mayHoldPlaceholder(line)) return true;
+    }
+  }
+  return false;
 }
 
 /** Cells of notebook JSON (parseNotebook, the one rule: SPEC §7), else INVALID_NOTEBOOK. */
