@@ -91,6 +91,13 @@ describe('Grep: content mode', () => {
     expect(res.body.result.matches[1]).toEqual({ file_path: 'g/nb.ipynb', cell_id: 'code1', line: 2, text: 'y = alpha(x)', kind: 'match' });
     expect((await grep({ pattern: 'output_type', path: 'g/nb.ipynb' })).body.result.num_files).toBe(0);
   });
+
+  it('searches a notebook named in capitals (.IPYNB) in its cells too', async () => {
+    await writeTree(t.root, { 'caps/NB.IPYNB': notebook });
+    const res = await grep({ pattern: 'alpha', path: 'caps/NB.IPYNB', output_mode: 'content' });
+    expect(res.body.text).toBe('caps/NB.IPYNB[intro]:2:alpha in markdown\ncaps/NB.IPYNB[code1]:2:y = alpha(x)');
+    expect((await grep({ pattern: 'output_type', path: 'caps/NB.IPYNB' })).body.result.num_files).toBe(0);
+  });
 });
 
 describe('Grep: encodings and binary files', () => {

@@ -9,6 +9,7 @@ import { compileGlobs } from '../../paths/globs.js';
 import type { GrepItem, GrepLine, GrepTask } from '../../discovery/protocol.js';
 import { walkFiles, walkOne, type WalkFile } from '../../discovery/walk.js';
 import { cellIdAt, cellSource, parseNotebook } from '../../notebook/model.js';
+import { isNotebookPath } from '../../notebook/notebook-path.js';
 import { bomBytes, decodeBytes, detectEncoding } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { SNIFF_BYTES, sniff } from '../../text/sniff.js';
@@ -129,7 +130,7 @@ function searchFile(task: GrepTask, file: WalkFile, read: { bytes: Buffer; stat:
 
 /** A notebook that parses is searched in its cells' sources; anything else as one text. */
 function sectionsOf(rel: string, text: string): Section[] {
-  if (rel.endsWith('.ipynb')) {
+  if (isNotebookPath(rel)) {
     const parsed = parseNotebook(text);
     if (parsed.ok) return parsed.notebook.cells.map((cell, i) => ({ cellId: cellIdAt(cell, i), text: cellSource(cell) }));
   }
