@@ -99,7 +99,12 @@ function timeRg(args: string[], cwd: string, runs: number): { ms: number; lines:
   return { ms: median(results.map((r) => r.ms)), lines: results[0]!.lines };
 }
 
-async function timeTool(client: HttpClient, slug: string, body: Record<string, unknown>, runs: number): Promise<{ ms: number; result: any }> {
+async function timeTool(
+  client: HttpClient,
+  slug: string,
+  body: Record<string, unknown>,
+  runs: number,
+): Promise<{ ms: number; result: any }> {
   const once = async () => {
     const t0 = performance.now();
     const res = await client.request('POST', `/v1/tools/${slug}`, body);
@@ -121,15 +126,45 @@ export async function benchDiscovery(print: Print, options: DiscoveryBenchOption
   const root = path.join(base, 'ws');
   try {
     const bytes = await writeTree(root, files, options.fileBytes ?? 5_000);
-    print(`tree: ${files.toLocaleString('en-US')} files, ${(bytes / 1e6).toFixed(0)} MB; median of ${runs} warm runs each; machine shared and loaded: figures are noisy`);
+    print(
+      `tree: ${files.toLocaleString('en-US')} files, ${(bytes / 1e6).toFixed(0)} MB; median of ${runs} warm runs each; machine shared and loaded: figures are noisy`,
+    );
     const server = await startSidefile({ root, dataDir: path.join(base, 'data'), logFile: path.join(base, 'server.log') });
     try {
       const client = httpClient(server.port);
       const rssBefore = await server.rssKiB();
-      const rows: Array<{ label: string; slug: string; body: Record<string, unknown>; rg: string[]; target: number; count: (r: any) => number }> = [
-        { label: 'Glob **/*.ts', slug: 'glob', body: { pattern: '**/*.ts', limit: 10_000 }, rg: ['--files', '--sortr', 'modified', '-g', '*.ts'], target: 1.5, count: (r) => r.total_files },
-        { label: 'Grep files_with_matches literal', slug: 'grep', body: { pattern: LITERAL, head_limit: 0 }, rg: ['-l', '--sortr', 'modified', LITERAL], target: 1.5, count: (r) => r.num_files },
-        { label: 'Grep content regex', slug: 'grep', body: { pattern: REGEX, output_mode: 'content', head_limit: 0 }, rg: ['-n', REGEX], target: 2, count: (r) => r.total_matches },
+      const rows: Array<{
+        label: string;
+        slug: string;
+        body: Record<string, unknown>;
+        rg: string[];
+        target: number;
+        count: (r: any) => number;
+      }> = [
+        {
+          label: 'Glob **/*.ts',
+          slug: 'glob',
+          body: { pattern: '**/*.ts', limit: 10_000 },
+          rg: ['--files', '--sortr', 'modified', '-g', '*.ts'],
+          target: 1.5,
+          count: (r) => r.total_files,
+        },
+        {
+          label: 'Grep files_with_matches literal',
+          slug: 'grep',
+          body: { pattern: LITERAL, head_limit: 0 },
+          rg: ['-l', '--sortr', 'modified', LITERAL],
+          target: 1.5,
+          count: (r) => r.num_files,
+        },
+        {
+          label: 'Grep content regex',
+          slug: 'grep',
+          body: { pattern: REGEX, output_mode: 'content', head_limit: 0 },
+          rg: ['-n', REGEX],
+          target: 2,
+          count: (r) => r.total_matches,
+        },
       ];
       for (const row of rows) {
         const ours = await timeTool(client, row.slug, row.body, runs);
@@ -141,7 +176,9 @@ export async function benchDiscovery(print: Print, options: DiscoveryBenchOption
       }
       const rssAfter = await server.rssKiB();
       if (rssBefore !== null && rssAfter !== null) {
-        print(`server RSS: ${(rssBefore / 1024).toFixed(0)} MiB → ${(rssAfter / 1024).toFixed(0)} MiB (+${((rssAfter - rssBefore) / 1024).toFixed(0)} MiB, worker threads included)`);
+        print(
+          `server RSS: ${(rssBefore / 1024).toFixed(0)} MiB → ${(rssAfter / 1024).toFixed(0)} MiB (+${((rssAfter - rssBefore) / 1024).toFixed(0)} MiB, worker threads included)`,
+        );
       }
     } finally {
       await server.stop();

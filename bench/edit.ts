@@ -69,14 +69,32 @@ async function bareServer(): Promise<FastifyInstance> {
 
 function benchConfig(root: string, dataDir: string, historyVersions: number): AppConfig {
   return {
-    root, host: '127.0.0.1', port: 0, token: null, readOnly: false, denyRead: [], denyWrite: [], dataDir,
-    encodings: [], bodyLimit: 32 * 1024 * 1024, lockTimeoutMs: 10_000, sessionTtlMs: 24 * 3600e3,
-    historyVersions, logLevel: 'silent', ...V4_DEFAULTS,
+    root,
+    host: '127.0.0.1',
+    port: 0,
+    token: null,
+    readOnly: false,
+    denyRead: [],
+    denyWrite: [],
+    dataDir,
+    encodings: [],
+    bodyLimit: 32 * 1024 * 1024,
+    lockTimeoutMs: 10_000,
+    sessionTtlMs: 24 * 3600e3,
+    historyVersions,
+    logLevel: 'silent',
+    ...V4_DEFAULTS,
   };
 }
 
 /** Latencies (ms) of `clients` loops, each editing its own marker line of its file, for `ms`. */
-async function drive(target: Target, files: string[], clients: number, ms: number, counters: number[]): Promise<{ latencies: number[]; errors: number }> {
+async function drive(
+  target: Target,
+  files: string[],
+  clients: number,
+  ms: number,
+  counters: number[],
+): Promise<{ latencies: number[]; errors: number }> {
   const latencies: number[] = [];
   let errors = 0;
   const end = performance.now() + ms;
@@ -127,7 +145,12 @@ async function markRead(app: FastifyInstance, file: string): Promise<void> {
   const bytes = await fsp.readFile(file);
   const total = countTextLines(bytes.toString('utf8'));
   app.services.readState.recordRead(SESSION, file, {
-    stamp: stampOf(await fsp.stat(file)), hash: sha256Hex(bytes), unit: 'lines', total, range: [1, total], rangeKey: 'lines:1:2000',
+    stamp: stampOf(await fsp.stat(file)),
+    hash: sha256Hex(bytes),
+    unit: 'lines',
+    total,
+    range: [1, total],
+    rangeKey: 'lines:1:2000',
   });
 }
 
@@ -160,7 +183,12 @@ const ROUNDS = 6;
  * Runs every contender in turns (ROUNDS slices each, interleaved) so that background load on
  * a shared machine falls on all of them alike; prints one line per contender.
  */
-async function scenario(print: (line: string) => void, contenders: Contender[], label: string, opts: { size: number; files: number; clients: number; ms: number }): Promise<void> {
+async function scenario(
+  print: (line: string) => void,
+  contenders: Contender[],
+  label: string,
+  opts: { size: number; files: number; clients: number; ms: number },
+): Promise<void> {
   const state = await Promise.all(
     contenders.map(async (c) => {
       const files = await prepare(c.dir, opts.files, opts.size, opts.clients);
@@ -181,7 +209,9 @@ async function scenario(print: (line: string) => void, contenders: Contender[], 
   for (const [i, c] of contenders.entries()) {
     const r = runs[i]!;
     const ratio = i === 0 ? '' : ` = ${(r.rate / bare.rate).toFixed(2)}x bare (target >= 0.8x)`;
-    print(`edit ${label} | ${c.target.name.padEnd(18)} ${r.rate.toFixed(0).padStart(5)}/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  errors ${r.errors}${ratio}`);
+    print(
+      `edit ${label} | ${c.target.name.padEnd(18)} ${r.rate.toFixed(0).padStart(5)}/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  errors ${r.errors}${ratio}`,
+    );
   }
 }
 
@@ -191,7 +221,14 @@ export async function benchEdit(print: (line: string) => void = console.log, sec
   const withHistory = await sidefileContender(base, 'sidefile', 50);
   const noHistory = await sidefileContender(base, 'sidefile-no-history', 0);
   const contenders: Contender[] = [
-    { dir: path.join(base, 'bare'), target: { name: 'bare route', url: `http://127.0.0.1:${portOf(bare)}/bare`, body: (file, from, to) => ({ file, old_string: from, new_string: to }) } },
+    {
+      dir: path.join(base, 'bare'),
+      target: {
+        name: 'bare route',
+        url: `http://127.0.0.1:${portOf(bare)}/bare`,
+        body: (file, from, to) => ({ file, old_string: from, new_string: to }),
+      },
+    },
     withHistory,
     noHistory,
   ];
@@ -201,7 +238,9 @@ export async function benchEdit(print: (line: string) => void = console.log, sec
     await scenario(print, contenders, '1 MB, 1 client', { size: 1024 * 1024, files: 1, clients: 1, ms });
     await scenario(print, contenders, '4 KB, 16 clients, 16 files', { size: 4 * 1024, files: 16, clients: 16, ms });
     await scenario(print, contenders, '4 KB, 16 clients, 1 shared file', { size: 4 * 1024, files: 1, clients: 16, ms });
-    print('edit note: the bare route takes no lock, so on 1 shared file its writes overlap and overwrite each other (lost updates); sidefile serializes them per file.');
+    print(
+      'edit note: the bare route takes no lock, so on 1 shared file its writes overlap and overwrite each other (lost updates); sidefile serializes them per file.',
+    );
   } finally {
     await withHistory.app.close();
     await noHistory.app.close();

@@ -120,7 +120,9 @@ export async function benchNotebook(log: (line: string) => void = console.log): 
     const edited = structuredClone(nb);
     Object.assign(edited.cells[index] as Json, { source: ['x = 1'], execution_count: null, outputs: [] });
     const naiveOnce = JSON.stringify(edited, null, 1);
-    log(`  lines changed by that edit           : ours ${changedLines(text, once)}, naive ${changedLines(text, naiveOnce)} (removed + added; naive also drops the final newline, and rewrites every line of a notebook not in JSON.stringify's layout)`);
+    log(
+      `  lines changed by that edit           : ours ${changedLines(text, once)}, naive ${changedLines(text, naiveOnce)} (removed + added; naive also drops the final newline, and rewrites every line of a notebook not in JSON.stringify's layout)`,
+    );
     log(`  full NotebookEdit tool (lock, read state, history, atomic write, diff): ${await toolLatency(text, index)}`);
   } finally {
     await fsp.rm(dir, { recursive: true, force: true });

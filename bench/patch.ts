@@ -44,7 +44,12 @@ async function timed(step: () => Promise<void>): Promise<number> {
 }
 
 /** Alternating rounds of the patch step and the Edits step over the same files; medians in ms. */
-async function compare(client: HttpClient, names: string[], rounds: number, counters: Map<string, number>): Promise<{ patch: number; edits: number }> {
+async function compare(
+  client: HttpClient,
+  names: string[],
+  rounds: number,
+  counters: Map<string, number>,
+): Promise<{ patch: number; edits: number }> {
   const patch: number[] = [];
   const edits: number[] = [];
   for (let r = 0; r < rounds; r += 1) {
@@ -52,7 +57,8 @@ async function compare(client: HttpClient, names: string[], rounds: number, coun
     patch.push(await timed(() => ok(client, '/v1/tools/apply_patch', { patch: patchOf(names, n) })));
     edits.push(
       await timed(async () => {
-        for (const f of names) await ok(client, '/v1/tools/edit', { file_path: f, old_string: `${f} counter: ${n + 1}`, new_string: `${f} counter: ${n + 2}` });
+        for (const f of names)
+          await ok(client, '/v1/tools/edit', { file_path: f, old_string: `${f} counter: ${n + 1}`, new_string: `${f} counter: ${n + 2}` });
       }),
     );
     for (const f of names) counters.set(f, n + 2);

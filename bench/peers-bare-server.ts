@@ -16,7 +16,11 @@ if (!root) throw new Error('usage: peers-bare-server.ts <root>');
 const abs = (rel: string) => path.join(root, rel);
 const app = Fastify({ logger: false, bodyLimit: 32 * 1024 * 1024 });
 
-interface ReadBody { file_path: string; offset?: number; limit?: number }
+interface ReadBody {
+  file_path: string;
+  offset?: number;
+  limit?: number;
+}
 
 /** readFile + the asked lines numbered, in Read's answer shape (`result` + `text`). */
 app.post('/bare/read', async (request) => {
@@ -27,7 +31,16 @@ app.post('/bare/read', async (request) => {
   return {
     result: {
       type: 'text',
-      file: { file_path, content: lines.join('\n'), start_line: offset, num_lines: lines.length, total_lines: all.length, encoding: 'utf-8', line_endings: 'LF', bom: false },
+      file: {
+        file_path,
+        content: lines.join('\n'),
+        start_line: offset,
+        num_lines: lines.length,
+        total_lines: all.length,
+        encoding: 'utf-8',
+        line_endings: 'LF',
+        bom: false,
+      },
     },
     text: lines.map((l, i) => `${String(offset + i).padStart(6, ' ')}→${l}`).join('\n'),
   };
@@ -38,7 +51,10 @@ app.post('/bare/edit', async (request, reply) => {
   const { file_path, old_string, new_string } = request.body as { file_path: string; old_string: string; new_string: string };
   const text = await fsp.readFile(abs(file_path), 'utf8');
   if (!text.includes(old_string)) return reply.code(400).send({ error: { code: 'STRING_NOT_FOUND' } });
-  await durableWrite(abs(file_path), text.replace(old_string, () => new_string));
+  await durableWrite(
+    abs(file_path),
+    text.replace(old_string, () => new_string),
+  );
   return { result: { type: 'update', file_path } };
 });
 

@@ -14,7 +14,9 @@ import { writeContent, type OpKey, type Peer, type Workload } from './peers-type
 
 export async function barePeer(root: string, logFile: string): Promise<Peer & { pid: number }> {
   const log = await fsp.open(logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/peers-bare-server.ts', root], { stdio: ['ignore', log.fd, log.fd, 'ipc'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/peers-bare-server.ts', root], {
+    stdio: ['ignore', log.fd, log.fd, 'ipc'],
+  });
   await log.close();
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`bare server exited with ${code}; see ${logFile}`)));
@@ -52,11 +54,15 @@ export async function barePeer(root: string, logFile: string): Promise<Peer & { 
       case 'write':
         return counted(files, (rel, n) => post('write', { file_path: rel, content: writeContent(w, n + 1) }));
       case 'nbEdit':
-        return counted(files, (rel, n) => post('notebook_edit', { notebook_path: rel, cell_index: w.notebook.cellIndex, new_source: marker(n + 1) }));
+        return counted(files, (rel, n) =>
+          post('notebook_edit', { notebook_path: rel, cell_index: w.notebook.cellIndex, new_source: marker(n + 1) }),
+        );
     }
   };
   return {
-    name: 'bare', calls, pid: child.pid!,
+    name: 'bare',
+    calls,
+    pid: child.pid!,
     close: async () => {
       client.close();
       await stopChild(child, 5000);

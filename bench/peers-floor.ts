@@ -26,7 +26,10 @@ export function floorPeer(root: string): Peer {
           return async () => {
             const text = await fsp.readFile(abs(rel), 'utf8');
             if (!text.includes(marker(n))) throw new Error('edit: marker not found');
-            await durableWrite(abs(rel), text.replace(marker(n), () => marker(n + 1)));
+            await durableWrite(
+              abs(rel),
+              text.replace(marker(n), () => marker(n + 1)),
+            );
             n += 1;
           };
         });

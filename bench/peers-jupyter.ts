@@ -37,17 +37,28 @@ export async function jupyterPeer(root: string, stateDir: string, logFile: strin
   const port = await freePort();
   mkdirSync(stateDir, { recursive: true });
   const out = openSync(logFile, 'a');
-  const child = spawn(bin, [
-    '--ServerApp.ip=127.0.0.1', `--ServerApp.port=${port}`, '--ServerApp.port_retries=0',
-    '--ServerApp.open_browser=False', `--ServerApp.root_dir=${root}`, '--allow-root',
-  ], {
-    stdio: ['ignore', out, out],
-    // Security: the token goes by environment, never on the command line (visible in ps).
-    env: {
-      ...process.env, JUPYTER_TOKEN: token, JUPYTER_CONFIG_DIR: path.join(stateDir, 'config'),
-      JUPYTER_DATA_DIR: path.join(stateDir, 'data'), JUPYTER_RUNTIME_DIR: path.join(stateDir, 'runtime'),
+  const child = spawn(
+    bin,
+    [
+      '--ServerApp.ip=127.0.0.1',
+      `--ServerApp.port=${port}`,
+      '--ServerApp.port_retries=0',
+      '--ServerApp.open_browser=False',
+      `--ServerApp.root_dir=${root}`,
+      '--allow-root',
+    ],
+    {
+      stdio: ['ignore', out, out],
+      // Security: the token goes by environment, never on the command line (visible in ps).
+      env: {
+        ...process.env,
+        JUPYTER_TOKEN: token,
+        JUPYTER_CONFIG_DIR: path.join(stateDir, 'config'),
+        JUPYTER_DATA_DIR: path.join(stateDir, 'data'),
+        JUPYTER_RUNTIME_DIR: path.join(stateDir, 'runtime'),
+      },
     },
-  });
+  );
   closeSync(out);
   const client = httpClient(port, { authorization: `token ${token}` });
   const ready = await waitReady(child, client, 30_000);
@@ -102,18 +113,22 @@ function jupyterCalls(client: HttpClient, op: OpKey, files: string[], w: Workloa
       return files.map((rel) => () => send('GET', rel, '?type=notebook&content=1'));
     case 'edit':
     case 'edit1m':
-      return files.map((rel) => counted(async (n) => {
-        const model = await send('GET', rel, '?type=file&format=text&content=1');
-        const content = (model.content as string).replace(marker(n), () => marker(n + 1));
-        await send('PUT', rel, '', { type: 'file', format: 'text', content });
-      }));
+      return files.map((rel) =>
+        counted(async (n) => {
+          const model = await send('GET', rel, '?type=file&format=text&content=1');
+          const content = (model.content as string).replace(marker(n), () => marker(n + 1));
+          await send('PUT', rel, '', { type: 'file', format: 'text', content });
+        }),
+      );
     case 'write':
       return files.map((rel) => counted((n) => send('PUT', rel, '', { type: 'file', format: 'text', content: writeContent(w, n + 1) })));
     case 'nbEdit':
-      return files.map((rel) => counted(async (n) => {
-        const model = await send('GET', rel, '?type=notebook&content=1');
-        model.content.cells[w.notebook.cellIndex].source = marker(n + 1);
-        await send('PUT', rel, '', { type: 'notebook', content: model.content });
-      }));
+      return files.map((rel) =>
+        counted(async (n) => {
+          const model = await send('GET', rel, '?type=notebook&content=1');
+          model.content.cells[w.notebook.cellIndex].source = marker(n + 1);
+          await send('PUT', rel, '', { type: 'notebook', content: model.content });
+        }),
+      );
   }
 }

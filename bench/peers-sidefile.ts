@@ -19,7 +19,10 @@ import { writeContent, type OpKey, type Peer, type Workload } from './peers-type
 const PAGE_LINES = 500;
 
 export async function sidefilePeer(
-  root: string, dataDir: string, logFile: string, extra: { nodeArgs?: string[]; projectDir?: string } = {},
+  root: string,
+  dataDir: string,
+  logFile: string,
+  extra: { nodeArgs?: string[]; projectDir?: string } = {},
 ): Promise<Peer & { server: ServerChild }> {
   const server = await startSidefile({ root, dataDir, logFile, nodeArgs: extra.nodeArgs, projectDir: extra.projectDir });
   const client = httpClient(server.port);
@@ -32,15 +35,17 @@ export async function sidefilePeer(
   };
   /** One write loop per file: its own session reads the file once, then the n-th call writes. */
   const loops = (files: string[], full: boolean, step: (rel: string, session: string, n: number) => Promise<void>) =>
-    Promise.all(files.map(async (rel) => {
-      const session = fresh();
-      await readInSession(client, root, session, rel, full);
-      let n = 0;
-      return async () => {
-        await step(rel, session, n);
-        n += 1;
-      };
-    }));
+    Promise.all(
+      files.map(async (rel) => {
+        const session = fresh();
+        await readInSession(client, root, session, rel, full);
+        let n = 0;
+        return async () => {
+          await step(rel, session, n);
+          n += 1;
+        };
+      }),
+    );
   const calls = async (op: OpKey, files: string[], w: Workload): Promise<Call[] | string> => {
     switch (op) {
       case 'read4k':
@@ -59,17 +64,20 @@ export async function sidefilePeer(
       case 'edit':
       case 'edit1m':
         return loops(files, false, (rel, session, n) =>
-          tool('edit', session, { file_path: rel, old_string: marker(n), new_string: marker(n + 1) }));
+          tool('edit', session, { file_path: rel, old_string: marker(n), new_string: marker(n + 1) }),
+        );
       case 'write':
-        return loops(files, true, (rel, session, n) =>
-          tool('write', session, { file_path: rel, content: writeContent(w, n + 1) }));
+        return loops(files, true, (rel, session, n) => tool('write', session, { file_path: rel, content: writeContent(w, n + 1) }));
       case 'nbEdit':
         return loops(files, false, (rel, session, n) =>
-          tool('notebook_edit', session, { notebook_path: rel, cell_id: `cell-${w.notebook.cellIndex}`, new_source: marker(n + 1) }));
+          tool('notebook_edit', session, { notebook_path: rel, cell_id: `cell-${w.notebook.cellIndex}`, new_source: marker(n + 1) }),
+        );
     }
   };
   return {
-    name: 'sidefile', server, calls,
+    name: 'sidefile',
+    server,
+    calls,
     close: async () => {
       client.close();
       await server.stop();

@@ -51,8 +51,8 @@ export function legend(seconds: number): string[] {
       'Read 100 KB is two paged calls (one Read renders past the 100,000-character cap); Edit and NotebookEdit run in a session that read the file once; each timed Read uses a fresh session (no `file_unchanged`).',
     'MCP filesystem: one server over stdio via the SDK Client (read_text_file, edit_file, write_file); the notebook cell is edited as JSON text with edit_file; writes are temp + rename without fsync.',
     'Jupyter: jupyter-server contents API with a token; a change is GET + PUT of the whole model; writes fsync the file.',
-    'Bare route: Fastify in its own process, same HTTP client, same work (readFile + numbering + Read\'s JSON shape; read, replace, temp + fsync + rename + fsync folder), no checks, no lock, no history, no telemetry: the baseline of issue 12\'s targets.',
-    'Floor: node:fs in the bench process, same work, no protocol: reads are readFile (notebook: + JSON.parse); writes are as durable as sidefile\'s; the notebook edit is parse → set cell → stringify.',
+    "Bare route: Fastify in its own process, same HTTP client, same work (readFile + numbering + Read's JSON shape; read, replace, temp + fsync + rename + fsync folder), no checks, no lock, no history, no telemetry: the baseline of issue 12's targets.",
+    "Floor: node:fs in the bench process, same work, no protocol: reads are readFile (notebook: + JSON.parse); writes are as durable as sidefile's; the notebook edit is parse → set cell → stringify.",
   ];
 }
 
@@ -61,6 +61,8 @@ export function machine(loadavg = os.loadavg()): string {
   const cpus = os.cpus();
   const gib = (os.totalmem() / 2 ** 30).toFixed(1);
   const load = loadavg.map((n) => n.toFixed(2)).join(' ');
-  return `Machine: ${cpus.length} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${gib} GiB RAM, Linux ${os.release()}, Node ${process.version}; ` +
-    `files in ${os.tmpdir()}; load average before the run ${load}.`;
+  return (
+    `Machine: ${cpus.length} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${gib} GiB RAM, Linux ${os.release()}, Node ${process.version}; ` +
+    `files in ${os.tmpdir()}; load average before the run ${load}.`
+  );
 }

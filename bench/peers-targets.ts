@@ -14,8 +14,16 @@ interface Target {
   min: number;
 }
 
-const WRITES: Array<[OpKey, string]> = [['write', 'Write 100 KB'], ['edit', 'Edit 4 KB'], ['edit1m', 'Edit 1 MB'], ['nbEdit', 'NotebookEdit']];
-const READS: Array<[OpKey, string]> = [['read4k', 'Read 4 KB'], ['read100k', 'Read 100 KB']];
+const WRITES: Array<[OpKey, string]> = [
+  ['write', 'Write 100 KB'],
+  ['edit', 'Edit 4 KB'],
+  ['edit1m', 'Edit 1 MB'],
+  ['nbEdit', 'NotebookEdit'],
+];
+const READS: Array<[OpKey, string]> = [
+  ['read4k', 'Read 4 KB'],
+  ['read100k', 'Read 100 KB'],
+];
 
 export function targets(clientCounts: number[]): Target[] {
   const list: Target[] = [];
@@ -43,12 +51,16 @@ export function renderTargets(results: Results, clientCounts: number[]): string[
     const name = `${t.label} vs ${BASE_TITLE[t.base]}`;
     all += 1;
     if (typeof own !== 'object' || typeof base !== 'object' || own.calls === 0 || base.calls === 0) {
-      lines.push(`| ${name} | ${t.clients} | no ratio (${typeof own === 'string' ? own : typeof base === 'string' ? base : 'no calls'}) | ≥ ${t.min.toFixed(1)}× | ✘ |`);
+      lines.push(
+        `| ${name} | ${t.clients} | no ratio (${typeof own === 'string' ? own : typeof base === 'string' ? base : 'no calls'}) | ≥ ${t.min.toFixed(1)}× | ✘ |`,
+      );
       continue;
     }
     const ratio = own.rate / base.rate;
     if (ratio >= t.min) met += 1;
-    lines.push(`| ${name} | ${t.clients} | ${ratio.toFixed(2)}× (${own.rate.toFixed(0)} ÷ ${base.rate.toFixed(0)}/s) | ≥ ${t.min.toFixed(1)}× | ${ratio >= t.min ? '✔' : '✘'} |`);
+    lines.push(
+      `| ${name} | ${t.clients} | ${ratio.toFixed(2)}× (${own.rate.toFixed(0)} ÷ ${base.rate.toFixed(0)}/s) | ≥ ${t.min.toFixed(1)}× | ${ratio >= t.min ? '✔' : '✘'} |`,
+    );
   }
   lines.push('', `${met} of ${all} targets met in this run.`);
   return lines;

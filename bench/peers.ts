@@ -54,8 +54,11 @@ export async function benchPeers(print: (line: string) => void = console.log, op
     const mcp = await mcpPeer(root).catch((err: Error) => `did not start: ${err.message}`);
     if (typeof mcp === 'string') unavailable('mcp', mcp);
     else peers.push(mcp);
-    const jupyter = quick ? 'not run (--quick)' : await jupyterPeer(root, path.join(base, 'jupyter'), path.join(logs, 'jupyter.log'))
-      .catch((err: Error) => `did not start: ${err.message}`);
+    const jupyter = quick
+      ? 'not run (--quick)'
+      : await jupyterPeer(root, path.join(base, 'jupyter'), path.join(logs, 'jupyter.log')).catch(
+          (err: Error) => `did not start: ${err.message}`,
+        );
     if (typeof jupyter === 'string') unavailable('jupyter', jupyter);
     else peers.push(jupyter);
     peers.push(await barePeer(root, path.join(logs, 'bare.log')));
@@ -74,7 +77,11 @@ export async function benchPeers(print: (line: string) => void = console.log, op
         const rounds = new Map<string, Sample[]>();
         for (let round = 0; round < ROUNDS; round++) {
           for (const [name, calls] of loops) {
-            const sample = await measure(calls, { seconds: seconds / ROUNDS, maxCalls: options.maxCalls ?? 20_000, warmup: round === 0 ? options.warmup ?? 3 : 0 });
+            const sample = await measure(calls, {
+              seconds: seconds / ROUNDS,
+              maxCalls: options.maxCalls ?? 20_000,
+              warmup: round === 0 ? (options.warmup ?? 3) : 0,
+            });
             rounds.set(name, [...(rounds.get(name) ?? []), sample]);
           }
         }
@@ -85,7 +92,9 @@ export async function benchPeers(print: (line: string) => void = console.log, op
     for (const peer of peers) await peer.close().catch(() => {});
     await fsp.rm(base, { recursive: true, force: true });
   }
-  print(`Peers: sidefile vs MCP filesystem vs Jupyter contents API vs a bare durable route vs bare Node fs (${((Date.now() - started) / 1000).toFixed(0)} s, ${new Date().toISOString()})`);
+  print(
+    `Peers: sidefile vs MCP filesystem vs Jupyter contents API vs a bare durable route vs bare Node fs (${((Date.now() - started) / 1000).toFixed(0)} s, ${new Date().toISOString()})`,
+  );
   print(machine(loadBefore));
   print('');
   for (const line of renderTable(results, clientCounts)) print(line);
@@ -104,8 +113,13 @@ function mergeRounds(samples: Sample[]): Sample {
   const secs = samples.reduce((n, x) => n + x.seconds, 0);
   const weighted = (k: 'p50') => (calls === 0 ? 0 : samples.reduce((n, x) => n + x[k] * x.calls, 0) / calls);
   return {
-    calls, seconds: secs, rate: secs > 0 ? calls / secs : 0, p50: weighted('p50'), p99: Math.max(...samples.map((x) => x.p99)),
-    errors: samples.reduce((n, x) => n + x.errors, 0), firstError: samples.find((x) => x.firstError !== null)?.firstError ?? null,
+    calls,
+    seconds: secs,
+    rate: secs > 0 ? calls / secs : 0,
+    p50: weighted('p50'),
+    p99: Math.max(...samples.map((x) => x.p99)),
+    errors: samples.reduce((n, x) => n + x.errors, 0),
+    firstError: samples.find((x) => x.firstError !== null)?.firstError ?? null,
   };
 }
 
@@ -115,7 +129,12 @@ async function makeWorkload(root: string): Promise<Workload> {
   const notebook = notebookFixture();
   const big = textOfSize(100 * 1024);
   const w: Workload = {
-    root, read4k: 'read/4k.txt', read100k: 'read/100k.txt', read100kLines: lineCount(big), readNb: 'read/nb.ipynb', notebook,
+    root,
+    read4k: 'read/4k.txt',
+    read100k: 'read/100k.txt',
+    read100kLines: lineCount(big),
+    readNb: 'read/nb.ipynb',
+    notebook,
     editText: textOfSize(4 * 1024, ['# one line of this file changes per edit', marker(0)]),
     edit1mText: textOfSize(1024 * 1024, ['# one line of this file changes per edit', marker(0)]),
     writeText: textOfSize(100 * 1024, [marker(0)]),
@@ -134,11 +153,13 @@ async function filesFor(op: Op, clients: number, peer: string, w: Workload): Pro
   await fsp.mkdir(path.join(w.root, dir), { recursive: true });
   const ext = op.key === 'nbEdit' ? 'ipynb' : 'txt';
   const content = { nbEdit: w.notebook.text, edit: w.editText, edit1m: w.edit1mText }[op.key as string] ?? w.writeText;
-  return Promise.all(Array.from({ length: clients }, async (_, i) => {
-    const rel = `${dir}/f${i}.${ext}`;
-    await fsp.writeFile(path.join(w.root, rel), content);
-    return rel;
-  }));
+  return Promise.all(
+    Array.from({ length: clients }, async (_, i) => {
+      const rel = `${dir}/f${i}.${ext}`;
+      await fsp.writeFile(path.join(w.root, rel), content);
+      return rel;
+    }),
+  );
 }
 
 export { PEER_COLUMNS };

@@ -19,10 +19,26 @@ const dist = pathToFileURL(path.resolve('dist/app.js')).href;
 const { buildApp } = (await import(dist)) as { buildApp: BuildApp };
 
 const app = await buildApp({
-  root, host: '127.0.0.1', port: 0, token: null, readOnly: false, denyRead: [], denyWrite: [], dataDir,
-  encodings: [], bodyLimit: 32 * 1024 * 1024, lockTimeoutMs: 10_000, sessionTtlMs: 24 * 3600e3,
-  historyVersions: 50, logLevel, allowedOrigins: [], allowedHosts: [], searchTimeoutMs: 10_000,
-  searchMaxEntries: 1_000_000, readCacheMib: 64, mcpStateless: false,
+  root,
+  host: '127.0.0.1',
+  port: 0,
+  token: null,
+  readOnly: false,
+  denyRead: [],
+  denyWrite: [],
+  dataDir,
+  encodings: [],
+  bodyLimit: 32 * 1024 * 1024,
+  lockTimeoutMs: 10_000,
+  sessionTtlMs: 24 * 3600e3,
+  historyVersions: 50,
+  logLevel,
+  allowedOrigins: [],
+  allowedHosts: [],
+  searchTimeoutMs: 10_000,
+  searchMaxEntries: 1_000_000,
+  readCacheMib: 64,
+  mcpStateless: false,
 });
 
 /** The baseline: no path policy, no sniffing, no encoding detection, no read state. */
@@ -36,8 +52,14 @@ app.post('/bench/bare-read', async (request) => {
     result: {
       type: 'text',
       file: {
-        file_path, content: lines.join('\n'), start_line: 1, num_lines: lines.length, total_lines: all.length,
-        encoding: 'utf-8', line_endings: 'LF', bom: false,
+        file_path,
+        content: lines.join('\n'),
+        start_line: 1,
+        num_lines: lines.length,
+        total_lines: all.length,
+        encoding: 'utf-8',
+        line_endings: 'LF',
+        bom: false,
       },
     },
     text: lines.map((l, i) => `${String(i + 1).padStart(6, ' ')}→${l}`).join('\n'),

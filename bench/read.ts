@@ -105,7 +105,12 @@ async function paired(base: () => Promise<Load>, subject: () => Promise<Load>): 
     s.push(await subject());
   }
   const avg = (xs: Load[], k: keyof Load) => xs.reduce((sum, x) => sum + x[k], 0) / xs.length;
-  const pick = (xs: Load[]) => ({ rps: avg(xs, 'rps'), p50: avg(xs, 'p50'), p99: avg(xs, 'p99'), bad: avg(xs, 'non2xx') + avg(xs, 'errors') });
+  const pick = (xs: Load[]) => ({
+    rps: avg(xs, 'rps'),
+    p50: avg(xs, 'p50'),
+    p99: avg(xs, 'p99'),
+    bad: avg(xs, 'non2xx') + avg(xs, 'errors'),
+  });
   const ratios = s.map((x, i) => x.rps / b[i]!.rps);
   return { base: pick(b), subject: pick(s), ratio: median(ratios), ratios };
 }
@@ -115,8 +120,7 @@ const spread = (p: Pair) => `rounds ${p.ratios.map((r) => fmt(r, 2)).join('/')}`
 
 async function throughput(print: Print, port: number, seconds: number, connections: number): Promise<void> {
   const url = (p: string) => `http://127.0.0.1:${port}${p}`;
-  const run = (p: string, body?: unknown) => () =>
-    load(url(p), { method: body ? 'POST' : 'GET', body, seconds, connections });
+  const run = (p: string, body?: unknown) => () => load(url(p), { method: body ? 'POST' : 'GET', body, seconds, connections });
   await run('/healthz')(); // warm-up: JIT, sockets, page cache
   await run('/v1/tools/read', { file_path: 'small-4k.txt' })();
   await run('/bench/bare-read', { file_path: 'medium-100k.txt' })();
@@ -145,7 +149,8 @@ async function throughput(print: Print, port: number, seconds: number, connectio
     `Read 100 KB (2,000 of 2,500 lines): ${fmt(medium.subject.rps)} req/s (p50 ${medium.subject.p50} ms, p99 ${medium.subject.p99} ms) = ` +
       `${fmt(medium.ratio, 2)}× bare readFile+number route (${fmt(medium.base.rps)} req/s; ${spread(medium)})  [target ≥ 0.9× ${mark(medium.ratio, 0.9)}]`,
   );
-  if (small.subject.bad + medium.subject.bad + small.base.bad + medium.base.bad + bare4.base.bad + bare4.subject.bad > 0) print('  (some requests failed: see the server log)');
+  if (small.subject.bad + medium.subject.bad + small.base.bad + medium.base.bad + bare4.base.bad + bare4.subject.bad > 0)
+    print('  (some requests failed: see the server log)');
 }
 
 async function hugeFile(print: Print, root: string, child: ChildProcess, port: number, bytes: number): Promise<void> {
@@ -153,7 +158,9 @@ async function hugeFile(print: Print, root: string, child: ChildProcess, port: n
   const t0 = performance.now();
   const total = await writeHuge(file, bytes);
   const size = (await fsp.stat(file)).size;
-  print(`1 GB file: ${fmt(size / 2 ** 20)} MiB, ${fmt(total)} lines, written in ${fmt((performance.now() - t0) / 1000, 1)} s (page cache warm: "disk speed" here is memory speed)`);
+  print(
+    `1 GB file: ${fmt(size / 2 ** 20)} MiB, ${fmt(total)} lines, written in ${fmt((performance.now() - t0) / 1000, 1)} s (page cache warm: "disk speed" here is memory speed)`,
+  );
   const client = httpClient(port);
   const warm = path.join(root, 'warm.log');
   try {
@@ -198,7 +205,9 @@ async function hugeFile(print: Print, root: string, child: ChildProcess, port: n
       if (known === null) await new Promise((r) => setTimeout(r, 20));
     }
     const indexMs = performance.now() - indexStart;
-    print(`  background line index: whole file in ${fmt(indexMs / 1000, 2)} s = ${fmt(size / 2 ** 20 / (indexMs / 1000))} MB/s; total_lines ${fmt(known)} (${known === total ? 'exact' : 'WRONG'})`);
+    print(
+      `  background line index: whole file in ${fmt(indexMs / 1000, 2)} s = ${fmt(size / 2 ** 20 / (indexMs / 1000))} MB/s; total_lines ${fmt(known)} (${known === total ? 'exact' : 'WRONG'})`,
+    );
     const pages: number[] = [];
     let wrong = 0;
     for (let i = 0; i < 20; i++) {
@@ -213,7 +222,9 @@ async function hugeFile(print: Print, root: string, child: ChildProcess, port: n
     );
     allPages.push(...pages);
     const max = Math.max(...allPages);
-    print(`  every page of this run (${allPages.length}, the first included): max ${fmt(max, 1)} ms  [target < 50 ms ${max < 50 ? '✔' : '✘'}]`);
+    print(
+      `  every page of this run (${allPages.length}, the first included): max ${fmt(max, 1)} ms  [target < 50 ms ${max < 50 ? '✔' : '✘'}]`,
+    );
   } finally {
     client.close();
     await fsp.rm(file, { force: true });
@@ -238,8 +249,10 @@ export async function benchRead(print: Print = console.log, options: ReadBenchOp
   const logLevel = options.logLevel ?? 'info';
   const { child, port } = await startChild(root, path.join(base, 'data'), path.join(base, 'server.log'), logLevel);
   try {
-    print('Every request is in a fresh session (no dedup); the server remembers a file version\'s sha256 by its stamp, as in real use.');
-    print(`Read bench: ${connections} connections, ${seconds} s per run, ${rounds} alternating runs per pair (ratio = median of the rounds), server log level ${logLevel}`);
+    print("Every request is in a fresh session (no dedup); the server remembers a file version's sha256 by its stamp, as in real use.");
+    print(
+      `Read bench: ${connections} connections, ${seconds} s per run, ${rounds} alternating runs per pair (ratio = median of the rounds), server log level ${logLevel}`,
+    );
     await throughput(print, port, seconds, connections);
     await hugeFile(print, root, child, port, options.hugeBytes ?? 2 ** 30);
   } finally {

@@ -123,7 +123,9 @@ export async function benchStall(print: Print): Promise<void> {
       const res = await call;
       const ms = performance.now() - started;
       const status = res.status === heavy.expect ? String(res.status) : `${res.status} (expected ${heavy.expect})`;
-      print(`${heavy.name.padEnd(72)} ${fmt(ms)}  ${fmt(probed.max)}  ${String(probed.count).padStart(6)}  ${verdict(probed.max)}  [${status}]`);
+      print(
+        `${heavy.name.padEnd(72)} ${fmt(ms)}  ${fmt(probed.max)}  ${String(probed.count).padStart(6)}  ${verdict(probed.max)}  [${status}]`,
+      );
     }
   } finally {
     client.close();

@@ -34,8 +34,14 @@ export async function runOpenAIAgent(createResponse: CreateResponse, sidefile: S
     return { ok: res.ok, text: answer.text ?? answer.error?.message ?? `HTTP ${res.status}` };
   };
   const slugs = new Map([
-    ['Read', 'read'], ['Edit', 'edit'], ['MultiEdit', 'multi_edit'], ['Write', 'write'],
-    ['NotebookEdit', 'notebook_edit'], ['Glob', 'glob'], ['Grep', 'grep'], ['LS', 'ls'],
+    ['Read', 'read'],
+    ['Edit', 'edit'],
+    ['MultiEdit', 'multi_edit'],
+    ['Write', 'write'],
+    ['NotebookEdit', 'notebook_edit'],
+    ['Glob', 'glob'],
+    ['Grep', 'grep'],
+    ['LS', 'ls'],
   ]);
   const input: ResponsesItem[] = [{ type: 'message', role: 'user', content: prompt }];
   for (let turn = 0; turn < 50; turn++) {
@@ -49,7 +55,12 @@ export async function runOpenAIAgent(createResponse: CreateResponse, sidefile: S
         outputs.push({ type: 'function_call_output', call_id: item.call_id, output: answer.text });
       } else if (item.type === 'apply_patch_call' && item.operation) {
         const answer = await post('/v1/tools/apply_patch', { operations: [item.operation] });
-        outputs.push({ type: 'apply_patch_call_output', call_id: item.call_id, status: answer.ok ? 'completed' : 'failed', output: answer.text });
+        outputs.push({
+          type: 'apply_patch_call_output',
+          call_id: item.call_id,
+          status: answer.ok ? 'completed' : 'failed',
+          output: answer.text,
+        });
       }
     }
     if (outputs.length === 0) break;

@@ -94,7 +94,12 @@ function checkText(file: SoakFile, text: string, report: CheckReport): Map<strin
   return found;
 }
 
-function checkNotebook(file: SoakFile, text: string, report: CheckReport, validators: Map<string, (nb: unknown) => boolean>): Map<string, number> | null {
+function checkNotebook(
+  file: SoakFile,
+  text: string,
+  report: CheckReport,
+  validators: Map<string, (nb: unknown) => boolean>,
+): Map<string, number> | null {
   let nb: Json;
   try {
     nb = JSON.parse(text) as Json;
@@ -141,5 +146,7 @@ function validatorFor(nb: Json, cache: Map<string, (nb: unknown) => boolean>): (
 /** Temp files of the atomic writer still visible in the workspace (there must be none). */
 async function tempFiles(root: string): Promise<string[]> {
   const entries = await fsp.readdir(root, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.name.startsWith('.sidefile-tmp-')).map((e) => path.relative(root, path.join(e.parentPath ?? e.path, e.name)));
+  return entries
+    .filter((e) => e.name.startsWith('.sidefile-tmp-'))
+    .map((e) => path.relative(root, path.join(e.parentPath ?? e.path, e.name)));
 }

@@ -28,8 +28,13 @@ export interface LoadStats {
 
 export function emptyStats(): LoadStats {
   return {
-    requests: 0, statuses: new Map(), codes: new Map(), ops: { Read: 0, Edit: 0, NotebookEdit: 0 },
-    latencies: { Read: [], Edit: [], NotebookEdit: [] }, networkErrors: 0, retried: 0,
+    requests: 0,
+    statuses: new Map(),
+    codes: new Map(),
+    ops: { Read: 0, Edit: 0, NotebookEdit: 0 },
+    latencies: { Read: [], Edit: [], NotebookEdit: [] },
+    networkErrors: 0,
+    retried: 0,
   };
 }
 
@@ -57,7 +62,8 @@ export class SoakLoad {
     while (Date.now() < deadline) {
       const session = `soak-${Math.floor(this.random() * this.options.sessions)}`;
       const dice = this.random();
-      const tool: Tool = dice < this.options.readShare ? 'Read' : dice < this.options.readShare + this.options.editShare ? 'Edit' : 'NotebookEdit';
+      const tool: Tool =
+        dice < this.options.readShare ? 'Read' : dice < this.options.readShare + this.options.editShare ? 'Edit' : 'NotebookEdit';
       this.stats.ops[tool] += 1;
       if (tool === 'Read') await this.read(session, this.pick(this.files));
       else if (tool === 'Edit') await this.edit(session, this.pick(this.texts));
@@ -71,9 +77,10 @@ export class SoakLoad {
 
   private async read(session: string, file: SoakFile): Promise<void> {
     // A third of the reads page (a range the session may not have read yet), the rest are whole.
-    const body = this.random() < 0.33
-      ? { file_path: file.rel, offset: 1 + Math.floor(this.random() * 20), limit: 1 + Math.floor(this.random() * 40) }
-      : { file_path: file.rel };
+    const body =
+      this.random() < 0.33
+        ? { file_path: file.rel, offset: 1 + Math.floor(this.random() * 20), limit: 1 + Math.floor(this.random() * 40) }
+        : { file_path: file.rel };
     await this.call('Read', session, body);
   }
 

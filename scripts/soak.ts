@@ -37,11 +37,19 @@ interface SoakOptions {
 
 function parseOptions(argv: string[]): SoakOptions {
   const { values } = parseArgs({
-    args: argv, strict: true,
+    args: argv,
+    strict: true,
     options: {
-      minutes: { type: 'string' }, seconds: { type: 'string' }, clients: { type: 'string' }, sessions: { type: 'string' },
-      files: { type: 'string' }, notebooks: { type: 'string' }, seed: { type: 'string' }, keep: { type: 'boolean' },
-      mix: { type: 'string' }, 'heap-mib': { type: 'string' },
+      minutes: { type: 'string' },
+      seconds: { type: 'string' },
+      clients: { type: 'string' },
+      sessions: { type: 'string' },
+      files: { type: 'string' },
+      notebooks: { type: 'string' },
+      seed: { type: 'string' },
+      keep: { type: 'boolean' },
+      mix: { type: 'string' },
+      'heap-mib': { type: 'string' },
     },
   });
   const num = (value: string | undefined, fallback: number, name: string) => {
@@ -51,9 +59,14 @@ function parseOptions(argv: string[]): SoakOptions {
   };
   const seconds = values.seconds !== undefined ? num(values.seconds, 0, 'seconds') : num(values.minutes, 10, 'minutes') * 60;
   return {
-    seconds, clients: num(values.clients, 16, 'clients'), sessions: num(values.sessions, 100, 'sessions'),
-    files: num(values.files, 200, 'files'), notebooks: num(values.notebooks, 20, 'notebooks'),
-    seed: num(values.seed, 1, 'seed'), keep: values.keep ?? false, mix: parseMix(values.mix ?? '70,20,10'),
+    seconds,
+    clients: num(values.clients, 16, 'clients'),
+    sessions: num(values.sessions, 100, 'sessions'),
+    files: num(values.files, 200, 'files'),
+    notebooks: num(values.notebooks, 20, 'notebooks'),
+    seed: num(values.seed, 1, 'seed'),
+    keep: values.keep ?? false,
+    mix: parseMix(values.mix ?? '70,20,10'),
     heapMiB: values['heap-mib'] === undefined ? 0 : num(values['heap-mib'], 0, 'heap-mib'),
   };
 }
@@ -91,9 +104,16 @@ async function main(): Promise<number> {
   let failed = true;
   try {
     await sample();
-    console.log(`soak: ${options.seconds} s, ${options.clients} clients, ${options.sessions} sessions, ` +
-      `${options.files} files (${options.notebooks} notebooks)${options.heapMiB ? `, server heap cap ${options.heapMiB} MiB` : ''}, mix ${options.mix.map((n) => Math.round(n * 100)).join('/')}, seed ${options.seed}; server pid ${server.pid}, log ${logFile}`);
-    const load = new SoakLoad(client, files, { sessions: options.sessions, readShare: options.mix[0], editShare: options.mix[1], retries: 5 }, random);
+    console.log(
+      `soak: ${options.seconds} s, ${options.clients} clients, ${options.sessions} sessions, ` +
+        `${options.files} files (${options.notebooks} notebooks)${options.heapMiB ? `, server heap cap ${options.heapMiB} MiB` : ''}, mix ${options.mix.map((n) => Math.round(n * 100)).join('/')}, seed ${options.seed}; server pid ${server.pid}, log ${logFile}`,
+    );
+    const load = new SoakLoad(
+      client,
+      files,
+      { sessions: options.sessions, readShare: options.mix[0], editShare: options.mix[1], retries: 5 },
+      random,
+    );
     const started = Date.now();
     const sampler = setInterval(() => void sample().then(() => progress(load.stats, rss, started)), 10_000);
     await Promise.all(Array.from({ length: options.clients }, () => load.loop(started + options.seconds * 1000)));
@@ -103,8 +123,10 @@ async function main(): Promise<number> {
     await server.stop(30_000);
     const report = await checkSoakFiles(root, files);
     const bytesAfter = await workspaceBytes(root);
-    console.log(`\nworkspace: ${(bytesBefore / 2 ** 20).toFixed(1)} MiB at start, ${(bytesAfter / 2 ** 20).toFixed(1)} MiB at the end ` +
-      '(every write inserts: the files grow, and with them the work per request)');
+    console.log(
+      `\nworkspace: ${(bytesBefore / 2 ** 20).toFixed(1)} MiB at start, ${(bytesAfter / 2 ** 20).toFixed(1)} MiB at the end ` +
+        '(every write inserts: the files grow, and with them the work per request)',
+    );
     failed = printSummary(load.stats, report, { rss, heap }, elapsed);
   } finally {
     client.close();
@@ -124,7 +146,9 @@ async function heapUsedKiB(client: HttpClient): Promise<number | null> {
 
 async function workspaceBytes(root: string): Promise<number> {
   const entries = await fsp.readdir(root, { recursive: true, withFileTypes: true });
-  const sizes = await Promise.all(entries.filter((e) => e.isFile()).map((e) => fsp.stat(path.join(e.parentPath ?? e.path, e.name)).then((st) => st.size)));
+  const sizes = await Promise.all(
+    entries.filter((e) => e.isFile()).map((e) => fsp.stat(path.join(e.parentPath ?? e.path, e.name)).then((st) => st.size)),
+  );
   return sizes.reduce((sum, n) => sum + n, 0);
 }
 
@@ -146,22 +170,39 @@ function printSummary(stats: LoadStats, report: CheckReport, memory: { rss: numb
     return `${tool} p50 ${quantile(sorted, 0.5).toFixed(1)} ms / p99 ${quantile(sorted, 0.99).toFixed(1)} ms`;
   };
   console.log(`requests: ${stats.requests} in ${elapsed.toFixed(0)} s = ${(stats.requests / elapsed).toFixed(1)} requests/s`);
-  console.log(`operations: ${ops} — Read ${stats.ops.Read} (${pct(stats.ops.Read)}), Edit ${stats.ops.Edit} (${pct(stats.ops.Edit)}), ` +
-    `NotebookEdit ${stats.ops.NotebookEdit} (${pct(stats.ops.NotebookEdit)}); re-reads after a 409: ${stats.retried}`);
-  console.log(`statuses: ${[...stats.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(', ')}`);
+  console.log(
+    `operations: ${ops} — Read ${stats.ops.Read} (${pct(stats.ops.Read)}), Edit ${stats.ops.Edit} (${pct(stats.ops.Edit)}), ` +
+      `NotebookEdit ${stats.ops.NotebookEdit} (${pct(stats.ops.NotebookEdit)}); re-reads after a 409: ${stats.retried}`,
+  );
+  console.log(
+    `statuses: ${[...stats.statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ')}`,
+  );
   for (const [code, n] of [...stats.codes].sort()) console.log(`  ${code}: ${n}`);
   console.log(`latency: ${lat('Read')}; ${lat('Edit')}; ${lat('NotebookEdit')}`);
   console.log(`acknowledged writes checked on disk: ${report.ackedMarkers}`);
   console.log(`lost updates: ${report.lost.length}`);
   console.log(`corrupt files: ${report.corrupt.length}`);
   console.log(`5xx: ${fivexx}`);
-  console.log(`refused writes present anyway: ${report.phantom.length}; temp files left: ${report.tempFiles.length}; connection errors: ${stats.networkErrors}`);
-  console.log(`RSS (server VmRSS): start ${mib(rss[0])}, end ${mib(rss.at(-1))}, min ${mib(Math.min(...rss))}, max ${mib(Math.max(...rss))}`);
+  console.log(
+    `refused writes present anyway: ${report.phantom.length}; temp files left: ${report.tempFiles.length}; connection errors: ${stats.networkErrors}`,
+  );
+  console.log(
+    `RSS (server VmRSS): start ${mib(rss[0])}, end ${mib(rss.at(-1))}, min ${mib(Math.min(...rss))}, max ${mib(Math.max(...rss))}`,
+  );
   // Samples are 10 s apart: one a minute shows the trend without the GC saw-tooth noise of each.
-  console.log(`RSS each minute (MiB): ${rss.filter((_, i) => i % 6 === 0).map((k) => (k / 1024).toFixed(0)).join(' ')}`);
+  console.log(
+    `RSS each minute (MiB): ${rss
+      .filter((_, i) => i % 6 === 0)
+      .map((k) => (k / 1024).toFixed(0))
+      .join(' ')}`,
+  );
   if (heap.length > 0) console.log(`V8 heap used: start ${mib(heap[0])}, end ${mib(heap.at(-1))}, max ${mib(Math.max(...heap))}`);
   for (const line of [...report.lost, ...report.corrupt, ...report.phantom, ...report.tempFiles].slice(0, 20)) console.log(`  ! ${line}`);
-  const failed = report.lost.length + report.corrupt.length + report.phantom.length + report.tempFiles.length + fivexx + stats.networkErrors > 0;
+  const failed =
+    report.lost.length + report.corrupt.length + report.phantom.length + report.tempFiles.length + fivexx + stats.networkErrors > 0;
   console.log(failed ? 'SOAK FAILED' : 'SOAK PASSED');
   return failed;
 }

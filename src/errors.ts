@@ -49,12 +49,7 @@ export class ToolError extends Error {
   /** Set once an INTERNAL's cause has been logged, so the error handler does not log it twice. */
   logged = false;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    details: Record<string, unknown> = {},
-    headers: Record<string, string> = {},
-  ) {
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
     super(message);
     this.name = 'ToolError';
     this.code = code;

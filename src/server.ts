@@ -74,9 +74,12 @@ function exitListenError(err: unknown, config: AppConfig): never {
   const code = (err as NodeJS.ErrnoException).code;
   const where = `${config.host} port ${config.port}`;
   const why =
-    code === 'EADDRINUSE' ? `${where} is already in use (choose another with --port)`
-      : code === 'EACCES' ? `${where}: permission denied (ports below 1024 need privileges)`
-        : code === 'EADDRNOTAVAIL' ? `${where}: no such local address (check --host)`
+    code === 'EADDRINUSE'
+      ? `${where} is already in use (choose another with --port)`
+      : code === 'EACCES'
+        ? `${where}: permission denied (ports below 1024 need privileges)`
+        : code === 'EADDRNOTAVAIL'
+          ? `${where}: no such local address (check --host)`
           : `cannot listen on ${where} (${code ?? (err as Error).message})`;
   process.stderr.write(`sidefile: ${why}\n`);
   process.exit(2);

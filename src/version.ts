@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 
 /** The package version; package.json sits one level above both src/ and dist/. */
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;

@@ -47,7 +47,12 @@ async function tree(): Promise<Record<string, string>> {
 const P = (body: string) => `*** Begin Patch\n${body}*** End Patch\n`;
 
 const SCENARIOS: Scenario[] = [
-  { name: '001 add file', input: {}, patch: P('*** Add File: bar.md\n+This is a new file\n'), expected: { 'bar.md': 'This is a new file\n' } },
+  {
+    name: '001 add file',
+    input: {},
+    patch: P('*** Add File: bar.md\n+This is a new file\n'),
+    expected: { 'bar.md': 'This is a new file\n' },
+  },
   {
     name: '002 multiple operations',
     input: { 'delete.txt': 'obsolete\n', 'modify.txt': 'line1\nline2\n' },
@@ -66,7 +71,13 @@ const SCENARIOS: Scenario[] = [
     patch: P('*** Update File: old/name.txt\n*** Move to: renamed/dir/name.txt\n@@\n-old content\n+new content\n'),
     expected: { 'old/other.txt': 'unrelated file\n', 'renamed/dir/name.txt': 'new content\n' },
   },
-  { name: '005 rejects an empty patch', input: { 'foo.txt': 'stable\n' }, patch: P(''), expected: { 'foo.txt': 'stable\n' }, error: { status: 400, code: 'PATCH_INVALID' } },
+  {
+    name: '005 rejects an empty patch',
+    input: { 'foo.txt': 'stable\n' },
+    patch: P(''),
+    expected: { 'foo.txt': 'stable\n' },
+    error: { status: 400, code: 'PATCH_INVALID' },
+  },
   {
     name: '006 rejects missing context',
     input: { 'modify.txt': 'line1\nline2\n' },
@@ -74,8 +85,20 @@ const SCENARIOS: Scenario[] = [
     expected: { 'modify.txt': 'line1\nline2\n' },
     error: { status: 422, code: 'CONTEXT_NOT_FOUND' },
   },
-  { name: '007 rejects a Delete of a missing file', input: { 'foo.txt': 'stable\n' }, patch: P('*** Delete File: missing.txt\n'), expected: { 'foo.txt': 'stable\n' }, error: { status: 404, code: 'FILE_NOT_FOUND' } },
-  { name: '008 rejects an empty Update', input: { 'foo.txt': 'stable\n' }, patch: P('*** Update File: foo.txt\n'), expected: { 'foo.txt': 'stable\n' }, error: { status: 400, code: 'PATCH_INVALID' } },
+  {
+    name: '007 rejects a Delete of a missing file',
+    input: { 'foo.txt': 'stable\n' },
+    patch: P('*** Delete File: missing.txt\n'),
+    expected: { 'foo.txt': 'stable\n' },
+    error: { status: 404, code: 'FILE_NOT_FOUND' },
+  },
+  {
+    name: '008 rejects an empty Update',
+    input: { 'foo.txt': 'stable\n' },
+    patch: P('*** Update File: foo.txt\n'),
+    expected: { 'foo.txt': 'stable\n' },
+    error: { status: 400, code: 'PATCH_INVALID' },
+  },
   {
     name: '009 requires an existing file for Update',
     input: { 'foo.txt': 'stable\n' },
@@ -98,8 +121,20 @@ const SCENARIOS: Scenario[] = [
     expected: { 'duplicate.txt': 'old content\n' },
     error: { status: 409, code: 'FILE_EXISTS' },
   },
-  { name: '012 a Delete of a directory fails', input: { 'dir/foo.txt': 'stable\n' }, patch: P('*** Delete File: dir\n'), expected: { 'dir/foo.txt': 'stable\n' }, error: { status: 400, code: 'NOT_A_FILE' } },
-  { name: '013 rejects an invalid file header', input: { 'foo.txt': 'stable\n' }, patch: P('*** Frobnicate File: foo\n'), expected: { 'foo.txt': 'stable\n' }, error: { status: 400, code: 'PATCH_INVALID' } },
+  {
+    name: '012 a Delete of a directory fails',
+    input: { 'dir/foo.txt': 'stable\n' },
+    patch: P('*** Delete File: dir\n'),
+    expected: { 'dir/foo.txt': 'stable\n' },
+    error: { status: 400, code: 'NOT_A_FILE' },
+  },
+  {
+    name: '013 rejects an invalid file header',
+    input: { 'foo.txt': 'stable\n' },
+    patch: P('*** Frobnicate File: foo\n'),
+    expected: { 'foo.txt': 'stable\n' },
+    error: { status: 400, code: 'PATCH_INVALID' },
+  },
   {
     // Codex adds a final line break; sidefile keeps the file's own (none), like Edit.
     name: '014 a file without a final line break keeps it that way (Codex adds one)',
@@ -121,17 +156,42 @@ const SCENARIOS: Scenario[] = [
     patch: P('*** Update File: input.txt\n@@\n+added line 1\n+added line 2\n'),
     expected: { 'input.txt': 'line1\nline2\nadded line 1\nadded line 2\n' },
   },
-  { name: '017 whitespace-padded file header', input: { 'foo.txt': 'old\n' }, patch: P('  *** Update File: foo.txt\n@@\n-old\n+new\n'), expected: { 'foo.txt': 'new\n' } },
-  { name: '018 whitespace-padded patch markers', input: { 'file.txt': 'one\n' }, patch: ' *** Begin Patch\n*** Update File: file.txt\n@@\n-one\n+two\n*** End Patch \n', expected: { 'file.txt': 'two\n' } },
+  {
+    name: '017 whitespace-padded file header',
+    input: { 'foo.txt': 'old\n' },
+    patch: P('  *** Update File: foo.txt\n@@\n-old\n+new\n'),
+    expected: { 'foo.txt': 'new\n' },
+  },
+  {
+    name: '018 whitespace-padded patch markers',
+    input: { 'file.txt': 'one\n' },
+    patch: ' *** Begin Patch\n*** Update File: file.txt\n@@\n-one\n+two\n*** End Patch \n',
+    expected: { 'file.txt': 'two\n' },
+  },
   {
     name: '019 unicode',
     input: { 'foo.txt': 'line1\nnaïve café\nline3\n' },
     patch: P('*** Update File: foo.txt\n@@\n line1\n-naïve café\n+naïve café ✅\n'),
     expected: { 'foo.txt': 'line1\nnaïve café ✅\nline3\n' },
   },
-  { name: '020 delete file', input: { 'keep.txt': 'keep\n', 'obsolete.txt': 'gone\n' }, patch: P('*** Delete File: obsolete.txt\n'), expected: { 'keep.txt': 'keep\n' } },
-  { name: '020 whitespace-padded marker lines', input: { 'file.txt': 'one\n' }, patch: '*** Begin Patch \n*** Update File: file.txt\n@@\n-one\n+two\n *** End Patch\n', expected: { 'file.txt': 'two\n' } },
-  { name: '021 deletion only', input: { 'lines.txt': 'line1\nline2\nline3\n' }, patch: P('*** Update File: lines.txt\n@@\n line1\n-line2\n line3\n'), expected: { 'lines.txt': 'line1\nline3\n' } },
+  {
+    name: '020 delete file',
+    input: { 'keep.txt': 'keep\n', 'obsolete.txt': 'gone\n' },
+    patch: P('*** Delete File: obsolete.txt\n'),
+    expected: { 'keep.txt': 'keep\n' },
+  },
+  {
+    name: '020 whitespace-padded marker lines',
+    input: { 'file.txt': 'one\n' },
+    patch: '*** Begin Patch \n*** Update File: file.txt\n@@\n-one\n+two\n *** End Patch\n',
+    expected: { 'file.txt': 'two\n' },
+  },
+  {
+    name: '021 deletion only',
+    input: { 'lines.txt': 'line1\nline2\nline3\n' },
+    patch: P('*** Update File: lines.txt\n@@\n line1\n-line2\n line3\n'),
+    expected: { 'lines.txt': 'line1\nline3\n' },
+  },
   {
     name: '022 *** End of File',
     input: { 'tail.txt': 'first\nsecond\n' },

@@ -16,8 +16,6 @@ import { CORPUS, describeCorpus, iconvName, pickLine, textManifest } from './sup
 
 const manifest = textManifest();
 
-
-
 let bed: WriteTestbed;
 beforeAll(async () => {
   bed = await makeWriteTestbed();

@@ -13,11 +13,16 @@ afterEach(async () => {
 });
 
 const file = (rel: string) => path.join(t.root, rel);
-const put = (rel: string, content: string | Buffer) => fsp.mkdir(path.dirname(file(rel)), { recursive: true }).then(() => fsp.writeFile(file(rel), content));
+const put = (rel: string, content: string | Buffer) =>
+  fsp.mkdir(path.dirname(file(rel)), { recursive: true }).then(() => fsp.writeFile(file(rel), content));
 const bytes = (rel: string) => fsp.readFile(file(rel));
 const text = (rel: string) => fsp.readFile(file(rel), 'utf8');
 const wrap = (body: string) => `*** Begin Patch\n${body}*** End Patch\n`;
-const apply = (body: unknown, session = 'default') => t.request.post('/v1/tools/apply_patch').set('X-Session-Id', session).send(body as object);
+const apply = (body: unknown, session = 'default') =>
+  t.request
+    .post('/v1/tools/apply_patch')
+    .set('X-Session-Id', session)
+    .send(body as object);
 
 describe('POST /v1/tools/apply_patch: locating hunks', () => {
   it('answers 422 CONTEXT_NOT_FOUND with file_path, the 0-based hunk and closest; nothing changes', async () => {
@@ -47,7 +52,9 @@ describe('POST /v1/tools/apply_patch: locating hunks', () => {
     expect(ambiguous.status).toBe(422);
     expect(ambiguous.body.error).toMatchObject({ code: 'MULTIPLE_MATCHES', details: { file_path: 'm.py', hunk: 0, lines: [3, 7] } });
     expect(await text('m.py')).toBe(src);
-    const nested = await apply({ patch: wrap('*** Update File: m.py\n@@ class B:\n@@     def f(self):\n-        return 1\n+        return 2\n') });
+    const nested = await apply({
+      patch: wrap('*** Update File: m.py\n@@ class B:\n@@     def f(self):\n-        return 1\n+        return 2\n'),
+    });
     expect(nested.status, JSON.stringify(nested.body)).toBe(200);
     expect(await text('m.py')).toBe(src.replace(/return 1\n$/, 'return 2\n'));
   });
@@ -86,7 +93,7 @@ describe('POST /v1/tools/apply_patch: bytes', () => {
     expect((await bytes('w.bat')).toString('latin1')).toBe('a\r\nb\r\nC1\r\nC2\r\nd\r\ne\r\n');
   });
 
-  it('keeps a mixed-ending file\'s own breaks on context lines', async () => {
+  it("keeps a mixed-ending file's own breaks on context lines", async () => {
     await put('m.txt', 'a\nb\r\nc\r\nd\n');
     await readFully(t, 'm.txt');
     expect((await apply({ patch: wrap('*** Update File: m.txt\n@@\n a\n b\n-c\n+X\n d\n') })).status).toBe(200);
@@ -94,11 +101,14 @@ describe('POST /v1/tools/apply_patch: bytes', () => {
   });
 
   it('patches a GBK file in GBK: every byte outside the hunk is identical', async () => {
-    const src = '# 数据清洗脚本\n# 处理缺失值：用列的中位数填充\nimport pandas as pd\n\ndef 清洗(df):\n    """删除重复行，并填充缺失值。"""\n    df = df.drop_duplicates()\n    return df.fillna(df.median(numeric_only=True))\n\nprint("完成：数据已清洗")\n';
+    const src =
+      '# 数据清洗脚本\n# 处理缺失值：用列的中位数填充\nimport pandas as pd\n\ndef 清洗(df):\n    """删除重复行，并填充缺失值。"""\n    df = df.drop_duplicates()\n    return df.fillna(df.median(numeric_only=True))\n\nprint("完成：数据已清洗")\n';
     const old = iconv.encode(src, 'gbk');
     await put('zh.py', old);
     await readFully(t, 'zh.py');
-    const res = await apply({ patch: wrap('*** Update File: zh.py\n@@ def 清洗(df):\n-    df = df.drop_duplicates()\n+    df = df.drop_duplicates()  # 去重\n') });
+    const res = await apply({
+      patch: wrap('*** Update File: zh.py\n@@ def 清洗(df):\n-    df = df.drop_duplicates()\n+    df = df.drop_duplicates()  # 去重\n'),
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const expected = iconv.encode(src.replace('df.drop_duplicates()\n', 'df.drop_duplicates()  # 去重\n'), 'gbk');
     expect((await bytes('zh.py')).equals(expected)).toBe(true);
@@ -106,7 +116,7 @@ describe('POST /v1/tools/apply_patch: bytes', () => {
     expect((await bytes('zh.py')).subarray(0, cut).equals(old.subarray(0, cut))).toBe(true);
   });
 
-  it('answers 422 UNSUPPORTED_ENCODING for a character the file\'s encoding cannot hold', async () => {
+  it("answers 422 UNSUPPORTED_ENCODING for a character the file's encoding cannot hold", async () => {
     const old = iconv.encode('# 数据清洗脚本\n# 处理缺失值：用列的中位数填充\nx = 1\n', 'gbk');
     await put('zh.py', old);
     await readFully(t, 'zh.py');
@@ -137,7 +147,12 @@ describe('POST /v1/tools/apply_patch: concurrency', () => {
     }
     const section = (n: string, tag: string) => `*** Update File: ${n}\n@@\n ${n}\n+${tag}\n`;
     const forward = wrap(names.map((n) => section(n, 'A')).join(''));
-    const backward = wrap([...names].reverse().map((n) => section(n, 'B')).join(''));
+    const backward = wrap(
+      [...names]
+        .reverse()
+        .map((n) => section(n, 'B'))
+        .join(''),
+    );
     const answers = await Promise.all(Array.from({ length: 10 }, (_, k) => apply({ patch: k % 2 ? forward : backward })));
     for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(200);
     for (const n of names) {

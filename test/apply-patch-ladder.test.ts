@@ -33,7 +33,11 @@ describe('ApplyPatch hunks on the ladder (SPEC §13, §14)', () => {
     const res = await apply('*** Update File: a.go\n@@\n \tif ok {\n-\t\treturn one\n+\t\treturn 2\n \t}\n');
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('CONTEXT_NOT_FOUND');
-    expect(res.body.error.details.closest).toMatchObject({ start_line: 4, end_line: 6, hints: ['line 5: the file has "1", old_string "one"'] });
+    expect(res.body.error.details.closest).toMatchObject({
+      start_line: 4,
+      end_line: 6,
+      hints: ['line 5: the file has "1", old_string "one"'],
+    });
     expect(res.body.error.message).toContain('     5→\t\treturn 1');
     expect(await bytes('a.go')).toBe(GO);
   });
@@ -58,9 +62,14 @@ describe('ApplyPatch hunks on the ladder (SPEC §13, §14)', () => {
     const patch = '*** Update File: a.js\n@@\n function a() {\n-  return 1;\n+  // ... existing code ...\n+  return 2;\n';
     const res = await apply(patch);
     expect(res.status).toBe(422);
-    expect(res.body.error).toMatchObject({ code: 'PLACEHOLDER_DETECTED', details: { file_path: 'a.js', hunk: 0, line: 1, text: '  // ... existing code ...' } });
+    expect(res.body.error).toMatchObject({
+      code: 'PLACEHOLDER_DETECTED',
+      details: { file_path: 'a.js', hunk: 0, line: 1, text: '  // ... existing code ...' },
+    });
     expect(await bytes('a.js')).toBe('function a() {\n  return 1;\n}\n');
-    const allowed = await t.request.post('/v1/tools/apply_patch').send({ patch: `*** Begin Patch\n${patch}*** End Patch\n`, allow_placeholders: true });
+    const allowed = await t.request
+      .post('/v1/tools/apply_patch')
+      .send({ patch: `*** Begin Patch\n${patch}*** End Patch\n`, allow_placeholders: true });
     expect(allowed.status).toBe(200);
     expect(await bytes('a.js')).toBe('function a() {\n  // ... existing code ...\n  return 2;\n}\n');
   });

@@ -12,11 +12,20 @@ afterEach(async () => {
 });
 
 const file = (rel: string) => path.join(t.root, rel);
-const put = (rel: string, content: string | Buffer) => fsp.mkdir(path.dirname(file(rel)), { recursive: true }).then(() => fsp.writeFile(file(rel), content));
+const put = (rel: string, content: string | Buffer) =>
+  fsp.mkdir(path.dirname(file(rel)), { recursive: true }).then(() => fsp.writeFile(file(rel), content));
 const text = (rel: string) => fsp.readFile(file(rel), 'utf8');
-const exists = (rel: string) => fsp.access(file(rel)).then(() => true, () => false);
+const exists = (rel: string) =>
+  fsp.access(file(rel)).then(
+    () => true,
+    () => false,
+  );
 const wrap = (body: string) => `*** Begin Patch\n${body}*** End Patch\n`;
-const apply = (body: unknown, session = 'default') => t.request.post('/v1/tools/apply_patch').set('X-Session-Id', session).send(body as object);
+const apply = (body: unknown, session = 'default') =>
+  t.request
+    .post('/v1/tools/apply_patch')
+    .set('X-Session-Id', session)
+    .send(body as object);
 
 /** A snapshot of every file under the root (relative path → bytes). */
 async function snapshot(): Promise<Record<string, string>> {
@@ -59,8 +68,14 @@ describe('POST /v1/tools/apply_patch: body forms', () => {
   });
 
   it('takes the raw patch as text/x-diff and text/x-patch', async () => {
-    for (const [type, from, to] of [['text/x-diff', 'two', '2'], ['text/x-patch', '2', 'zwei']]) {
-      const res = await t.request.post('/v1/tools/apply_patch').set('Content-Type', type!).send(wrap(`*** Update File: a.txt\n@@\n-${from}\n+${to}\n`));
+    for (const [type, from, to] of [
+      ['text/x-diff', 'two', '2'],
+      ['text/x-patch', '2', 'zwei'],
+    ]) {
+      const res = await t.request
+        .post('/v1/tools/apply_patch')
+        .set('Content-Type', type!)
+        .send(wrap(`*** Update File: a.txt\n@@\n-${from}\n+${to}\n`));
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     }
     expect(await text('a.txt')).toBe('one\nzwei\nthree\n');
@@ -103,10 +118,45 @@ describe('POST /v1/tools/apply_patch: result and text (SPEC §13)', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.text).toBe('Applied patch to 4 files:\nM src/a.py (+3 -1)\nA src/b.py (+2)\nD old.txt\nR a.txt -> b.txt (+1 -1)');
     expect(res.body.result.files).toEqual([
-      { file_path: 'src/a.py', type: 'update', additions: 3, deletions: 1, match: 'exact', structured_patch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 4, lines: [' def f():', '-    return 1', '+    x = 1', '+    y = 2', '+    return x + y'] }] },
-      { file_path: 'src/b.py', type: 'create', additions: 2, deletions: 0, structured_patch: [{ oldStart: 1, oldLines: 0, newStart: 1, newLines: 2, lines: ['+print(1)', '+print(2)'] }] },
-      { file_path: 'old.txt', type: 'delete', additions: 0, deletions: 1, structured_patch: [{ oldStart: 1, oldLines: 1, newStart: 1, newLines: 0, lines: ['-bye'] }] },
-      { file_path: 'a.txt', type: 'move', move_to: 'b.txt', additions: 1, deletions: 1, match: 'exact', structured_patch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: [' x', '-y', '+z'] }] },
+      {
+        file_path: 'src/a.py',
+        type: 'update',
+        additions: 3,
+        deletions: 1,
+        match: 'exact',
+        structured_patch: [
+          {
+            oldStart: 1,
+            oldLines: 2,
+            newStart: 1,
+            newLines: 4,
+            lines: [' def f():', '-    return 1', '+    x = 1', '+    y = 2', '+    return x + y'],
+          },
+        ],
+      },
+      {
+        file_path: 'src/b.py',
+        type: 'create',
+        additions: 2,
+        deletions: 0,
+        structured_patch: [{ oldStart: 1, oldLines: 0, newStart: 1, newLines: 2, lines: ['+print(1)', '+print(2)'] }],
+      },
+      {
+        file_path: 'old.txt',
+        type: 'delete',
+        additions: 0,
+        deletions: 1,
+        structured_patch: [{ oldStart: 1, oldLines: 1, newStart: 1, newLines: 0, lines: ['-bye'] }],
+      },
+      {
+        file_path: 'a.txt',
+        type: 'move',
+        move_to: 'b.txt',
+        additions: 1,
+        deletions: 1,
+        match: 'exact',
+        structured_patch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: [' x', '-y', '+z'] }],
+      },
     ]);
     expect(await text('src/a.py')).toBe('def f():\n    x = 1\n    y = 2\n    return x + y\n');
     expect(await text('src/b.py')).toBe('print(1)\nprint(2)\n');
@@ -122,7 +172,10 @@ describe('POST /v1/tools/apply_patch: result and text (SPEC §13)', () => {
     t.app.services.writeListeners.push((e) => events.push({ tool: e.tool, path: e.path.relative, type: e.type }));
     const res = await apply({ patch: wrap('*** Update File: a.txt\n@@\n-a\n+b\n*** Add File: c.txt\n+c\n') });
     expect(res.status).toBe(200);
-    expect(events).toEqual([{ tool: 'ApplyPatch', path: 'a.txt', type: 'update' }, { tool: 'ApplyPatch', path: 'c.txt', type: 'create' }]);
+    expect(events).toEqual([
+      { tool: 'ApplyPatch', path: 'a.txt', type: 'update' },
+      { tool: 'ApplyPatch', path: 'c.txt', type: 'create' },
+    ]);
     const history = await t.request.get('/v1/history?file_path=a.txt');
     expect(history.status).toBe(200);
     expect(history.body.versions).toHaveLength(1);

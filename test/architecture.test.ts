@@ -69,9 +69,7 @@ describe('architecture (docs/architecture.md)', () => {
   const graph = importGraph();
 
   it('imports only from the same layer or below', () => {
-    const upward = [...graph].flatMap(([from, tos]) =>
-      tos.filter((to) => rankOf(to) > rankOf(from)).map((to) => `${from} → ${to}`),
-    );
+    const upward = [...graph].flatMap(([from, tos]) => tos.filter((to) => rankOf(to) > rankOf(from)).map((to) => `${from} → ${to}`));
     expect(upward).toEqual([]);
   });
 

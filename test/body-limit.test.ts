@@ -81,7 +81,16 @@ async function viaFetch(): Promise<{ status: number; body: string }> {
 
 function viaCurl(file: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('curl', ['-sS', '-w', '\n%{http_code}', '-H', 'Content-Type: application/json', '--data-binary', `@${file}`, `http://127.0.0.1:${port}/v1/tools/write`]);
+    const child = spawn('curl', [
+      '-sS',
+      '-w',
+      '\n%{http_code}',
+      '-H',
+      'Content-Type: application/json',
+      '--data-binary',
+      `@${file}`,
+      `http://127.0.0.1:${port}/v1/tools/write`,
+    ]);
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));

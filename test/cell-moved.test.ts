@@ -13,8 +13,7 @@ afterEach(async () => {
 
 const file = (rel: string) => path.join(t.root, rel);
 const onDisk = (rel: string) => fsp.readFile(file(rel), 'utf8');
-const read = (rel: string, session = 'default') =>
-  t.request.post('/v1/tools/read').set('X-Session-Id', session).send({ file_path: rel });
+const read = (rel: string, session = 'default') => t.request.post('/v1/tools/read').set('X-Session-Id', session).send({ file_path: rel });
 const edit = (body: Record<string, unknown>, session = 'default') =>
   t.request.post('/v1/tools/notebook_edit').set('X-Session-Id', session).send(body);
 
@@ -23,7 +22,8 @@ function notebook(sources: string[]): string {
   const cells = sources.map((s) => ({ cell_type: 'code', execution_count: null, metadata: {}, outputs: [], source: [s] }));
   return JSON.stringify({ cells, metadata: {}, nbformat: 4, nbformat_minor: 4 }, null, 1) + '\n';
 }
-const sources = async (rel: string) => (JSON.parse(await onDisk(rel)) as { cells: Array<{ source: string[] }> }).cells.map((c) => c.source.join(''));
+const sources = async (rel: string) =>
+  (JSON.parse(await onDisk(rel)) as { cells: Array<{ source: string[] }> }).cells.map((c) => c.source.join(''));
 
 describe('NotebookEdit positions (SPEC §9 "Positions move")', () => {
   beforeEach(async () => {
@@ -32,9 +32,17 @@ describe('NotebookEdit positions (SPEC §9 "Positions move")', () => {
   });
 
   it('refuses cell-2 after an insert after cell-0 moved c = 3 to cell-3, and writes nothing', async () => {
-    const inserted = await edit({ notebook_path: 'nb.ipynb', cell_id: 'cell-0', edit_mode: 'insert', cell_type: 'code', new_source: 'x = 0' });
+    const inserted = await edit({
+      notebook_path: 'nb.ipynb',
+      cell_id: 'cell-0',
+      edit_mode: 'insert',
+      cell_type: 'code',
+      new_source: 'x = 0',
+    });
     expect(inserted.status).toBe(200);
-    expect(inserted.body.text).toBe('Inserted cell cell-1; the cells after it moved down one position (cell-1 … cell-2 are now cell-2 … cell-3)');
+    expect(inserted.body.text).toBe(
+      'Inserted cell cell-1; the cells after it moved down one position (cell-1 … cell-2 are now cell-2 … cell-3)',
+    );
     const before = await onDisk('nb.ipynb');
     const res = await edit({ notebook_path: 'nb.ipynb', cell_id: 'cell-2', new_source: 'c = 30' });
     expect(res.status).toBe(409);
@@ -87,7 +95,13 @@ describe('NotebookEdit positions (SPEC §9 "Positions move")', () => {
     const cells = ['p', 'q', 'r'].map((id) => ({ cell_type: 'markdown', id, metadata: {}, source: [id] }));
     await fsp.writeFile(file('ids.ipynb'), JSON.stringify({ cells, metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1) + '\n');
     expect((await read('ids.ipynb')).status).toBe(200);
-    const inserted = await edit({ notebook_path: 'ids.ipynb', cell_id: 'p', edit_mode: 'insert', cell_type: 'markdown', new_source: 'new' });
+    const inserted = await edit({
+      notebook_path: 'ids.ipynb',
+      cell_id: 'p',
+      edit_mode: 'insert',
+      cell_type: 'markdown',
+      new_source: 'new',
+    });
     expect(inserted.status).toBe(200);
     expect(inserted.body.text).toBe(`Inserted cell ${inserted.body.result.cell_id}`);
     expect((await edit({ notebook_path: 'ids.ipynb', cell_id: 'r', new_source: 'r2' })).status).toBe(200);
@@ -125,7 +139,9 @@ describe('NotebookEdit new_source (SPEC §9)', () => {
     await fsp.writeFile(file('ten.ipynb'), notebook(Array.from({ length: 10 }, (_, i) => `v = ${i}`)));
     expect((await read('ten.ipynb')).status).toBe(200);
     const res = await edit({ notebook_path: 'ten.ipynb', cell_id: 'cell-2', edit_mode: 'insert', cell_type: 'code', new_source: 'new' });
-    expect(res.body.text).toBe('Inserted cell cell-3; the cells after it moved down one position (cell-3 … cell-9 are now cell-4 … cell-10)');
+    expect(res.body.text).toBe(
+      'Inserted cell cell-3; the cells after it moved down one position (cell-3 … cell-9 are now cell-4 … cell-10)',
+    );
     const del = await edit({ notebook_path: 'ten.ipynb', cell_id: 'cell-3', edit_mode: 'delete' });
     expect(del.body.text).toBe('Deleted cell cell-3; the cells after it moved up one position (cell-4 … cell-10 are now cell-3 … cell-9)');
   });

@@ -75,7 +75,9 @@ describe('the command line', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
     const port = (blocker.address() as net.AddressInfo).port;
     try {
-      const out = await run(['--root', path.join(base, 'ws2'), '--data-dir', path.join(base, 'd2'), '--port', String(port)], { SIDEFILE_LOG_LEVEL: 'info' });
+      const out = await run(['--root', path.join(base, 'ws2'), '--data-dir', path.join(base, 'd2'), '--port', String(port)], {
+        SIDEFILE_LOG_LEVEL: 'info',
+      });
       expect(out.code).toBe(2);
       expect(out.stderr).toBe(`sidefile: 127.0.0.1 port ${port} is already in use (choose another with --port)\n`);
       expect(out.stdout).toContain('"dataDir"');

@@ -50,7 +50,9 @@ describe('sidefile/client', () => {
     expect(err).toBeInstanceOf(SidefileError);
     expect((err as SidefileError).status).toBe(404);
     expect((err as SidefileError).code).toBe('FILE_NOT_FOUND');
-    const denied = await createSidefileClient({ baseUrl, token: 'wrong' }).call('read', { file_path: 'a.txt' }).catch((e: unknown) => e);
+    const denied = await createSidefileClient({ baseUrl, token: 'wrong' })
+      .call('read', { file_path: 'a.txt' })
+      .catch((e: unknown) => e);
     expect((denied as SidefileError).code).toBe('UNAUTHORIZED');
   });
 

@@ -16,7 +16,10 @@ describe('POST /v1/compat/anthropic/text-editor', () => {
   afterEach(() => t.close());
 
   const send = (body: unknown, session = 'claude-1', query = '') =>
-    t.request.post(`${ROUTE}${query}`).set('X-Session-Id', session).send(body as object);
+    t.request
+      .post(`${ROUTE}${query}`)
+      .set('X-Session-Id', session)
+      .send(body as object);
   const file = (name: string) => path.join(t.root, name);
 
   it('views a file as Read numbers it, and the view counts as a Read', async () => {
@@ -27,7 +30,10 @@ describe('POST /v1/compat/anthropic/text-editor', () => {
     const edit = await send({ command: 'str_replace', path: 'app.py', old_str: '"hi"', new_str: '"hello"' });
     expect(edit.body).toEqual({ content: 'The file app.py has been updated successfully.', is_error: false });
     expect(await readFile(file('app.py'), 'utf8')).toBe('def greet():\n    return "hello"\n');
-    expect(calls.map((c) => [c.tool, c.transport])).toEqual([['Read', 'compat'], ['Edit', 'compat']]);
+    expect(calls.map((c) => [c.tool, c.transport])).toEqual([
+      ['Read', 'compat'],
+      ['Edit', 'compat'],
+    ]);
   });
 
   it('views a range, a range to the end, and cuts at max_characters', async () => {
@@ -72,7 +78,7 @@ describe('POST /v1/compat/anthropic/text-editor', () => {
     expect(await readFile(file('old.md'), 'utf8')).toBe('new\n');
   });
 
-  it('inserts after a line with the file\'s line ending (insert_text or new_str)', async () => {
+  it("inserts after a line with the file's line ending (insert_text or new_str)", async () => {
     await writeFile(file('crlf.txt'), 'one\r\ntwo\r\n');
     await send({ command: 'view', path: 'crlf.txt' });
     const ins = await send({ command: 'insert', path: 'crlf.txt', insert_line: 1, insert_text: 'a\nb\n' });
@@ -91,13 +97,16 @@ describe('POST /v1/compat/anthropic/text-editor', () => {
     expect(history.body.versions.map((v: { tool: string }) => v.tool)).toEqual(['Edit', 'Edit']);
   });
 
-  it('undoes this session\'s edits one by one, newest first, and no further', async () => {
+  it("undoes this session's edits one by one, newest first, and no further", async () => {
     await writeFile(file('u.txt'), 'v0\n');
     await send({ command: 'view', path: 'u.txt' });
     await send({ command: 'str_replace', path: 'u.txt', old_str: 'v0', new_str: 'v1' });
     await send({ command: 'str_replace', path: 'u.txt', old_str: 'v1', new_str: 'v2' });
     expect(await send({ command: 'undo_edit', path: 'u.txt' }, 'someone-else')).toMatchObject({ body: { is_error: true } });
-    expect((await send({ command: 'undo_edit', path: 'u.txt' })).body).toEqual({ content: 'Last edit to u.txt undone successfully.', is_error: false });
+    expect((await send({ command: 'undo_edit', path: 'u.txt' })).body).toEqual({
+      content: 'Last edit to u.txt undone successfully.',
+      is_error: false,
+    });
     expect(await readFile(file('u.txt'), 'utf8')).toBe('v1\n');
     await send({ command: 'undo_edit', path: 'u.txt' });
     expect(await readFile(file('u.txt'), 'utf8')).toBe('v0\n');
@@ -125,11 +134,18 @@ describe('POST /v1/compat/anthropic/text-editor', () => {
       is_error: false,
     });
     const sub = await send({ command: 'view', path: 'src' });
-    expect(sub.body.content).toBe("Here's the files and directories up to 2 levels deep in src, excluding hidden items:\nsrc/lib/\nsrc/lib/deep/\nsrc/app.py (6B)\n");
+    expect(sub.body.content).toBe(
+      "Here's the files and directories up to 2 levels deep in src, excluding hidden items:\nsrc/lib/\nsrc/lib/deep/\nsrc/app.py (6B)\n",
+    );
   });
 
   it('views a notebook as cells', async () => {
-    const nb = { nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [{ id: 'c1', cell_type: 'code', source: 'x = 1', metadata: {}, execution_count: null, outputs: [] }] };
+    const nb = {
+      nbformat: 4,
+      nbformat_minor: 5,
+      metadata: {},
+      cells: [{ id: 'c1', cell_type: 'code', source: 'x = 1', metadata: {}, execution_count: null, outputs: [] }],
+    };
     await writeFile(file('n.ipynb'), JSON.stringify(nb));
     const view = await send({ command: 'view', path: 'n.ipynb' });
     expect(view.body.is_error).toBe(false);

@@ -12,7 +12,10 @@ afterEach(async () => {
 });
 
 async function read(file_path: string, session: string, body: Record<string, unknown> = {}) {
-  const res = await t.request.post('/v1/tools/read').set('X-Session-Id', session).send({ file_path, ...body });
+  const res = await t.request
+    .post('/v1/tools/read')
+    .set('X-Session-Id', session)
+    .send({ file_path, ...body });
   expect(res.status).toBe(200);
   return res;
 }

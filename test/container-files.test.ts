@@ -11,7 +11,10 @@ const read = (file: string) => readFileSync(path.resolve(process.cwd(), file), '
 
 describe('Dockerfile', () => {
   const text = read('Dockerfile');
-  const lines = text.replace(/\\\n/g, ' ').split('\n').map((l) => l.trim());
+  const lines = text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim());
   const final = lines.slice(lines.map((l) => l.startsWith('FROM ')).lastIndexOf(true));
 
   it('is multi-stage on a Node LTS slim image', () => {
@@ -46,7 +49,10 @@ describe('Dockerfile', () => {
 
 describe('docker-compose.yml', () => {
   const compose = parse(read('docker-compose.yml')) as {
-    services: Record<string, { build?: unknown; environment?: Record<string, string>; volumes?: string[]; depends_on?: Record<string, unknown> }>;
+    services: Record<
+      string,
+      { build?: unknown; environment?: Record<string, string>; volumes?: string[]; depends_on?: Record<string, unknown> }
+    >;
     volumes: Record<string, unknown>;
   };
 
@@ -61,7 +67,10 @@ describe('docker-compose.yml', () => {
 
   it('passes the token as a compose secret file, never as an environment variable', () => {
     const raw = read('docker-compose.yml');
-    const file = parse(raw) as { secrets?: Record<string, { file?: string }>; services: Record<string, { secrets?: string[]; environment?: Record<string, string> }> };
+    const file = parse(raw) as {
+      secrets?: Record<string, { file?: string }>;
+      services: Record<string, { secrets?: string[]; environment?: Record<string, string> }>;
+    };
     expect(file.secrets?.sidefile_token?.file).toMatch(/sidefile-token/);
     for (const name of ['sidefile', 'agent']) {
       const service = file.services[name]!;
@@ -95,7 +104,9 @@ describe('deploy/kubernetes', () => {
   });
 
   it('takes the image reference from the kustomization images: entry', () => {
-    const kustomization = parse(read('deploy/kubernetes/kustomization.yaml')) as { images?: Array<{ name: string; newName?: string; newTag?: string }> };
+    const kustomization = parse(read('deploy/kubernetes/kustomization.yaml')) as {
+      images?: Array<{ name: string; newName?: string; newTag?: string }>;
+    };
     const entry = kustomization.images?.find((i) => i.name === 'sidefile');
     expect(entry?.newName).toMatch(/sidefile$/);
     expect(entry?.newTag).toEqual(expect.any(String));
@@ -131,7 +142,11 @@ describe('deploy/kubernetes', () => {
 
   it('runs as non-root with a read-only root file system and no privileges', () => {
     for (const c of [...pod.containers, ...(pod.initContainers ?? [])]) {
-      expect(c.securityContext, c.name).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+      expect(c.securityContext, c.name).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
     }
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
   });

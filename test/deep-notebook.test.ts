@@ -25,7 +25,8 @@ describe('a notebook nested 100,000 levels deep (SPEC §8 "Bounded work")', () =
     expect(read.body.result.type).toBe('text');
     expect(read.body.result.file.notebook_error).toContain('nests deeper than 512 levels');
     for (const edit_mode of ['replace', 'insert', 'delete']) {
-      const res = await t.request.post('/v1/tools/notebook_edit')
+      const res = await t.request
+        .post('/v1/tools/notebook_edit')
         .send({ notebook_path: 'deep.ipynb', cell_id: 'cell-0', new_source: 'b', cell_type: 'code', edit_mode });
       expect([res.status, res.body.error.code], edit_mode).toEqual([422, 'INVALID_NOTEBOOK']);
       expect(res.body.error.message).toContain('nests deeper than 512 levels');
@@ -50,7 +51,12 @@ describe('a notebook nested 100,000 levels deep (SPEC §8 "Bounded work")', () =
 describe('INTERNAL answers (SPEC §8 telemetry)', () => {
   it('log the original error and its stack, and send neither', async () => {
     const lines: string[] = [];
-    const stream = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     const app = Fastify({ logger: { level: 'error', stream } });
     installErrorHandling(app);
     // As the tool route does: the error is turned into its SPEC §4 shape before the handler sees it.

@@ -34,7 +34,8 @@ function strictViolations(schema: Schema): string[] {
     if (node.type === 'object' || node.properties) {
       if (node.additionalProperties !== false) found.push(`${where}: additionalProperties is not false`);
       const keys = Object.keys(node.properties ?? {});
-      if (JSON.stringify([...(node.required ?? [])].sort()) !== JSON.stringify([...keys].sort())) found.push(`${where}: not every property is required`);
+      if (JSON.stringify([...(node.required ?? [])].sort()) !== JSON.stringify([...keys].sort()))
+        found.push(`${where}: not every property is required`);
     }
   }
   if (nestingDepth(schema) > 5) found.push(`$: ${nestingDepth(schema)} levels of nesting`);
@@ -58,7 +59,9 @@ describe('GET /v1/tools?dialect=openai', () => {
       const body = rest[i].input_schema as Schema;
       expect(Object.keys(tool.parameters.properties)).toEqual(Object.keys(body.properties));
       for (const name of Object.keys(body.properties)) {
-        expect(isNullable(tool.parameters.properties[name]), `${tool.name}.${name}`).toBe(!(body.required ?? []).includes(name) || isNullable(body.properties[name]));
+        expect(isNullable(tool.parameters.properties[name]), `${tool.name}.${name}`).toBe(
+          !(body.required ?? []).includes(name) || isNullable(body.properties[name]),
+        );
       }
     }
   });
@@ -74,13 +77,23 @@ describe('GET /v1/tools?dialect=openai', () => {
   it('accepts a strict-mode body (every unused optional null) as if the optionals were left out, for every tool', async () => {
     const tools = (await get('?dialect=openai')).body.tools as Schema[];
     const write = (rel: string, text: string) => fsp.writeFile(path.join(t.root, rel), text);
-    const notebook = JSON.stringify({ cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source: ['x\n'], outputs: [], execution_count: null }], metadata: {}, nbformat: 4, nbformat_minor: 5 });
+    const notebook = JSON.stringify({
+      cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source: ['x\n'], outputs: [], execution_count: null }],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5,
+    });
     const bodies: Record<string, { file: string; text: string; read: boolean; body: Schema }> = {
       Read: { file: 'r.txt', text: 'a\nb\n', read: false, body: { file_path: 'r.txt' } },
       Edit: { file: 'e.txt', text: 'a\nb\n', read: true, body: { file_path: 'e.txt', old_string: 'b', new_string: 'B' } },
       Write: { file: 'w.txt', text: 'a\n', read: true, body: { file_path: 'w.txt', content: 'new\n' } },
       NotebookEdit: { file: 'n.ipynb', text: notebook, read: true, body: { notebook_path: 'n.ipynb', cell_id: 'c1', new_source: 'y\n' } },
-      ApplyPatch: { file: 'p.txt', text: 'a\nb\n', read: true, body: { patch: '*** Begin Patch\n*** Update File: p.txt\n@@\n a\n-b\n+B\n*** End Patch\n' } },
+      ApplyPatch: {
+        file: 'p.txt',
+        text: 'a\nb\n',
+        read: true,
+        body: { patch: '*** Begin Patch\n*** Update File: p.txt\n@@\n a\n-b\n+B\n*** End Patch\n' },
+      },
     };
     let covered = 0;
     for (const tool of tools) {
@@ -111,8 +124,14 @@ describe('toStrict on shapes the registry will grow into', () => {
       type: 'object',
       properties: {
         edits: {
-          type: 'array', minItems: 1,
-          items: { type: 'object', properties: { old: { type: 'string' }, all: { type: 'boolean', default: false } }, required: ['old'], additionalProperties: false },
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            properties: { old: { type: 'string' }, all: { type: 'boolean', default: false } },
+            required: ['old'],
+            additionalProperties: false,
+          },
         },
         op: { oneOf: [{ type: 'object', properties: { kind: { const: 'a' } }, required: ['kind'] }, { $ref: '#/$defs/b' }] },
         pattern: { type: 'string', pattern: '^x+$', maxLength: 9 },
@@ -141,14 +160,22 @@ describe('the other dialects', () => {
   it('anthropic: name, description and the REST input schema', async () => {
     const rest = (await get('')).body.tools;
     const res = await get('?dialect=anthropic');
-    expect(res.body.tools).toEqual(rest.map((tool: Schema) => ({ name: tool.name, description: tool.description, input_schema: tool.input_schema })));
+    expect(res.body.tools).toEqual(
+      rest.map((tool: Schema) => ({ name: tool.name, description: tool.description, input_schema: tool.input_schema })),
+    );
   });
 
   it('gemini: one tool holding a function declaration per tool', async () => {
     const rest = (await get('')).body.tools;
     const res = await get('?dialect=gemini');
     expect(res.body.tools).toEqual([
-      { functionDeclarations: rest.map((tool: Schema) => ({ name: tool.name, description: tool.description, parametersJsonSchema: tool.input_schema })) },
+      {
+        functionDeclarations: rest.map((tool: Schema) => ({
+          name: tool.name,
+          description: tool.description,
+          parametersJsonSchema: tool.input_schema,
+        })),
+      },
     ]);
   });
 

@@ -21,7 +21,12 @@ describe('Glob: the walk', () => {
     const res = await glob({ pattern: '*', limit: 1000 });
     expect(res.status).toBe(200);
     expect(res.body.result).toEqual({
-      filenames: VISIBLE, num_files: VISIBLE.length, total_files: VISIBLE.length, offset: 0, truncated: false, timed_out: false,
+      filenames: VISIBLE,
+      num_files: VISIBLE.length,
+      total_files: VISIBLE.length,
+      offset: 0,
+      truncated: false,
+      timed_out: false,
     });
     expect(res.body.text).toBe(VISIBLE.join('\n'));
   });
@@ -91,13 +96,26 @@ describe('Glob: order and paging', () => {
 
   it('lists newest first, ties by path', async () => {
     const res = await glob({ pattern: 'many/*' });
-    expect(res.body.result.filenames).toEqual(['many/f4.txt', 'many/f3.txt', 'many/f2.txt', 'many/f1.txt', 'many/f0.txt', 'many/tie-a.md', 'many/tie-b.md']);
+    expect(res.body.result.filenames).toEqual([
+      'many/f4.txt',
+      'many/f3.txt',
+      'many/f2.txt',
+      'many/f1.txt',
+      'many/f0.txt',
+      'many/tie-a.md',
+      'many/tie-b.md',
+    ]);
   });
 
   it('pages with limit and offset and says how to continue', async () => {
     const first = await glob({ pattern: 'many/*', limit: 2 });
     expect(first.body.result).toEqual({
-      filenames: ['many/f4.txt', 'many/f3.txt'], num_files: 2, total_files: 7, offset: 0, truncated: true, timed_out: false,
+      filenames: ['many/f4.txt', 'many/f3.txt'],
+      num_files: 2,
+      total_files: 7,
+      offset: 0,
+      truncated: true,
+      timed_out: false,
     });
     expect(first.body.text).toBe('many/f4.txt\nmany/f3.txt\n(Showing files 1–2 of 7, newest first. To see more, call Glob with offset 2.)');
     const last = await glob({ pattern: 'many/*', limit: 5, offset: 5 });
@@ -123,7 +141,14 @@ describe('Glob: budget', () => {
       const res = await small.request.post('/v1/tools/glob').send({ pattern: '*.txt' });
       expect(res.status).toBe(200);
       // Entries visited: d, d/1.txt, d/2.txt — the third entry is the last one the budget allows.
-      expect(res.body.result).toEqual({ filenames: ['d/1.txt', 'd/2.txt'], num_files: 2, total_files: 2, offset: 0, truncated: true, timed_out: true });
+      expect(res.body.result).toEqual({
+        filenames: ['d/1.txt', 'd/2.txt'],
+        num_files: 2,
+        total_files: 2,
+        offset: 0,
+        truncated: true,
+        timed_out: true,
+      });
       expect(res.body.text).toMatch(/\n\(The search stopped at its time or entry budget/);
     } finally {
       await small.close();

@@ -25,14 +25,17 @@ beforeAll(async () => {
   const files: Record<string, string> = {};
   FOLDERS.forEach((folder, f) => {
     for (let i = 0; i < 12; i++) {
-      const lines = Array.from({ length: 9 }, (_, l) => (l % 3 === i % 3 ? `hit ${f}.${i}.${l} ${'x'.repeat((i * 97 + l * 31) % 480)}` : `plain ${l}`));
+      const lines = Array.from({ length: 9 }, (_, l) =>
+        l % 3 === i % 3 ? `hit ${f}.${i}.${l} ${'x'.repeat((i * 97 + l * 31) % 480)}` : `plain ${l}`,
+      );
       files[`${folder}/f${i}.txt`] = `${lines.join('\n')}\n`;
     }
     files[`${folder}/bin${f}.dat`] = `hit\u0000binary`;
   });
   files['top.txt'] = 'hit top\n';
   // 300 lines of ~500 characters: past the kept-text cap (110,000) of a page.
-  for (let i = 0; i < 30; i++) files[`long/l${i}.txt`] = Array.from({ length: 10 }, (_, l) => `hit ${i}.${l} ${'x'.repeat(490)}\n`).join('');
+  for (let i = 0; i < 30; i++)
+    files[`long/l${i}.txt`] = Array.from({ length: 10 }, (_, l) => `hit ${i}.${l} ${'x'.repeat(490)}\n`).join('');
   await writeTree(root, files);
 });
 afterAll(async () => {
@@ -42,9 +45,27 @@ afterAll(async () => {
 
 function task(over: Partial<GrepTask>): GrepTask {
   return {
-    kind: 'grep', root, startRel: '', denyRead: [], includeIgnored: false, timeoutMs: 20_000, maxEntries: 1_000_000,
-    fileName: null, pattern: 'hit \\d', ignoreCase: false, multiline: false, glob: null, typeGlobs: null,
-    mode: 'content', before: 0, after: 0, skip: 0, keep: null, free: 0, shard: null, encodings: [],
+    kind: 'grep',
+    root,
+    startRel: '',
+    denyRead: [],
+    includeIgnored: false,
+    timeoutMs: 20_000,
+    maxEntries: 1_000_000,
+    fileName: null,
+    pattern: 'hit \\d',
+    ignoreCase: false,
+    multiline: false,
+    glob: null,
+    typeGlobs: null,
+    mode: 'content',
+    before: 0,
+    after: 0,
+    skip: 0,
+    keep: null,
+    free: 0,
+    shard: null,
+    encodings: [],
     ...over,
   };
 }
@@ -84,5 +105,15 @@ describe('a Grep split across workers', () => {
 
 it('pathOrder sorts root-relative paths as the walk visits them', () => {
   const paths = ['a-b/f.txt', 'a/b/f.txt', 'a/f.txt', 'a.x/f.txt', 'ab/f.txt', 'a/b-c/f.txt', 'Z/f.txt', 'top.txt', 'z/y/f.txt'];
-  expect([...paths].sort(pathOrder)).toEqual(['Z/f.txt', 'a/b/f.txt', 'a/b-c/f.txt', 'a/f.txt', 'a-b/f.txt', 'a.x/f.txt', 'ab/f.txt', 'top.txt', 'z/y/f.txt']);
+  expect([...paths].sort(pathOrder)).toEqual([
+    'Z/f.txt',
+    'a/b/f.txt',
+    'a/b-c/f.txt',
+    'a/f.txt',
+    'a-b/f.txt',
+    'a.x/f.txt',
+    'ab/f.txt',
+    'top.txt',
+    'z/y/f.txt',
+  ]);
 });

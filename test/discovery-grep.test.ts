@@ -6,7 +6,18 @@ import { buildIgnoreFixture, DENY_READ, writeTree } from './support/discovery-fi
 
 let t: TestApp;
 
-const APP = ['import x from "y";', 'function alpha() {', '  return 1;', '}', '', 'function beta() {', '  return 2;', '}', 'const gamma = alpha();', ''].join('\n');
+const APP = [
+  'import x from "y";',
+  'function alpha() {',
+  '  return 1;',
+  '}',
+  '',
+  'function beta() {',
+  '  return 2;',
+  '}',
+  'const gamma = alpha();',
+  '',
+].join('\n');
 const GBK_TEXT = '这是一个中文文件。\n第二行：连接数据库的配置。\n第三行：没有别的内容了。\n';
 const SJIS_TEXT = 'これは日本語のファイルです。\n二行目：データベース接続の設定。\n三行目：ほかには何もありません。\n';
 const notebook = JSON.stringify({
@@ -15,7 +26,14 @@ const notebook = JSON.stringify({
   metadata: {},
   cells: [
     { id: 'intro', cell_type: 'markdown', metadata: {}, source: ['# Title\n', 'alpha in markdown\n'] },
-    { id: 'code1', cell_type: 'code', metadata: {}, execution_count: 1, outputs: [{ output_type: 'stream', name: 'stdout', text: ['alpha in output\n'] }], source: ['x = 1\n', 'y = alpha(x)\n', 'print(y)'] },
+    {
+      id: 'code1',
+      cell_type: 'code',
+      metadata: {},
+      execution_count: 1,
+      outputs: [{ output_type: 'stream', name: 'stdout', text: ['alpha in output\n'] }],
+      source: ['x = 1\n', 'y = alpha(x)\n', 'print(y)'],
+    },
   ],
 });
 
@@ -61,23 +79,38 @@ describe('Grep: content mode', () => {
 
   it('shows context lines with - and separates groups with --', async () => {
     const res = await grep({ pattern: 'return', path: 'g/app.ts', output_mode: 'content', '-B': 1 });
-    expect(res.body.text).toBe(['g/app.ts-2-function alpha() {', 'g/app.ts:3:  return 1;', '--', 'g/app.ts-6-function beta() {', 'g/app.ts:7:  return 2;'].join('\n'));
+    expect(res.body.text).toBe(
+      ['g/app.ts-2-function alpha() {', 'g/app.ts:3:  return 1;', '--', 'g/app.ts-6-function beta() {', 'g/app.ts:7:  return 2;'].join(
+        '\n',
+      ),
+    );
     const merged = await grep({ pattern: 'alpha|beta', path: 'g/app.ts', output_mode: 'content', '-C': 2 });
     expect(merged.body.text.split('\n')).toEqual([
-      'g/app.ts-1-import x from "y";', 'g/app.ts:2:function alpha() {', 'g/app.ts-3-  return 1;', 'g/app.ts-4-}', 'g/app.ts-5-',
-      'g/app.ts:6:function beta() {', 'g/app.ts-7-  return 2;', 'g/app.ts-8-}', 'g/app.ts:9:const gamma = alpha();',
+      'g/app.ts-1-import x from "y";',
+      'g/app.ts:2:function alpha() {',
+      'g/app.ts-3-  return 1;',
+      'g/app.ts-4-}',
+      'g/app.ts-5-',
+      'g/app.ts:6:function beta() {',
+      'g/app.ts-7-  return 2;',
+      'g/app.ts-8-}',
+      'g/app.ts:9:const gamma = alpha();',
     ]);
     const after = await grep({ pattern: 'beta', path: 'g/app.ts', output_mode: 'content', '-A': 1, '-n': false });
     expect(after.body.text).toBe('g/app.ts:function beta() {\ng/app.ts-  return 2;');
   });
 
   it('ignores case with -i and lets a match span lines with multiline', async () => {
-    expect((await grep({ pattern: 'ALPHA\\(\\)', path: 'g/app.ts', output_mode: 'content', '-i': true })).body.text).toBe('g/app.ts:2:function alpha() {\ng/app.ts:9:const gamma = alpha();');
+    expect((await grep({ pattern: 'ALPHA\\(\\)', path: 'g/app.ts', output_mode: 'content', '-i': true })).body.text).toBe(
+      'g/app.ts:2:function alpha() {\ng/app.ts:9:const gamma = alpha();',
+    );
     expect((await grep({ pattern: 'alpha.*return', path: 'g/app.ts', output_mode: 'content' })).body.result.num_files).toBe(0);
     const ml = await grep({ pattern: 'alpha\\(\\) \\{.*?return 1', path: 'g/app.ts', output_mode: 'content', multiline: true });
     expect(ml.body.text).toBe('g/app.ts:2:function alpha() {\ng/app.ts:3:  return 1;');
     // ^ and $ stay at line bounds without multiline; CRLF lines are numbered as Read numbers them.
-    expect((await grep({ pattern: 'alpha$', path: 'g/crlf.txt', output_mode: 'content' })).body.text).toBe('g/crlf.txt:1:one alpha\ng/crlf.txt:3:three alpha');
+    expect((await grep({ pattern: 'alpha$', path: 'g/crlf.txt', output_mode: 'content' })).body.text).toBe(
+      'g/crlf.txt:1:one alpha\ng/crlf.txt:3:three alpha',
+    );
   });
 
   it('cuts lines at 500 characters', async () => {
@@ -136,7 +169,15 @@ describe('Grep: files, counts, filters and paging', () => {
     expect(files.body.text).toBe('p/new.txt\np/mid.txt\np/old.txt');
     const counts = await grep({ pattern: 'alpha', path: 'p', output_mode: 'count' });
     expect(counts.body.text).toBe('p/mid.txt:1\np/new.txt:2\np/old.txt:1');
-    expect(counts.body.result).toMatchObject({ counts: [{ file_path: 'p/mid.txt', count: 1 }, { file_path: 'p/new.txt', count: 2 }, { file_path: 'p/old.txt', count: 1 }], total_matches: 4, num_files: 3 });
+    expect(counts.body.result).toMatchObject({
+      counts: [
+        { file_path: 'p/mid.txt', count: 1 },
+        { file_path: 'p/new.txt', count: 2 },
+        { file_path: 'p/old.txt', count: 1 },
+      ],
+      total_matches: 4,
+      num_files: 3,
+    });
   });
 
   it('pages with head_limit and offset and says how to continue', async () => {
@@ -184,6 +225,8 @@ describe('Grep: files, counts, filters and paging', () => {
     expect(res.body.text.length).toBeLessThan(100_000);
     expect(res.body.result.truncated).toBe(true);
     const shown = res.body.result.matches.length;
-    expect(res.body.text.split('\n').at(-1)).toBe(`(Showing lines 1–${shown.toLocaleString('en-US')} of 2,000. To see more, call Grep with offset ${shown}.)`);
+    expect(res.body.text.split('\n').at(-1)).toBe(
+      `(Showing lines 1–${shown.toLocaleString('en-US')} of 2,000. To see more, call Grep with offset ${shown}.)`,
+    );
   });
 });

@@ -34,14 +34,37 @@ describe('LS', () => {
       truncated: false,
     });
     expect(res.body.text).toBe(
-      ['sub/', '.gitignore (37 B)', '.ignore (16 B)', 'a.ts (20 B)', 'keep.log (5 B)', 'link-dir (link)', 'link-in.ts (link, 20 B)', 'x.tmp (30 B)'].join('\n'),
+      [
+        'sub/',
+        '.gitignore (37 B)',
+        '.ignore (16 B)',
+        'a.ts (20 B)',
+        'keep.log (5 B)',
+        'link-dir (link)',
+        'link-in.ts (link, 20 B)',
+        'x.tmp (30 B)',
+      ].join('\n'),
     );
   });
 
   it('shows ignored entries with include_ignored (never .git or denied ones)', async () => {
     const res = await ls({ include_ignored: true });
     const names = res.body.result.entries.map((e: { name: string }) => e.name);
-    expect(names).toEqual(['build', 'sub', '.gitignore', '.ignore', 'a.ts', 'b.log', 'excluded.txt', 'keep.log', 'link-dir', 'link-in.ts', 'secret-notes.md', 'top-only.txt', 'x.tmp']);
+    expect(names).toEqual([
+      'build',
+      'sub',
+      '.gitignore',
+      '.ignore',
+      'a.ts',
+      'b.log',
+      'excluded.txt',
+      'keep.log',
+      'link-dir',
+      'link-in.ts',
+      'secret-notes.md',
+      'top-only.txt',
+      'x.tmp',
+    ]);
   });
 
   it('applies ignore globs and the rules of the folders above path', async () => {

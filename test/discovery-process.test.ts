@@ -48,7 +48,11 @@ describe('discovery from dist', () => {
   }, 60_000);
 
   it('skips and counts a folder the server cannot read (running as nobody)', async () => {
-    const server = await spawnServer({ ...dirs(), script: build.server, wrapper: ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] });
+    const server = await spawnServer({
+      ...dirs(),
+      script: build.server,
+      wrapper: ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'],
+    });
     try {
       const grep = await postJson(server.base, '/v1/tools/grep', { pattern: 'needle' });
       expect(grep.status).toBe(200);

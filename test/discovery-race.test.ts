@@ -56,9 +56,11 @@ it('never shows an outside name or byte while folders are swapped for outside li
   await t.request.post('/v1/tools/ls').send({});
   const race = path.join(t.root, 'race');
   let swapping = true;
-  const swaps = Promise.all(SWAPPED.map((name) => runSwapper(path.join(race, name), path.join(race, `.link-${name}`), SWAP_MS))).finally(() => {
-    swapping = false;
-  });
+  const swaps = Promise.all(SWAPPED.map((name) => runSwapper(path.join(race, name), path.join(race, `.link-${name}`), SWAP_MS))).finally(
+    () => {
+      swapping = false;
+    },
+  );
   const leaks: string[] = [];
   let calls = 0;
   const statuses = new Map<string, number>();
@@ -76,7 +78,9 @@ it('never shows an outside name or byte while folders are swapped for outside li
           if (LEAK.test(text)) leaks.push(`${slug} ${JSON.stringify(body)} → ${text.slice(0, 300)}`);
           if (text.includes('INSIDE') || text.includes('in-1.txt')) insideSeen++;
           // 503 FS_BUSY (retry) is the path policy's answer for a path that kept changing while resolved.
-          expect(['200 ok', '403 PATH_OUTSIDE_WORKSPACE', '404 FILE_NOT_FOUND', '503 FS_BUSY'], key).toContain(`${res.status} ${res.body.error?.code ?? 'ok'}`);
+          expect(['200 ok', '403 PATH_OUTSIDE_WORKSPACE', '404 FILE_NOT_FOUND', '503 FS_BUSY'], key).toContain(
+            `${res.status} ${res.body.error?.code ?? 'ok'}`,
+          );
           expect(text).not.toContain(t.root);
         }
       }),
@@ -84,7 +88,9 @@ it('never shows an outside name or byte while folders are swapped for outside li
   } finally {
     const runs = await swaps;
     if (process.env.RACE_DEBUG) console.log(leaks.join('\n'));
-    console.log(`race: ${calls} calls, swaps ${runs.map((r) => `${r.swaps} (${r.by}, ${r.rate}/s)`).join(' + ')}, answers ${JSON.stringify(Object.fromEntries(statuses))}, inside content seen in ${insideSeen}, leaks ${leaks.length}`);
+    console.log(
+      `race: ${calls} calls, swaps ${runs.map((r) => `${r.swaps} (${r.by}, ${r.rate}/s)`).join(' + ')}, answers ${JSON.stringify(Object.fromEntries(statuses))}, inside content seen in ${insideSeen}, leaks ${leaks.length}`,
+    );
   }
   expect(leaks.slice(0, 5)).toEqual([]);
   expect(insideSeen).toBeGreaterThan(0);

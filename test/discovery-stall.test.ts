@@ -20,7 +20,10 @@ afterAll(() => t.close());
 
 it('a catastrophic Grep never stalls /healthz or other calls, and ends at its budget with what it found', async () => {
   const started = performance.now();
-  const evil = t.request.post('/v1/tools/grep').send({ pattern: '(a+)+$', output_mode: 'content' }).then((res) => ({ res, ms: performance.now() - started }));
+  const evil = t.request
+    .post('/v1/tools/grep')
+    .send({ pattern: '(a+)+$', output_mode: 'content' })
+    .then((res) => ({ res, ms: performance.now() - started }));
   await new Promise((r) => setTimeout(r, 200));
   const latencies: number[] = [];
   while (performance.now() - started < BUDGET_MS - 300) {
@@ -44,7 +47,9 @@ it('a catastrophic Grep never stalls /healthz or other calls, and ends at its bu
   // Not queued behind the stuck search: it answered while that one still ran.
   expect(globEnd - started).toBeLessThan(ms);
   latencies.sort((a, b) => a - b);
-  console.log(`healthz during the stuck grep: ${latencies.length} calls, p50 ${latencies[latencies.length >> 1]!.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms; glob ${globMs.toFixed(0)} ms; grep answered in ${ms.toFixed(0)} ms`);
+  console.log(
+    `healthz during the stuck grep: ${latencies.length} calls, p50 ${latencies[latencies.length >> 1]!.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms; glob ${globMs.toFixed(0)} ms; grep answered in ${ms.toFixed(0)} ms`,
+  );
   expect(latencies.length).toBeGreaterThan(5);
   expect(latencies.at(-1)!).toBeLessThan(250);
   expect(globMs).toBeLessThan(1000);

@@ -63,7 +63,9 @@ describe.skipIf(!hasChromium)('GET /docs in headless Chromium', () => {
     }
     const paths = await page.locator('.opblock-summary-path').allInnerTexts();
     const normalized = paths.map((p) => p.replace(/\u200b/g, '').trim());
-    expect(normalized).toEqual(expect.arrayContaining([...TOOL_OPERATIONS, '/v1/history', '/v1/history/restore', '/v1/events', '/metrics']));
+    expect(normalized).toEqual(
+      expect.arrayContaining([...TOOL_OPERATIONS, '/v1/history', '/v1/history/restore', '/v1/events', '/metrics']),
+    );
     // The bearer scheme is declared, so the page offers "Authorize".
     await expect(page.locator('.btn.authorize').first().isVisible()).resolves.toBe(true);
     expect(await page.locator('.swagger-ui .errors-wrapper').count()).toBe(0);

@@ -9,8 +9,6 @@ import { CORPUS, describeCorpus, iconvName, pickLine, textManifest } from './sup
 
 const manifest = textManifest();
 
-
-
 let bed: WriteTestbed;
 beforeAll(async () => {
   bed = await makeWriteTestbed();
@@ -31,7 +29,11 @@ describeCorpus('Edit keeps every byte it was not asked to change (../shared/corp
       const oldBytes = iconv.encode(line, enc, { addBOM: false });
       const at = original.indexOf(oldBytes);
       expect(at).toBeGreaterThanOrEqual(0);
-      const expected = Buffer.concat([original.subarray(0, at), iconv.encode(changed, enc, { addBOM: false }), original.subarray(at + oldBytes.length)]);
+      const expected = Buffer.concat([
+        original.subarray(0, at),
+        iconv.encode(changed, enc, { addBOM: false }),
+        original.subarray(at + oldBytes.length),
+      ]);
 
       const ctx = bed.ctx();
       const input = editInput.parse({ file_path: name, old_string: line, new_string: changed });

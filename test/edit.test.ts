@@ -33,7 +33,10 @@ describe('POST /v1/tools/edit', () => {
 
   it('answers 409 FILE_NOT_READ in the error shape, nothing written', async () => {
     await fsp.writeFile(path.join(t.root, 'a.txt'), 'x\n');
-    const res = await t.request.post('/v1/tools/edit').set('X-Session-Id', 's1').send({ file_path: 'a.txt', old_string: 'x', new_string: 'y' });
+    const res = await t.request
+      .post('/v1/tools/edit')
+      .set('X-Session-Id', 's1')
+      .send({ file_path: 'a.txt', old_string: 'x', new_string: 'y' });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('FILE_NOT_READ');
     expect(res.body.error.message).toContain('Read it first');

@@ -88,7 +88,10 @@ describe('SSE ids and Last-Event-ID', () => {
     const v1 = await write(app, 'a.txt', 'one');
     const v2 = await write(app, 'a.txt', 'two');
     const frames = await stream.until((f) => f.length >= 2);
-    expect(frames.map((f) => [f.event, f.data.version])).toEqual([['file_changed', v1], ['file_changed', v2]]);
+    expect(frames.map((f) => [f.event, f.data.version])).toEqual([
+      ['file_changed', v1],
+      ['file_changed', v2],
+    ]);
     expect(frames[0]!.id! >= v1 && frames[1]!.id! > frames[0]!.id! && frames[1]!.id! >= v2).toBe(true);
     stream.close();
   });

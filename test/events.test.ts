@@ -56,7 +56,14 @@ function events(text: string, name: string): unknown[] {
   return text
     .split('\n\n')
     .filter((frame) => frame.split('\n').includes(`event: ${name}`))
-    .map((frame) => JSON.parse(frame.split('\n').find((l) => l.startsWith('data: '))!.slice(6)));
+    .map((frame) =>
+      JSON.parse(
+        frame
+          .split('\n')
+          .find((l) => l.startsWith('data: '))!
+          .slice(6),
+      ),
+    );
 }
 
 describe('GET /v1/events', () => {
@@ -67,16 +74,41 @@ describe('GET /v1/events', () => {
     expect(stream.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     expect(stream.headers['x-request-id']).toEqual(expect.any(String));
     await stream.until(/: connected/);
-    const first = await t.request.post('/v1/tools/fixture_write').set('X-Session-Id', 'agent-1').send({ file_path: 'a.txt', content: 'one\n' });
-    const second = await t.request.post('/v1/tools/fixture_write').set('X-Session-Id', 'agent-1').send({ file_path: 'a.txt', content: 'two\nthree\n' });
+    const first = await t.request
+      .post('/v1/tools/fixture_write')
+      .set('X-Session-Id', 'agent-1')
+      .send({ file_path: 'a.txt', content: 'one\n' });
+    const second = await t.request
+      .post('/v1/tools/fixture_write')
+      .set('X-Session-Id', 'agent-1')
+      .send({ file_path: 'a.txt', content: 'two\nthree\n' });
     const failed = await t.request.post('/v1/tools/fixture_write').send({ file_path: '../outside', content: 'x' });
     expect(failed.status).toBe(403);
-    const restored = await t.request.post('/v1/history/restore').set('X-Session-Id', 'agent-2').send({ file_path: 'a.txt', version: first.body.result.version });
+    const restored = await t.request
+      .post('/v1/history/restore')
+      .set('X-Session-Id', 'agent-2')
+      .send({ file_path: 'a.txt', version: first.body.result.version });
     expect(restored.status).toBe(200);
     const text = await stream.until(/"tool":"Restore"/);
     expect(events(text, 'file_changed')).toEqual([
-      { file_path: 'a.txt', tool: 'Write', session: 'agent-1', type: 'create', additions: 1, deletions: 0, version: first.body.result.version },
-      { file_path: 'a.txt', tool: 'Write', session: 'agent-1', type: 'update', additions: 2, deletions: 1, version: second.body.result.version },
+      {
+        file_path: 'a.txt',
+        tool: 'Write',
+        session: 'agent-1',
+        type: 'create',
+        additions: 1,
+        deletions: 0,
+        version: first.body.result.version,
+      },
+      {
+        file_path: 'a.txt',
+        tool: 'Write',
+        session: 'agent-1',
+        type: 'update',
+        additions: 2,
+        deletions: 1,
+        version: second.body.result.version,
+      },
       { file_path: 'a.txt', tool: 'Restore', session: 'agent-2', type: 'delete', additions: 0, deletions: 2, version: expect.any(String) },
     ]);
     expect(text).not.toContain(t.root);
@@ -111,22 +143,30 @@ describe('a slow event client', () => {
   it('is dropped with a final notice while writers go on and other clients keep up', async () => {
     // A hub with a small per-client bound, wired the way createServices wires its own.
     const hub = new EventHub({ maxBufferedBytes: 64 * 1024 });
-    const services = { events: hub, settings: { denyRead: [] }, writeListeners: [(e: WriteEvent) => hub.publish(e)] } as unknown as AppServices;
+    const services = {
+      events: hub,
+      settings: { denyRead: [] },
+      writeListeners: [(e: WriteEvent) => hub.publish(e)],
+    } as unknown as AppServices;
     const app = Fastify();
     app.setValidatorCompiler(validatorCompiler);
     app.setSerializerCompiler(serializerCompiler);
     registerEventRoutes(app, services);
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as AddressInfo;
-    const open = () =>
-      new Promise<http.IncomingMessage>((resolve) => http.get({ host: '127.0.0.1', port, path: '/v1/events' }, resolve));
+    const open = () => new Promise<http.IncomingMessage>((resolve) => http.get({ host: '127.0.0.1', port, path: '/v1/events' }, resolve));
     const slow = await open();
     slow.pause(); // never reads until the end
     const fast = await open();
     let fastText = '';
     fast.setEncoding('utf8').on('data', (c: string) => (fastText += c));
     const event: WriteEvent = {
-      tool: 'Edit', session: 's', type: 'update', additions: 1, deletions: 1, version: null,
+      tool: 'Edit',
+      session: 's',
+      type: 'update',
+      additions: 1,
+      deletions: 1,
+      version: null,
       path: { relative: `src/${'x'.repeat(1000)}.ts`, absolute: '/r', real: '/r', stat: null },
     };
     // Writers publish synchronously: this loop would block forever if a client could stall it.

@@ -21,9 +21,21 @@ describe('README examples against a real server', () => {
       [{ type: 'tool_use', id: 'toolu_1', name: 'str_replace_based_edit_tool', input: { command: 'view', path: 'app.py' } }],
       [
         { type: 'text', text: 'Changing the greeting.' },
-        { type: 'tool_use', id: 'toolu_2', name: 'str_replace_based_edit_tool', input: { command: 'str_replace', path: 'app.py', old_str: 'return "hi"', new_str: 'return "hello"' } },
+        {
+          type: 'tool_use',
+          id: 'toolu_2',
+          name: 'str_replace_based_edit_tool',
+          input: { command: 'str_replace', path: 'app.py', old_str: 'return "hi"', new_str: 'return "hello"' },
+        },
       ],
-      [{ type: 'tool_use', id: 'toolu_3', name: 'str_replace_based_edit_tool', input: { command: 'str_replace', path: 'app.py', old_str: 'nope', new_str: 'x' } }],
+      [
+        {
+          type: 'tool_use',
+          id: 'toolu_3',
+          name: 'str_replace_based_edit_tool',
+          input: { command: 'str_replace', path: 'app.py', old_str: 'nope', new_str: 'x' },
+        },
+      ],
       [{ type: 'text', text: 'Done.' }],
     ];
     const bodies: Array<{ tools: unknown[] }> = [];
@@ -50,9 +62,30 @@ describe('README examples against a real server', () => {
     await writeFile(path.join(t.root, 'app.py'), 'def greet():\n    return "hi"\n');
     const turns: ResponsesItem[][] = [
       // Strict mode: every optional the model does not use arrives as null.
-      [{ type: 'function_call', call_id: 'call_1', name: 'Read', arguments: JSON.stringify({ file_path: 'app.py', offset: null, limit: null }) }],
-      [{ type: 'apply_patch_call', call_id: 'call_2', status: 'completed', operation: { type: 'update_file', path: 'app.py', diff: '@@ def greet():\n-    return "hi"\n+    return "hello"\n' } }],
-      [{ type: 'apply_patch_call', call_id: 'call_3', status: 'completed', operation: { type: 'create_file', path: 'README.md', diff: '+# Greeter\n' } }],
+      [
+        {
+          type: 'function_call',
+          call_id: 'call_1',
+          name: 'Read',
+          arguments: JSON.stringify({ file_path: 'app.py', offset: null, limit: null }),
+        },
+      ],
+      [
+        {
+          type: 'apply_patch_call',
+          call_id: 'call_2',
+          status: 'completed',
+          operation: { type: 'update_file', path: 'app.py', diff: '@@ def greet():\n-    return "hi"\n+    return "hello"\n' },
+        },
+      ],
+      [
+        {
+          type: 'apply_patch_call',
+          call_id: 'call_3',
+          status: 'completed',
+          operation: { type: 'create_file', path: 'README.md', diff: '+# Greeter\n' },
+        },
+      ],
       [{ type: 'apply_patch_call', call_id: 'call_4', status: 'completed', operation: { type: 'delete_file', path: 'missing.txt' } }],
       [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done.' }] }],
     ];

@@ -81,19 +81,43 @@ interface ToolCase {
   after(text: string): boolean;
 }
 
-const NB = JSON.stringify(
-  { cells: [{ cell_type: 'code', execution_count: 1, id: 'a', metadata: {}, outputs: [], source: ['x = 1'] }], metadata: {}, nbformat: 4, nbformat_minor: 5 },
-  null,
-  1,
-) + '\n';
+const NB =
+  JSON.stringify(
+    {
+      cells: [{ cell_type: 'code', execution_count: 1, id: 'a', metadata: {}, outputs: [], source: ['x = 1'] }],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5,
+    },
+    null,
+    1,
+  ) + '\n';
 
 function cases(n: string): ToolCase[] {
   return [
-    { tool: 'Write', file: `w-${n}.txt`, original: 'old\n', route: '/v1/tools/write', body: { file_path: `w-${n}.txt`, content: 'new\n' }, after: (s) => s === 'new\n' },
-    { tool: 'Edit', file: `e-${n}.txt`, original: 'one\ntwo\n', route: '/v1/tools/edit', body: { file_path: `e-${n}.txt`, old_string: 'two', new_string: 'TWO' }, after: (s) => s === 'one\nTWO\n' },
     {
-      tool: 'NotebookEdit', file: `n-${n}.ipynb`, original: NB, route: '/v1/tools/notebook_edit',
-      body: { notebook_path: `n-${n}.ipynb`, cell_id: 'a', new_source: 'y = 2' }, after: (s) => JSON.parse(s).cells[0].source.join('') === 'y = 2',
+      tool: 'Write',
+      file: `w-${n}.txt`,
+      original: 'old\n',
+      route: '/v1/tools/write',
+      body: { file_path: `w-${n}.txt`, content: 'new\n' },
+      after: (s) => s === 'new\n',
+    },
+    {
+      tool: 'Edit',
+      file: `e-${n}.txt`,
+      original: 'one\ntwo\n',
+      route: '/v1/tools/edit',
+      body: { file_path: `e-${n}.txt`, old_string: 'two', new_string: 'TWO' },
+      after: (s) => s === 'one\nTWO\n',
+    },
+    {
+      tool: 'NotebookEdit',
+      file: `n-${n}.ipynb`,
+      original: NB,
+      route: '/v1/tools/notebook_edit',
+      body: { notebook_path: `n-${n}.ipynb`, cell_id: 'a', new_source: 'y = 2' },
+      after: (s) => JSON.parse(s).cells[0].source.join('') === 'y = 2',
     },
   ];
 }
@@ -115,7 +139,10 @@ describe('file-system faults during a write, over HTTP (SPEC §4, §8)', () => {
         const tc = cases(String(counter++)).find((x) => x.tool === c.tool)!;
         const session = `fs-${counter}`;
         // Created through the service: the session has seen the file in full.
-        const created = await t.request.post('/v1/tools/write').set('x-session-id', session).send({ file_path: tc.file, content: tc.original });
+        const created = await t.request
+          .post('/v1/tools/write')
+          .set('x-session-id', session)
+          .send({ file_path: tc.file, content: tc.original });
         expect(created.status).toBe(200);
         const historyBefore = (await t.request.get('/v1/history').query({ file_path: tc.file })).body;
 

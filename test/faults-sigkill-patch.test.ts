@@ -134,7 +134,9 @@ describe('SIGKILL during multi-file patches (SPEC §13 all or nothing)', () => {
       expect(await journalEntries(dataDir)).toEqual([]);
       expect(await journalCommits(dataDir)).toEqual([]);
     }
-    console.info(`SIGKILL patch: ${KILLS} kills: ${seen.old} all old, ${seen.new} all new; ${seen.tempsBeforeRestart} kills left temp files for start-up`);
+    console.info(
+      `SIGKILL patch: ${KILLS} kills: ${seen.old} all old, ${seen.new} all new; ${seen.tempsBeforeRestart} kills left temp files for start-up`,
+    );
     expect(seen.old).toBeGreaterThan(0);
     expect(seen.new).toBeGreaterThan(0);
   }, 400_000);

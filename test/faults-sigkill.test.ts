@@ -51,7 +51,9 @@ function bigNotebook(tag: string): string {
     id: `c${i}`,
     metadata: {},
     outputs: [],
-    source: bigText(`${tag}-${i}`, 'x = 1  # ').slice(0, SIZE / 8).split(/(?<=\n)/),
+    source: bigText(`${tag}-${i}`, 'x = 1  # ')
+      .slice(0, SIZE / 8)
+      .split(/(?<=\n)/),
   }));
   const nb = { cells, metadata: { language_info: { name: 'python' } }, nbformat: 4, nbformat_minor: 5 };
   return JSON.stringify(nb, null, 1) + '\n';
@@ -62,20 +64,35 @@ function makeRound(i: number, tool: Tool): Round {
     const old = bigNotebook(`r${i}`);
     const edit = { cellId: 'c3', newSource: `print("round ${i}")\n`.repeat(20), editMode: 'replace' as const };
     return {
-      tool, rel: `r${i}.ipynb`, old: Buffer.from(old), new: Buffer.from(editNotebook(old, edit).text),
-      route: '/v1/tools/notebook_edit', body: { notebook_path: `r${i}.ipynb`, cell_id: 'c3', new_source: edit.newSource },
+      tool,
+      rel: `r${i}.ipynb`,
+      old: Buffer.from(old),
+      new: Buffer.from(editNotebook(old, edit).text),
+      route: '/v1/tools/notebook_edit',
+      body: { notebook_path: `r${i}.ipynb`, cell_id: 'c3', new_source: edit.newSource },
     };
   }
   const old = bigText(`r${i}`, 'abcdefgh');
   if (tool === 'Write') {
     const next = bigText(`r${i}`, 'ZYXWVUTS');
-    return { tool, rel: `r${i}.txt`, old: Buffer.from(old), new: Buffer.from(next), route: '/v1/tools/write', body: { file_path: `r${i}.txt`, content: next } };
+    return {
+      tool,
+      rel: `r${i}.txt`,
+      old: Buffer.from(old),
+      new: Buffer.from(next),
+      route: '/v1/tools/write',
+      body: { file_path: `r${i}.txt`, content: next },
+    };
   }
   const marker = `${LINES / 2} r${i} abcdefgh`;
   const replacement = `${LINES / 2} r${i} EDITED\ninserted line\n`;
   return {
-    tool, rel: `r${i}.txt`, old: Buffer.from(old), new: Buffer.from(old.replace(marker, replacement)),
-    route: '/v1/tools/edit', body: { file_path: `r${i}.txt`, old_string: marker, new_string: replacement },
+    tool,
+    rel: `r${i}.txt`,
+    old: Buffer.from(old),
+    new: Buffer.from(old.replace(marker, replacement)),
+    route: '/v1/tools/edit',
+    body: { file_path: `r${i}.txt`, old_string: marker, new_string: replacement },
   };
 }
 
@@ -128,7 +145,9 @@ async function updateAll(s: ServerProcess, rounds: Round[]): Promise<number> {
 async function createAll(s: ServerProcess, rounds: Round[]): Promise<number> {
   const started = performance.now();
   const created = await Promise.all(
-    rounds.map((round) => postJson(s.base, '/v1/tools/write', { file_path: round.rel, content: round.old.toString() }, { session: SESSION })),
+    rounds.map((round) =>
+      postJson(s.base, '/v1/tools/write', { file_path: round.rel, content: round.old.toString() }, { session: SESSION }),
+    ),
   );
   for (const res of created) expect(res.status, JSON.stringify(res.body)).toBe(200);
   return performance.now() - started;
@@ -172,7 +191,9 @@ describe('SIGKILL of the server during writes (SPEC §8, issue 7 §2)', () => {
       expect(await journalEntries(dataDir)).toEqual([]);
       // The history survives the kill: a write that landed kept the bytes it replaced.
       for (const [k, round] of rounds.entries()) {
-        const versions = (await getJson(server, `/v1/history?file_path=${encodeURIComponent(round.rel)}`)).versions as Array<{ sha256: string | null }>;
+        const versions = (await getJson(server, `/v1/history?file_path=${encodeURIComponent(round.rel)}`)).versions as Array<{
+          sha256: string | null;
+        }>;
         const keptOld = versions.some((v) => v.sha256 === sha256(round.old));
         if (outcomes[k] === 'new') expect(versions[0]?.sha256, `${round.rel}: history after the kill`).toBe(sha256(round.old));
         else if (keptOld) seen.oldWithVersion += 1;

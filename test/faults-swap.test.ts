@@ -71,11 +71,16 @@ type Kind = 'dir' | 'fifo' | 'devzero';
 type When = 'before' | 'resolved' | 'loaded';
 
 const nb = (pad = '') =>
-  JSON.stringify({ cells: [{ cell_type: 'markdown', id: 'a', metadata: {}, source: ['old'] }], metadata: { pad }, nbformat: 4, nbformat_minor: 5 }, null, 1) + '\n';
+  JSON.stringify(
+    { cells: [{ cell_type: 'markdown', id: 'a', metadata: {}, source: ['old'] }], metadata: { pad }, nbformat: 4, nbformat_minor: 5 },
+    null,
+    1,
+  ) + '\n';
 
 function request(tool: Tool, rel: string, original: string): { route: string; body: Record<string, unknown> } {
   if (tool === 'Write') return { route: '/v1/tools/write', body: { file_path: rel, content: 'new\n' } };
-  if (tool === 'Edit') return { route: '/v1/tools/edit', body: { file_path: rel, old_string: original === '' ? '' : 'old', new_string: 'new' } };
+  if (tool === 'Edit')
+    return { route: '/v1/tools/edit', body: { file_path: rel, old_string: original === '' ? '' : 'old', new_string: 'new' } };
   return { route: '/v1/tools/notebook_edit', body: { notebook_path: rel, cell_id: 'a', new_source: 'new' } };
 }
 
@@ -122,7 +127,8 @@ describe('a file replaced between the read and the write is refused cleanly (SPE
   for (const tool of ['Write', 'Edit', 'NotebookEdit'] as const) {
     for (const when of ['before', 'resolved', 'loaded'] as const) {
       for (const kind of ['dir', 'fifo', 'devzero'] as const) {
-        const moment = when === 'before' ? 'before the request' : when === 'resolved' ? 'after the path was resolved' : 'after the file was loaded';
+        const moment =
+          when === 'before' ? 'before the request' : when === 'resolved' ? 'after the path was resolved' : 'after the file was loaded';
         it(`${tool}: replaced by ${kind === 'devzero' ? 'a link to /dev/zero' : `a ${kind}`} ${moment}`, async () => {
           await runCase(tool, kind, when, tool === 'NotebookEdit' ? nb() : 'old\n');
         });
@@ -152,14 +158,22 @@ describe('Read of a FIFO or a /dev/zero link neither hangs nor reads without bou
     ['a FIFO', async (f) => void execFileSync('mkfifo', [f]), ['NOT_A_FILE']],
     ['a link to /dev/zero', async (f) => fsp.symlink('/dev/zero', f), ['PATH_OUTSIDE_WORKSPACE']],
     // A device node inside the root (only root may make one; elsewhere this case proves nothing more).
-    ['a character device like /dev/zero inside the root', async (f) => {
-      if (process.getuid?.() === 0) execFileSync('mknod', [f, 'c', '1', '5']);
-      else execFileSync('mkfifo', [f]);
-    }, ['NOT_A_FILE']],
-    ['a link inside the root to a FIFO', async (f) => {
-      execFileSync('mkfifo', [`${f}.fifo`]);
-      await fsp.symlink(path.basename(`${f}.fifo`), f);
-    }, ['NOT_A_FILE']],
+    [
+      'a character device like /dev/zero inside the root',
+      async (f) => {
+        if (process.getuid?.() === 0) execFileSync('mknod', [f, 'c', '1', '5']);
+        else execFileSync('mkfifo', [f]);
+      },
+      ['NOT_A_FILE'],
+    ],
+    [
+      'a link inside the root to a FIFO',
+      async (f) => {
+        execFileSync('mkfifo', [`${f}.fifo`]);
+        await fsp.symlink(path.basename(`${f}.fifo`), f);
+      },
+      ['NOT_A_FILE'],
+    ],
     ['a file replaced by a FIFO after the path was resolved', async () => {}, ['NOT_A_FILE']],
     ['a file replaced by a link to /dev/zero after the path was resolved', async () => {}, ['NOT_A_FILE', 'PATH_OUTSIDE_WORKSPACE']],
   ];

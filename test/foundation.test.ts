@@ -9,7 +9,9 @@ afterEach(async () => t?.close());
 
 const tools = [probeTool('read'), probeTool('write')];
 
-async function start(config: Parameters<typeof makeTestApp>[0] extends infer O ? O extends { config?: infer C } ? C : never : never = {}) {
+async function start(
+  config: Parameters<typeof makeTestApp>[0] extends infer O ? (O extends { config?: infer C } ? C : never) : never = {},
+) {
   t = await makeTestApp({ config, build: { tools } });
   return t;
 }
@@ -67,7 +69,12 @@ describe('readiness when the root is gone', () => {
 describe('auth', () => {
   it('refuses every protected route without the token, unknown routes included', async () => {
     await start({ token: 'tok-123' });
-    for (const [method, url] of [['post', '/v1/tools/probe_read'], ['get', '/v1/tools'], ['get', '/nope'], ['delete', '/v1/sessions/a']] as const) {
+    for (const [method, url] of [
+      ['post', '/v1/tools/probe_read'],
+      ['get', '/v1/tools'],
+      ['get', '/nope'],
+      ['delete', '/v1/sessions/a'],
+    ] as const) {
       const res = await t.request[method](url).send({ file_path: 'a' });
       expectError(res, 401, 'UNAUTHORIZED');
     }

@@ -18,7 +18,10 @@ import { referenceEdit } from './support/edit-model.js';
 import { TEST_SEED } from './support/seeded.js';
 import { CORPUS, HAS_CORPUS, describeCorpus } from './support/corpus.js';
 
-const manifest = (HAS_CORPUS ? JSON.parse(readFileSync(path.join(CORPUS, 'text-manifest.json'), 'utf8')) : {}) as Record<string, { encoding: string }>;
+const manifest = (HAS_CORPUS ? JSON.parse(readFileSync(path.join(CORPUS, 'text-manifest.json'), 'utf8')) : {}) as Record<
+  string,
+  { encoding: string }
+>;
 
 interface CorpusFile {
   name: string;
@@ -57,7 +60,11 @@ const ASCII = ['a', 'b', 'x', ' ', '(', '$', '&', '1', "'", '"', '$&', '$1', '$$
 const BREAKS = ['\n', '\r\n', '\r'];
 
 function unitsOf(f: CorpusFile): fc.Arbitrary<string> {
-  return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...f.chars) }, { weight: 2, arbitrary: fc.constantFrom(...ASCII) }, { weight: 1, arbitrary: fc.constantFrom(...BREAKS) });
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...f.chars) },
+    { weight: 2, arbitrary: fc.constantFrom(...ASCII) },
+    { weight: 1, arbitrary: fc.constantFrom(...BREAKS) },
+  );
 }
 
 interface Case {
@@ -73,7 +80,11 @@ interface Case {
 /** old_string: a slice of the text (with its breaks and curly quotes perhaps changed), or random. */
 function oldStringArb(text: string, units: fc.Arbitrary<string>): fc.Arbitrary<string> {
   const slice = fc
-    .tuple(fc.nat({ max: Math.max(0, text.length - 1) }), fc.integer({ min: 1, max: 12 }), fc.constantFrom('as is', 'lf', 'crlf', 'straight'))
+    .tuple(
+      fc.nat({ max: Math.max(0, text.length - 1) }),
+      fc.integer({ min: 1, max: 12 }),
+      fc.constantFrom('as is', 'lf', 'crlf', 'straight'),
+    )
     .map(([at, len, how]) => {
       const s = text.slice(at, at + len);
       if (how === 'lf') return s.replace(/\r\n?/g, '\n');
@@ -83,7 +94,10 @@ function oldStringArb(text: string, units: fc.Arbitrary<string>): fc.Arbitrary<s
     })
     // A slice that starts or ends inside a CRLF does not name a whole break: not a useful edit.
     .filter((s) => s.length > 0);
-  return fc.oneof({ weight: 4, arbitrary: slice }, { weight: 1, arbitrary: fc.array(units, { minLength: 1, maxLength: 4 }).map((a) => a.join('')) });
+  return fc.oneof(
+    { weight: 4, arbitrary: slice },
+    { weight: 1, arbitrary: fc.array(units, { minLength: 1, maxLength: 4 }).map((a) => a.join('')) },
+  );
 }
 
 // Without the corpus there is no file to draw (the suite below is skipped then).
@@ -161,7 +175,12 @@ describeCorpus('Edit against a reference model of SPEC §6, in every corpus enco
     const sample = fc.sample(caseArb, { seed: 20261130, numRuns: 400 });
     expect(new Set(sample.map((c) => c.file.name)).size).toBe(files.length);
     expect(new Set(sample.map((c) => c.generated)).size).toBe(2);
-    const outcomes = new Set(sample.map((c) => { const r = referenceEdit(c.text, c.oldString, c.newString, c.replaceAll); return r.ok ? 'ok' : r.code; }));
+    const outcomes = new Set(
+      sample.map((c) => {
+        const r = referenceEdit(c.text, c.oldString, c.newString, c.replaceAll);
+        return r.ok ? 'ok' : r.code;
+      }),
+    );
     expect([...outcomes]).toEqual(expect.arrayContaining(['MULTIPLE_MATCHES', 'NO_CHANGE', 'STRING_NOT_FOUND', 'ok']));
   });
 });

@@ -36,12 +36,40 @@ function validatorFor(nb: Json) {
 }
 
 const notebooks = ['notebooks', 'nbformat/tests']
-  .flatMap((dir) => corpusNames(dir).filter((n) => n.endsWith('.ipynb')).map((n) => `${dir}/${n}`))
+  .flatMap((dir) =>
+    corpusNames(dir)
+      .filter((n) => n.endsWith('.ipynb'))
+      .map((n) => `${dir}/${n}`),
+  )
   .map((rel) => ({ rel, text: readFileSync(path.join(CORPUS, rel), 'utf8') }))
   .filter(({ text }) => (JSON.parse(text) as Json).nbformat === 4);
 
 const tricky = fc.string({
-  unit: fc.constantFrom('a', 'Z', ' ', '"', '\\', '/', '{', '}', '[', ']', ',', ':', '\n', '\r\n', '\t', 'é', '概', '😀', '\u2028', '\u0000', '\u001f', '$&', '</script>'),
+  unit: fc.constantFrom(
+    'a',
+    'Z',
+    ' ',
+    '"',
+    '\\',
+    '/',
+    '{',
+    '}',
+    '[',
+    ']',
+    ',',
+    ':',
+    '\n',
+    '\r\n',
+    '\t',
+    'é',
+    '概',
+    '😀',
+    '\u2028',
+    '\u0000',
+    '\u001f',
+    '$&',
+    '</script>',
+  ),
   maxLength: 20,
 });
 
@@ -86,7 +114,13 @@ function apply(nb: Json, step: EditStep): { request: NotebookEditRequest; cells:
     editMode: step.mode,
     cellType: step.mode === 'insert' ? (step.cellType ?? 'code') : step.cellType,
   };
-  const fresh = (type: string): Json => ({ [NEW]: true, cell_type: type, metadata: {}, source: step.source, ...(type === 'code' ? { execution_count: null, outputs: [] } : {}) });
+  const fresh = (type: string): Json => ({
+    [NEW]: true,
+    cell_type: type,
+    metadata: {},
+    source: step.source,
+    ...(type === 'code' ? { execution_count: null, outputs: [] } : {}),
+  });
   if (step.mode === 'delete') cells.splice(index, 1);
   else if (step.mode === 'insert') cells.splice(topInsert ? 0 : index + 1, 0, fresh(request.cellType!));
   else if (index === n) cells.push(fresh(step.cellType ?? 'code'));
@@ -132,7 +166,10 @@ describeCorpus('the notebook serializer under random cell edits (SPEC §9)', () 
         const validate = validatorFor(nb);
         const wasValid = validate(nb) as boolean;
         const hasIds = nb.nbformat_minor >= 5;
-        const idsUnique = (cells: Json[]) => { const ids = cells.map((c) => c.id).filter((id) => id !== undefined); return new Set(ids).size === ids.length; };
+        const idsUnique = (cells: Json[]) => {
+          const ids = cells.map((c) => c.id).filter((id) => id !== undefined);
+          return new Set(ids).size === ids.length;
+        };
         const uniqueBefore = idsUnique(nb.cells);
         for (const step of steps) {
           if (step.mode !== 'insert' && (nb.cells as Json[]).length === 0) continue;

@@ -24,7 +24,16 @@ beforeAll(async () => {
   await fsp.writeFile(path.join(t.root, 'bin.dat'), Buffer.from([0, 1, 2, 255, 0]));
   await fsp.writeFile(
     path.join(t.root, 'nb.ipynb'),
-    JSON.stringify({ cells: [{ cell_type: 'code', execution_count: 1, id: 'c1', metadata: {}, outputs: [], source: ['x = 1'] }], metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1) + '\n',
+    JSON.stringify(
+      {
+        cells: [{ cell_type: 'code', execution_count: 1, id: 'c1', metadata: {}, outputs: [], source: ['x = 1'] }],
+        metadata: {},
+        nbformat: 4,
+        nbformat_minor: 5,
+      },
+      null,
+      1,
+    ) + '\n',
   );
   await fsp.writeFile(path.join(t.root, 'broken.ipynb'), '{"cells": [');
   await fsp.mkdir(path.join(t.root, 'dir'));
@@ -41,14 +50,39 @@ afterAll(async () => {
   await t.close();
 });
 
-const PATHS = ['a.txt', 'empty.txt', 'bin.dat', 'nb.ipynb', 'broken.ipynb', 'dir', 'fifo', 'link-out/passwd', 'link-in', 'new/deep/file.txt', 'new.ipynb',
-  '../outside', '/etc/passwd', '', '.', 'a.txt\u0000x', '\\\\host\\share', '//host/share', '.git/config', 'x'.repeat(5000), 'é/😀.txt', 'cell-0'];
+const PATHS = [
+  'a.txt',
+  'empty.txt',
+  'bin.dat',
+  'nb.ipynb',
+  'broken.ipynb',
+  'dir',
+  'fifo',
+  'link-out/passwd',
+  'link-in',
+  'new/deep/file.txt',
+  'new.ipynb',
+  '../outside',
+  '/etc/passwd',
+  '',
+  '.',
+  'a.txt\u0000x',
+  '\\\\host\\share',
+  '//host/share',
+  '.git/config',
+  'x'.repeat(5000),
+  'é/😀.txt',
+  'cell-0',
+];
 
 /** A value of any JSON type, biased to what the fields expect. */
 const valueArb = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...PATHS) },
   { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
-  { weight: 1, arbitrary: fc.constantFrom('replace', 'insert', 'delete', 'code', 'markdown', 'raw', 'c1', 'cell-0', 'cell-99', 'alpha', 'beta') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('replace', 'insert', 'delete', 'code', 'markdown', 'raw', 'c1', 'cell-0', 'cell-99', 'alpha', 'beta'),
+  },
   { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double(), fc.constantFrom(0, -1, 1, 2 ** 53, 1e308, 2000, 2001)) },
   { weight: 1, arbitrary: fc.boolean() },
   { weight: 1, arbitrary: fc.constant(null) },
@@ -57,22 +91,39 @@ const valueArb = fc.oneof(
 
 function bodyArb(fields: string[]): fc.Arbitrary<string | undefined> {
   const shaped = fc
-    .tuple(fc.subarray(fields), fc.dictionary(fc.constantFrom(...fields, 'extra', '__proto__', 'constructor', 'FILE_PATH'), valueArb, { maxKeys: 3 }))
+    .tuple(
+      fc.subarray(fields),
+      fc.dictionary(fc.constantFrom(...fields, 'extra', '__proto__', 'constructor', 'FILE_PATH'), valueArb, { maxKeys: 3 }),
+    )
     .chain(([keep, extra]) => fc.record(Object.fromEntries(keep.map((f) => [f, valueArb]))).map((base) => ({ ...base, ...extra })))
     .map((o) => JSON.stringify(o));
   return fc.oneof(
     { weight: 6, arbitrary: shaped },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
     { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
-    { weight: 1, arbitrary: fc.constantFrom('', '{', '{"file_path": "a.txt",}', '[]', 'null', '{"__proto__": {"x": 1}}', '\u0000', '{"a":1}{"b":2}') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('', '{', '{"file_path": "a.txt",}', '[]', 'null', '{"__proto__": {"x": 1}}', '\u0000', '{"a":1}{"b":2}'),
+    },
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
 }
 
 const headersArb = fc.record(
   {
-    'content-type': fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', ''),
-    'x-session-id': fc.oneof(fc.constantFrom('s1', 's2', 'default', 'a'.repeat(128), 'a'.repeat(129), 'bad id', '../x', ''), fc.string({ maxLength: 10 })),
+    'content-type': fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/json; charset=latin1',
+      '',
+    ),
+    'x-session-id': fc.oneof(
+      fc.constantFrom('s1', 's2', 'default', 'a'.repeat(128), 'a'.repeat(129), 'bad id', '../x', ''),
+      fc.string({ maxLength: 10 }),
+    ),
     'x-request-id': fc.oneof(fc.constantFrom('req-1', 'x'.repeat(129), 'bad id'), fc.string({ maxLength: 10 })),
     authorization: fc.constantFrom('Bearer nope', 'Basic x', ''),
     accept: fc.constantFrom('application/json', 'text/html', '*/*'),
@@ -80,7 +131,10 @@ const headersArb = fc.record(
   { requiredKeys: [] },
 );
 
-const TEXTS = fc.oneof(fc.constantFrom('alpha', 'beta', '"q"', "'x'", '‘x’', '', 'gamma\n', 'alpha\nbeta', '$&', 'x = 2'), fc.string({ maxLength: 12 }));
+const TEXTS = fc.oneof(
+  fc.constantFrom('alpha', 'beta', '"q"', "'x'", '‘x’', '', 'gamma\n', 'alpha\nbeta', '$&', 'x = 2'),
+  fc.string({ maxLength: 12 }),
+);
 
 /** A value of the type each field takes, mostly valid: the requests that reach the tools. */
 function typedArb(field: string): fc.Arbitrary<unknown> {
@@ -110,7 +164,9 @@ function typedArb(field: string): fc.Arbitrary<unknown> {
 function nearValidArb(fields: string[]): fc.Arbitrary<{ body: string; headers: Record<string, string> }> {
   return fc.record({
     body: fc
-      .record(Object.fromEntries(fields.map((f) => [f, typedArb(f)])), { requiredKeys: fields.filter((f) => /path|string|content|source/.test(f)) })
+      .record(Object.fromEntries(fields.map((f) => [f, typedArb(f)])), {
+        requiredKeys: fields.filter((f) => /path|string|content|source/.test(f)),
+      })
       .map((o) => JSON.stringify(o)),
     headers: fc.record({ 'content-type': fc.constant('application/json'), 'x-session-id': fc.constantFrom('s1', 's2', 'default') }),
   });
@@ -133,7 +189,7 @@ function sendable(headers: Record<string, string>): Record<string, string> {
 }
 
 describe('random requests against every tool route (SPEC §4)', () => {
-  it('never answer 5xx; every answer has the success or the error shape, with the code\'s status', async () => {
+  it("never answer 5xx; every answer has the success or the error shape, with the code's status", async () => {
     expect(routes.length).toBeGreaterThanOrEqual(4);
     const seen = new Map<string, number>();
     await fc.assert(
@@ -166,7 +222,9 @@ describe('random requests against every tool route (SPEC §4)', () => {
     );
     // The generator reached past validation into the tools (a check on the test itself).
     console.info(`request fuzz: ${JSON.stringify(Object.fromEntries([...seen].sort((a, b) => b[1] - a[1])))}`);
-    expect([...seen.keys()]).toEqual(expect.arrayContaining(['200', 'INVALID_INPUT', 'PATH_OUTSIDE_WORKSPACE', 'NOT_A_FILE', 'FILE_NOT_READ']));
+    expect([...seen.keys()]).toEqual(
+      expect.arrayContaining(['200', 'INVALID_INPUT', 'PATH_OUTSIDE_WORKSPACE', 'NOT_A_FILE', 'FILE_NOT_READ']),
+    );
     const health = await t.app.inject({ method: 'GET', url: '/healthz' });
     expect(health.statusCode).toBe(200);
   });
@@ -175,21 +233,37 @@ describe('random requests against every tool route (SPEC §4)', () => {
     const guarded = await makeTestApp({ config: { token: 's3cret-token' } });
     try {
       await fc.assert(
-        fc.asyncProperty(requestArb, fc.constantFrom('Bearer s3cret-token', 'Bearer s3cret-toke', 'bearer s3cret-token', 'Bearer  s3cret-token', 's3cret-token', undefined), async (req, auth) => {
-          const headers = sendable(req.headers as Record<string, string>);
-          delete headers.authorization;
-          if (auth !== undefined) headers.authorization = auth;
-          const res = await guarded.app.inject({ method: req.method as 'POST', url: req.route, headers, ...(req.body === undefined ? {} : { payload: req.body }) });
-          expect(res.statusCode, res.body).toBeLessThan(500);
-          const body = JSON.parse(res.body) as Record<string, any>;
-          // Only the token passes. (A lower-case `bearer` is refused today; RFC 9110 makes scheme
-          // names case-insensitive, so either answer is accepted here.)
-          if (auth === 'bearer s3cret-token') return;
-          if (auth !== 'Bearer s3cret-token') {
-            expect(res.statusCode).toBe(401);
-            expect(body.error.code).toBe('UNAUTHORIZED');
-          } else expect(res.statusCode).not.toBe(401);
-        }),
+        fc.asyncProperty(
+          requestArb,
+          fc.constantFrom(
+            'Bearer s3cret-token',
+            'Bearer s3cret-toke',
+            'bearer s3cret-token',
+            'Bearer  s3cret-token',
+            's3cret-token',
+            undefined,
+          ),
+          async (req, auth) => {
+            const headers = sendable(req.headers as Record<string, string>);
+            delete headers.authorization;
+            if (auth !== undefined) headers.authorization = auth;
+            const res = await guarded.app.inject({
+              method: req.method as 'POST',
+              url: req.route,
+              headers,
+              ...(req.body === undefined ? {} : { payload: req.body }),
+            });
+            expect(res.statusCode, res.body).toBeLessThan(500);
+            const body = JSON.parse(res.body) as Record<string, any>;
+            // Only the token passes. (A lower-case `bearer` is refused today; RFC 9110 makes scheme
+            // names case-insensitive, so either answer is accepted here.)
+            if (auth === 'bearer s3cret-token') return;
+            if (auth !== 'Bearer s3cret-token') {
+              expect(res.statusCode).toBe(401);
+              expect(body.error.code).toBe('UNAUTHORIZED');
+            } else expect(res.statusCode).not.toBe(401);
+          },
+        ),
         { seed: TEST_SEED, numRuns: 300, interruptAfterTimeLimit: 3_000 },
       );
     } finally {

@@ -40,9 +40,7 @@ export function testConfig(root: string, dataDir: string, overrides: Partial<App
 }
 
 /** A fresh app on a fresh temp workspace and data dir; `close()` removes both. */
-export async function makeTestApp(
-  opts: { config?: Partial<AppConfig>; build?: BuildOptions } = {},
-): Promise<TestApp> {
+export async function makeTestApp(opts: { config?: Partial<AppConfig>; build?: BuildOptions } = {}): Promise<TestApp> {
   const base = await mkdtemp(path.join(os.tmpdir(), 'sidefile-test-'));
   const root = path.join(base, 'ws');
   const dataDir = path.join(base, 'data');

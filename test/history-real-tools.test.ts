@@ -36,7 +36,11 @@ describe('history with the real write tools', () => {
 
     const original = notebook('x = 1');
     expect((await s(t.request.post('/v1/tools/write')).send({ file_path: 'n.ipynb', content: original })).status).toBe(200);
-    const edited = await s(t.request.post('/v1/tools/notebook_edit')).send({ notebook_path: 'n.ipynb', cell_id: 'c1', new_source: 'x = 2' });
+    const edited = await s(t.request.post('/v1/tools/notebook_edit')).send({
+      notebook_path: 'n.ipynb',
+      cell_id: 'c1',
+      new_source: 'x = 2',
+    });
     expect(edited.status).toBe(200);
     const [kept] = (await history(t, 'n.ipynb')).versions;
     expect(kept).toMatchObject({ tool: 'NotebookEdit', sha256: sha(original) });

@@ -14,7 +14,9 @@ afterEach(async () => {
   t = undefined;
 });
 
-async function start(config: Parameters<typeof makeTestApp>[0] extends { config?: infer C } | undefined ? C : never = {}): Promise<TestApp> {
+async function start(
+  config: Parameters<typeof makeTestApp>[0] extends { config?: infer C } | undefined ? C : never = {},
+): Promise<TestApp> {
   t = await makeTestApp({ config, build: { tools: fixtureWriteTools() } });
   return t;
 }
@@ -35,7 +37,15 @@ describe('GET /v1/history across the workspace', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       versions: [
-        { file_path: 'a.txt', version: v3, created_at: expect.any(String), session: 'agent', tool: 'Write', size: 2, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+        {
+          file_path: 'a.txt',
+          version: v3,
+          created_at: expect.any(String),
+          session: 'agent',
+          tool: 'Write',
+          size: 2,
+          sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        },
         { file_path: 'dir/b.txt', version: v2, created_at: expect.any(String), session: 'other', tool: 'Write', size: null, sha256: null },
         { file_path: 'a.txt', version: v1, created_at: expect.any(String), session: 'agent', tool: 'Write', size: null, sha256: null },
       ],
@@ -85,14 +95,17 @@ describe('GET /v1/history across the workspace', () => {
     const tools = fixtureWriteTools();
     try {
       const first = await buildApp(testConfig(root, dataDir), { logger: false, tools });
-      const post = (app: typeof first, file: string) => app.inject({ method: 'POST', url: '/v1/tools/fixture_write', payload: { file_path: file, content: file } });
+      const post = (app: typeof first, file: string) =>
+        app.inject({ method: 'POST', url: '/v1/tools/fixture_write', payload: { file_path: file, content: file } });
       for (let i = 0; i < 5; i++) expect((await post(first, `secret/a${i}.txt`)).statusCode).toBe(200);
       const open = (await post(first, 'open.txt')).json().result.version as string;
       for (let i = 0; i < 5; i++) await post(first, `secret/b${i}.txt`);
       await first.close();
       const second = await buildApp(testConfig(root, dataDir, { denyRead: ['secret/**'] }), { logger: false, tools });
       const res = await second.inject({ method: 'GET', url: '/v1/history?limit=2' });
-      expect(res.json().versions.map((x: { file_path: string; version: string }) => [x.file_path, x.version])).toEqual([['open.txt', open]]);
+      expect(res.json().versions.map((x: { file_path: string; version: string }) => [x.file_path, x.version])).toEqual([
+        ['open.txt', open],
+      ]);
       await second.close();
     } finally {
       await rm(base, { recursive: true, force: true });

@@ -18,7 +18,9 @@ afterEach(async () => {
 const tools = fixtureWriteTools();
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
-async function start(config: Parameters<typeof makeTestApp>[0] extends infer O ? (O extends { config?: infer C } ? C : never) : never = {}) {
+async function start(
+  config: Parameters<typeof makeTestApp>[0] extends infer O ? (O extends { config?: infer C } ? C : never) : never = {},
+) {
   t = await makeTestApp({ config, build: { tools } });
   return t;
 }
@@ -101,8 +103,16 @@ describe('GET /v1/history', () => {
     expect(versions).toHaveLength(8);
     expect(versions.at(-1)).toMatchObject({ size: null, sha256: null });
     const final = await readFile(path.join(t!.root, 'race.txt'), 'utf8');
-    const replaced = versions.slice(0, -1).map((v) => v.sha256).sort();
-    expect(replaced).toEqual(contents.filter((c) => c !== final).map(sha).sort());
+    const replaced = versions
+      .slice(0, -1)
+      .map((v) => v.sha256)
+      .sort();
+    expect(replaced).toEqual(
+      contents
+        .filter((c) => c !== final)
+        .map(sha)
+        .sort(),
+    );
   });
 
   it('keeps at most --history-versions per file', async () => {
@@ -185,10 +195,16 @@ describe('POST /v1/history/restore', () => {
     await write(t!, 'a.txt', 'one\n', 'writer');
     const kept = await write(t!, 'a.txt', 'two\n', 'writer');
     expect((await restore(t!, 'a.txt', kept.version!, 'restorer')).status).toBe(200);
-    const same = await t!.request.post('/v1/tools/fixture_append').set('X-Session-Id', 'restorer').send({ file_path: 'a.txt', content: 'more\n' });
+    const same = await t!.request
+      .post('/v1/tools/fixture_append')
+      .set('X-Session-Id', 'restorer')
+      .send({ file_path: 'a.txt', content: 'more\n' });
     expect(same.status).toBe(200);
     expect(await readFile(path.join(t!.root, 'a.txt'), 'utf8')).toBe('one\nmore\n');
-    const other = await t!.request.post('/v1/tools/fixture_append').set('X-Session-Id', 'stranger').send({ file_path: 'a.txt', content: 'x' });
+    const other = await t!.request
+      .post('/v1/tools/fixture_append')
+      .set('X-Session-Id', 'stranger')
+      .send({ file_path: 'a.txt', content: 'x' });
     expect(other.status).toBe(409);
     expect(other.body.error.code).toBe('FILE_NOT_READ');
   });
@@ -227,7 +243,9 @@ describe('POST /v1/history/restore', () => {
       const after = await ready(buildApp(config, { logger: false, tools }));
       const again = (await supertest(after.server).get('/v1/history').query({ file_path: 'a.txt' })).body;
       expect(again).toEqual(listed);
-      const res = await supertest(after.server).post('/v1/history/restore').send({ file_path: 'a.txt', version: listed.versions[0].version });
+      const res = await supertest(after.server)
+        .post('/v1/history/restore')
+        .send({ file_path: 'a.txt', version: listed.versions[0].version });
       expect(res.status).toBe(200);
       expect(await readFile(path.join(base, 'ws', 'a.txt'), 'utf8')).toBe('first');
       await after.close();

@@ -25,7 +25,8 @@ describe(`a notebook of ${CELLS} cells (SPEC §8 "Bounded work")`, () => {
     expect(read.value.body.result.file.cells.map((c: { source: string }) => c.source)).toEqual(['c0', '']);
     const last = CELLS - 1;
     const edit = await probedWhile(t, () =>
-      t.request.post('/v1/tools/notebook_edit').send({ notebook_path: 'huge.ipynb', cell_id: `cell-${last}`, new_source: 'last = 1' }));
+      t.request.post('/v1/tools/notebook_edit').send({ notebook_path: 'huge.ipynb', cell_id: `cell-${last}`, new_source: 'last = 1' }),
+    );
     expect(edit.value.status).toBe(200);
     expect(edit.value.body.text).toBe(`Updated cell cell-${last} with last = 1`);
     const at = original.lastIndexOf('"source": ""');
@@ -38,7 +39,8 @@ describe(`a notebook of ${CELLS} cells (SPEC §8 "Bounded work")`, () => {
   it('refuses an edit of a huge notebook by a moved cell-N the same way (409 CELL_MOVED, on the worker)', async () => {
     await fsp.writeFile(path.join(t.root, 'huge.ipynb'), hugeNotebook(CELLS));
     expect((await t.request.post('/v1/tools/read').send({ file_path: 'huge.ipynb', offset: 1, limit: 1 })).status).toBe(200);
-    const insert = await t.request.post('/v1/tools/notebook_edit')
+    const insert = await t.request
+      .post('/v1/tools/notebook_edit')
       .send({ notebook_path: 'huge.ipynb', cell_id: 'cell-0', edit_mode: 'insert', cell_type: 'code', new_source: 'x' });
     expect(insert.status).toBe(200);
     const before = await fsp.readFile(path.join(t.root, 'huge.ipynb'));

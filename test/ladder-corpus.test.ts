@@ -28,8 +28,13 @@ interface Source {
 }
 
 function sources(): Source[] {
-  const code = readdirSync(CODE).filter((n) => n !== 'README.md').map((n) => ({ name: n, text: readFileSync(path.join(CODE, n), 'utf8') }));
-  const extra = ['text/curly-quotes.md', 'text/crlf.bat'].map((n) => ({ name: path.basename(n), text: readFileSync(path.join(CORPUS, n), 'utf8') }));
+  const code = readdirSync(CODE)
+    .filter((n) => n !== 'README.md')
+    .map((n) => ({ name: n, text: readFileSync(path.join(CODE, n), 'utf8') }));
+  const extra = ['text/curly-quotes.md', 'text/crlf.bat'].map((n) => ({
+    name: path.basename(n),
+    text: readFileSync(path.join(CORPUS, n), 'utf8'),
+  }));
   const own = readdirSync(FIXTURES).map((n) => ({ name: n, text: readFileSync(path.join(FIXTURES, n), 'utf8') }));
   const crlf = ['go-middleware.go', 'py-formatting.py', 'js-utils.js'].map((n) => {
     const s = code.find((c) => c.name === n)!;
@@ -60,7 +65,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await bed?.close();
-  const rows = [...tally].map(([k, t]) => `${k.padEnd(20)} cases ${String(t.cases).padStart(4)}  unambiguous ${String(t.unambiguous).padStart(4)}  landed ${String(t.landed).padStart(4)} (${t.unambiguous ? ((100 * t.landed) / t.unambiguous).toFixed(1) : '-'}%)  refused ${String(t.refused).padStart(3)}  wrong-place ${t.wrongPlace}  ambiguous-applied ${t.ambiguousApplied}`);
+  const rows = [...tally].map(
+    ([k, t]) =>
+      `${k.padEnd(20)} cases ${String(t.cases).padStart(4)}  unambiguous ${String(t.unambiguous).padStart(4)}  landed ${String(t.landed).padStart(4)} (${t.unambiguous ? ((100 * t.landed) / t.unambiguous).toFixed(1) : '-'}%)  refused ${String(t.refused).padStart(3)}  wrong-place ${t.wrongPlace}  ambiguous-applied ${t.ambiguousApplied}`,
+  );
   if (rows.length) console.log(`imperfect-edit corpus (seed ${TEST_SEED}):\n${rows.join('\n')}`);
 });
 

@@ -104,7 +104,10 @@ describe('closest is bounded (SPEC §14)', () => {
     }
     const text = lines.join('\n') + '\n';
     const at = 12_000;
-    const old = lines.slice(at, at + 20).map((l, k) => (k === 7 ? l.replace('compute', 'Compute') : l.replace('\t', '    '))).join('\n');
+    const old = lines
+      .slice(at, at + 20)
+      .map((l, k) => (k === 7 ? l.replace('compute', 'Compute') : l.replace('\t', '    ')))
+      .join('\n');
     findClosest(text, old); // warm up
     // The machine is shared: the median of several runs, not one run that a neighbour slowed.
     const times: number[] = [];
@@ -122,7 +125,10 @@ describe('closest is bounded (SPEC §14)', () => {
     expect(ms).toBeLessThan(50);
     // Every line differs (a renamed call): the word-voting pass scans the whole file as well.
     // Bounded, but not the 50 ms case: on this shared machine it is held to 200 ms.
-    const renamed = lines.slice(at, at + 20).map((l) => l.replace('compute', 'Compute')).join('\n');
+    const renamed = lines
+      .slice(at, at + 20)
+      .map((l) => l.replace('compute', 'Compute'))
+      .join('\n');
     const slow: number[] = [];
     for (let r = 0; r < 5; r += 1) {
       const started = performance.now();

@@ -29,10 +29,13 @@ function raw(port: number, bytes: string | Buffer, responses = 1): Promise<Raw[]
     const chunks: Buffer[] = [];
     const parse = (): Raw[] => {
       const text = Buffer.concat(chunks).toString('utf8');
-      return text.split(/(?=HTTP\/1\.1 \d{3} )/).filter(Boolean).map((one) => {
-        const cut = one.indexOf('\r\n\r\n');
-        return { status: Number(one.slice(9, 12)), headers: one.slice(0, cut), body: one.slice(cut + 4) };
-      });
+      return text
+        .split(/(?=HTTP\/1\.1 \d{3} )/)
+        .filter(Boolean)
+        .map((one) => {
+          const cut = one.indexOf('\r\n\r\n');
+          return { status: Number(one.slice(9, 12)), headers: one.slice(0, cut), body: one.slice(cut + 4) };
+        });
     };
     socket.on('data', (c: Buffer) => {
       chunks.push(c);
@@ -82,14 +85,19 @@ describe('malformed requests get the §4 error shape', () => {
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     // A request whose body is still coming: the connection is busy, so close() does not cut it.
     const body = JSON.stringify({ file_path: 'none.txt' });
-    socket.write(`POST /v1/tools/read HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+    socket.write(
+      `POST /v1/tools/read HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
     await new Promise((r) => setTimeout(r, 100));
     const closing = app.app.close();
     await new Promise((r) => setTimeout(r, 100));
     socket.write(`${body.slice(5)}GET /v1/tools HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
     await closed;
     await closing;
-    const answers = Buffer.concat(chunks).toString('utf8').split(/(?=HTTP\/1\.1 \d{3} )/).filter(Boolean);
+    const answers = Buffer.concat(chunks)
+      .toString('utf8')
+      .split(/(?=HTTP\/1\.1 \d{3} )/)
+      .filter(Boolean);
     expect(answers.map((a) => a.slice(9, 12))).toEqual(['404', '503']);
     const last = answers[1]!;
     expect(last).toMatch(/retry-after: 1/i);

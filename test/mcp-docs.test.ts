@@ -11,7 +11,9 @@ function snippets(): Map<string, Array<{ lang: string; code: string }>> {
   let section = '';
   for (const part of doc.split(/^(### .+)$/m)) {
     if (part.startsWith('### ')) section = part.slice(4).trim();
-    else for (const m of part.matchAll(/```(\w+)\n([\s\S]*?)```/g)) out.set(section, [...(out.get(section) ?? []), { lang: m[1]!, code: m[2]! }]);
+    else
+      for (const m of part.matchAll(/```(\w+)\n([\s\S]*?)```/g))
+        out.set(section, [...(out.get(section) ?? []), { lang: m[1]!, code: m[2]! }]);
   }
   return out;
 }
@@ -46,7 +48,10 @@ describe('docs/mcp.md host snippets', () => {
   });
 
   it('Claude Code: `claude mcp add --transport http` with the bearer header, and a .mcp.json', async () => {
-    const command = blocks.get('Claude Code')!.find((b) => b.lang === 'sh')!.code.trim();
+    const command = blocks
+      .get('Claude Code')!
+      .find((b) => b.lang === 'sh')!
+      .code.trim();
     const m = /^claude mcp add --transport http (\S+) (\S+) --header "Authorization: Bearer \$SIDEFILE_TOKEN"$/.exec(command);
     expect(m, command).not.toBeNull();
     expect(m![2]).toBe(DEFAULT_URL);
@@ -55,7 +60,9 @@ describe('docs/mcp.md host snippets', () => {
     const server = config.mcpServers.sidefile;
     expect(Object.keys(server).sort()).toEqual(['headers', 'type', 'url']);
     expect(server).toEqual({ type: 'http', url: DEFAULT_URL, headers: { Authorization: 'Bearer ${SIDEFILE_TOKEN}' } });
-    expect(await connects(server.url, { Authorization: server.headers.Authorization.replace('${SIDEFILE_TOKEN}', TOKEN) })).toContain('Edit');
+    expect(await connects(server.url, { Authorization: server.headers.Authorization.replace('${SIDEFILE_TOKEN}', TOKEN) })).toContain(
+      'Edit',
+    );
   });
 
   it('Claude Desktop: a stdio entry running mcp-remote with the header from env', async () => {
@@ -77,7 +84,9 @@ describe('docs/mcp.md host snippets', () => {
     expect(Object.keys(server).sort()).toEqual(['headers', 'url']);
     expect(server.url).toBe(DEFAULT_URL);
     expect(server.headers.Authorization).toBe('Bearer ${env:SIDEFILE_TOKEN}');
-    expect(await connects(server.url, { Authorization: server.headers.Authorization.replace('${env:SIDEFILE_TOKEN}', TOKEN) })).toContain('Write');
+    expect(await connects(server.url, { Authorization: server.headers.Authorization.replace('${env:SIDEFILE_TOKEN}', TOKEN) })).toContain(
+      'Write',
+    );
   });
 
   it('VS Code: servers with type http, and the token from a declared password input', async () => {

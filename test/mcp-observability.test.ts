@@ -29,12 +29,23 @@ describe('MCP calls are observed exactly as REST calls', () => {
     await t.request.post('/v1/tools/read').set('X-Session-Id', 'observed').send({ file_path: 'a.txt', offset: 2 });
     const [read, failed, rest] = toolCalls();
     expect(toolCalls()).toHaveLength(3);
-    expect(read).toMatchObject({ tool: 'Read', session: 'observed', path: 'a.txt', outcome: 'ok', code: null, status: 200, transport: 'mcp' });
+    expect(read).toMatchObject({
+      tool: 'Read',
+      session: 'observed',
+      path: 'a.txt',
+      outcome: 'ok',
+      code: null,
+      status: 200,
+      transport: 'mcp',
+    });
     expect(failed).toMatchObject({ tool: 'Edit', outcome: 'error', code: 'STRING_NOT_FOUND', status: 422, transport: 'mcp' });
     expect(rest).toMatchObject({ tool: 'Read', transport: 'rest' });
     expect(typeof read!.reqId).toBe('string');
     // Same fields as the REST line, plus the transport.
-    const keys = (l: Record<string, unknown>) => Object.keys(l).filter((k) => !['time', 'msg', 'reqId', 'transport'].includes(k)).sort();
+    const keys = (l: Record<string, unknown>) =>
+      Object.keys(l)
+        .filter((k) => !['time', 'msg', 'reqId', 'transport'].includes(k))
+        .sort();
     expect(keys(read!)).toEqual(keys(rest!));
     expect(JSON.stringify(lines)).not.toContain('alpha');
   });

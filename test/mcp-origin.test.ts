@@ -37,7 +37,10 @@ function send(method: string, headers: Record<string, string>, body?: string): P
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const writeCall = JSON.stringify({
-  jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Write', arguments: { file_path: 'pwned.txt', content: 'x' } },
+  jsonrpc: '2.0',
+  id: 2,
+  method: 'tools/call',
+  params: { name: 'Write', arguments: { file_path: 'pwned.txt', content: 'x' } },
 });
 
 describe('/mcp under the browser and network rules', () => {
@@ -60,7 +63,11 @@ describe('/mcp under the browser and network rules', () => {
   });
 
   it('refuses a text/plain body (what a page sends without a preflight) with 400 INVALID_INPUT', async () => {
-    const res = await send('POST', { 'content-type': 'text/plain', accept: 'application/json, text/event-stream' }, initializeBody('2025-11-25'));
+    const res = await send(
+      'POST',
+      { 'content-type': 'text/plain', accept: 'application/json, text/event-stream' },
+      initializeBody('2025-11-25'),
+    );
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body).error.code).toBe('INVALID_INPUT');
   });

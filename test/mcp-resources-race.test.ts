@@ -74,7 +74,8 @@ describe('MCP resources/read under races', () => {
     );
     await Promise.all(clients.map((client) => client.close()));
     expect(leaks).toEqual([]);
-    for (const key of outcomes.keys()) expect(key === 'text' || ALLOWED.has(key), `answer ${key}: ${JSON.stringify([...outcomes])}`).toBe(true);
+    for (const key of outcomes.keys())
+      expect(key === 'text' || ALLOWED.has(key), `answer ${key}: ${JSON.stringify([...outcomes])}`).toBe(true);
     // The race was real: both the inside file and the link were met.
     expect(outcomes.get('text') ?? 0).toBeGreaterThan(0);
     expect(outcomes.get('PATH_OUTSIDE_WORKSPACE') ?? 0).toBeGreaterThan(0);

@@ -24,7 +24,10 @@ const put = async (rel: string, bytes: string | Buffer) => {
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('\0\0\0\rIHDR rest of a png')]);
 
 async function rpcError(work: Promise<unknown>): Promise<McpError> {
-  const err = await work.then(() => null, (e: unknown) => e);
+  const err = await work.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(McpError);
   return err as McpError;
 }
@@ -96,10 +99,11 @@ describe('MCP resources', () => {
       updates.push(n.params.uri);
       notify();
     });
-    const next = (count: number) => new Promise<void>((resolve) => {
-      notify = () => updates.length >= count && resolve();
-      notify();
-    });
+    const next = (count: number) =>
+      new Promise<void>((resolve) => {
+        notify = () => updates.length >= count && resolve();
+        notify();
+      });
     await client.subscribeResource({ uri: 'file:///watched.txt' });
     await client.subscribeResource({ uri: 'file:///barrier.txt' });
     // A REST write and an MCP write both notify.

@@ -116,7 +116,9 @@ describe('MCP sessions are sidefile sessions', () => {
     const bad = await rawPost(t!.mcpUrl, '{"jsonrpc": "2.0", "id": 1, ');
     expect(bad.status).toBe(400);
     expect((await json(bad)).error.code).toBe(-32700);
-    const unknown = await rawPost(t!.mcpUrl, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { 'mcp-session-id': 'no-such-session' });
+    const unknown = await rawPost(t!.mcpUrl, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), {
+      'mcp-session-id': 'no-such-session',
+    });
     expect(unknown.status).toBe(404);
     expect((await json(unknown)).error.code).toBe(-32001);
     const early = await rawPost(t!.mcpUrl, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
@@ -129,7 +131,12 @@ describe('MCP sessions are sidefile sessions', () => {
     const init = await rawPost(t!.mcpUrl, initializeBody('2025-11-25'));
     const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
     await rawPost(t!.mcpUrl, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers);
-    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Read', arguments: { file_path: 'missing.txt' } } });
+    const call = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'Read', arguments: { file_path: 'missing.txt' } },
+    });
     const single = await rawPost(t!.mcpUrl, JSON.stringify(call(7)), headers);
     const batch = await rawPost(t!.mcpUrl, JSON.stringify([call(7)]), headers);
     expect(single.status).toBe(200);

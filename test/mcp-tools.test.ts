@@ -61,12 +61,17 @@ describe('MCP tools/list', () => {
 });
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('\0\0\0\rIHDR rest of a png')]);
-const NOTEBOOK = JSON.stringify({
-  cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source: ['x = 1\n'], outputs: [], execution_count: null }],
-  metadata: { kernelspec: { language: 'python', name: 'python3' } },
-  nbformat: 4,
-  nbformat_minor: 5,
-}, null, 1) + '\n';
+const NOTEBOOK =
+  JSON.stringify(
+    {
+      cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source: ['x = 1\n'], outputs: [], execution_count: null }],
+      metadata: { kernelspec: { language: 'python', name: 'python3' } },
+      nbformat: 4,
+      nbformat_minor: 5,
+    },
+    null,
+    1,
+  ) + '\n';
 
 interface Scenario {
   name: string;
@@ -82,33 +87,85 @@ const SCENARIOS: Scenario[] = [
   { name: 'Read of a page', files: { 'a.txt': 'alpha\nbeta\ngamma\n' }, tool: 'Read', args: { file_path: 'a.txt', offset: 2, limit: 1 } },
   { name: 'Read of an image', files: { 'p.png': PNG }, tool: 'Read', args: { file_path: 'p.png' } },
   { name: 'Read of a notebook', files: { 'n.ipynb': NOTEBOOK }, tool: 'Read', args: { file_path: 'n.ipynb' } },
-  { name: 'Read with strict-mode nulls for the optionals', files: { 'a.txt': 'alpha\nbeta\n' }, tool: 'Read', args: { file_path: 'a.txt', offset: null, limit: null } },
+  {
+    name: 'Read with strict-mode nulls for the optionals',
+    files: { 'a.txt': 'alpha\nbeta\n' },
+    tool: 'Read',
+    args: { file_path: 'a.txt', offset: null, limit: null },
+  },
   { name: 'Read of a missing file', files: {}, tool: 'Read', args: { file_path: 'nope.txt' } },
   { name: 'Read outside the workspace', files: {}, tool: 'Read', args: { file_path: '../outside.txt' } },
   { name: 'Read with an unknown field', files: { 'a.txt': 'a\n' }, tool: 'Read', args: { file_path: 'a.txt', offest: 2 } },
-  { name: 'Edit', files: { 'a.txt': 'alpha\nbeta\n' }, read: ['a.txt'], tool: 'Edit', args: { file_path: 'a.txt', old_string: 'beta', new_string: 'BETA' } },
+  {
+    name: 'Edit',
+    files: { 'a.txt': 'alpha\nbeta\n' },
+    read: ['a.txt'],
+    tool: 'Edit',
+    args: { file_path: 'a.txt', old_string: 'beta', new_string: 'BETA' },
+  },
   // Past OFF_LOOP_BYTES: the worker's patch (a whole-region hunk) reaches MCP as REST sends it.
   {
-    name: 'Edit replace_all in a 3 MB file (on the worker thread)', files: { 'big.txt': 'ab "q" \\n é\n'.repeat(250_000) }, read: [{ file_path: 'big.txt', offset: 1, limit: 1 }], tool: 'Edit',
+    name: 'Edit replace_all in a 3 MB file (on the worker thread)',
+    files: { 'big.txt': 'ab "q" \\n é\n'.repeat(250_000) },
+    read: [{ file_path: 'big.txt', offset: 1, limit: 1 }],
+    tool: 'Edit',
     args: { file_path: 'big.txt', old_string: 'ab', new_string: 'xy', replace_all: true },
   },
-  { name: 'Edit of an unread file', files: { 'a.txt': 'alpha\n' }, tool: 'Edit', args: { file_path: 'a.txt', old_string: 'alpha', new_string: 'x' } },
-  { name: 'Edit of text not there', files: { 'a.txt': 'alpha\n' }, read: ['a.txt'], tool: 'Edit', args: { file_path: 'a.txt', old_string: 'omega', new_string: 'x' } },
-  { name: 'Edit of repeated text', files: { 'a.txt': 'x\nx\n' }, read: ['a.txt'], tool: 'Edit', args: { file_path: 'a.txt', old_string: 'x', new_string: 'y' } },
-  { name: 'Edit with a number for a string', files: { 'a.txt': 'x\n' }, read: ['a.txt'], tool: 'Edit', args: { file_path: 'a.txt', old_string: 1, new_string: 'y' } },
+  {
+    name: 'Edit of an unread file',
+    files: { 'a.txt': 'alpha\n' },
+    tool: 'Edit',
+    args: { file_path: 'a.txt', old_string: 'alpha', new_string: 'x' },
+  },
+  {
+    name: 'Edit of text not there',
+    files: { 'a.txt': 'alpha\n' },
+    read: ['a.txt'],
+    tool: 'Edit',
+    args: { file_path: 'a.txt', old_string: 'omega', new_string: 'x' },
+  },
+  {
+    name: 'Edit of repeated text',
+    files: { 'a.txt': 'x\nx\n' },
+    read: ['a.txt'],
+    tool: 'Edit',
+    args: { file_path: 'a.txt', old_string: 'x', new_string: 'y' },
+  },
+  {
+    name: 'Edit with a number for a string',
+    files: { 'a.txt': 'x\n' },
+    read: ['a.txt'],
+    tool: 'Edit',
+    args: { file_path: 'a.txt', old_string: 1, new_string: 'y' },
+  },
   { name: 'Write of a new file', files: {}, tool: 'Write', args: { file_path: 'dir/new.txt', content: 'fresh\n' } },
-  { name: 'Write over a read file', files: { 'a.txt': 'old\r\n' }, read: ['a.txt'], tool: 'Write', args: { file_path: 'a.txt', content: 'new\nlines\n' } },
+  {
+    name: 'Write over a read file',
+    files: { 'a.txt': 'old\r\n' },
+    read: ['a.txt'],
+    tool: 'Write',
+    args: { file_path: 'a.txt', content: 'new\nlines\n' },
+  },
   { name: 'Write over an unread file', files: { 'a.txt': 'old\n' }, tool: 'Write', args: { file_path: 'a.txt', content: 'new\n' } },
   {
-    name: 'NotebookEdit of a cell', files: { 'n.ipynb': NOTEBOOK }, read: ['n.ipynb'], tool: 'NotebookEdit',
+    name: 'NotebookEdit of a cell',
+    files: { 'n.ipynb': NOTEBOOK },
+    read: ['n.ipynb'],
+    tool: 'NotebookEdit',
     args: { notebook_path: 'n.ipynb', cell_id: 'c1', new_source: 'x = 2\n' },
   },
   {
-    name: 'ApplyPatch', files: { 'a.txt': 'a\nb\n' }, read: ['a.txt'], tool: 'ApplyPatch',
+    name: 'ApplyPatch',
+    files: { 'a.txt': 'a\nb\n' },
+    read: ['a.txt'],
+    tool: 'ApplyPatch',
     args: { patch: '*** Begin Patch\n*** Update File: a.txt\n@@\n a\n-b\n+B\n*** Add File: new/c.txt\n+c\n*** End Patch\n' },
   },
   {
-    name: 'ApplyPatch with context not in the file', files: { 'a.txt': 'a\nb\n' }, read: ['a.txt'], tool: 'ApplyPatch',
+    name: 'ApplyPatch with context not in the file',
+    files: { 'a.txt': 'a\nb\n' },
+    read: ['a.txt'],
+    tool: 'ApplyPatch',
     args: { patch: '*** Begin Patch\n*** Update File: a.txt\n@@\n zzz\n-b\n+B\n*** End Patch\n' },
   },
 ];
@@ -124,7 +181,10 @@ async function putFiles(files: Scenario['files']): Promise<void> {
 async function snapshot(): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const entry of await fsp.readdir(t.root, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) out[path.relative(t.root, path.join(entry.parentPath, entry.name))] = (await fsp.readFile(path.join(entry.parentPath, entry.name))).toString('base64');
+    if (entry.isFile())
+      out[path.relative(t.root, path.join(entry.parentPath, entry.name))] = (
+        await fsp.readFile(path.join(entry.parentPath, entry.name))
+      ).toString('base64');
   }
   return out;
 }
@@ -142,7 +202,10 @@ describe('MCP tools/call answers as REST does for the same request', () => {
       for (const args of reads) {
         expect((await t.request.post('/v1/tools/read').set('X-Session-Id', restSession).send(args)).status).toBe(200);
       }
-      const rest = await t.request.post(`/v1/tools/${slugOf(s.tool)}`).set('X-Session-Id', restSession).send(s.args);
+      const rest = await t.request
+        .post(`/v1/tools/${slugOf(s.tool)}`)
+        .set('X-Session-Id', restSession)
+        .send(s.args);
       const restDisk = await snapshot();
 
       await putFiles(s.files);

@@ -111,10 +111,16 @@ describe('GET /metrics after real tool calls', () => {
     const afterWrite = await scrape(t);
     expect(sample(afterWrite, 'sidefile_sessions_active')).toBe(1);
     expect(sample(afterWrite, 'sidefile_read_state_entries')).toBe(1);
-    const refused = await t.request.post('/v1/tools/edit').set('X-Session-Id', 'm2').send({ file_path: 'a.txt', old_string: 'hello', new_string: 'bye' });
+    const refused = await t.request
+      .post('/v1/tools/edit')
+      .set('X-Session-Id', 'm2')
+      .send({ file_path: 'a.txt', old_string: 'hello', new_string: 'bye' });
     expect(refused.status).toBe(409);
     const versions = (await t.request.get('/v1/history').query({ file_path: 'a.txt' })).body.versions;
-    const restored = await t.request.post('/v1/history/restore').set('X-Session-Id', 'm1').send({ file_path: 'a.txt', version: versions[0].version });
+    const restored = await t.request
+      .post('/v1/history/restore')
+      .set('X-Session-Id', 'm1')
+      .send({ file_path: 'a.txt', version: versions[0].version });
     expect(restored.status).toBe(200);
     const text = await scrape(t);
     expect(sample(text, 'sidefile_tool_calls_total', { tool: 'Write', outcome: 'ok', code: '' })).toBe(1);

@@ -13,7 +13,8 @@ afterEach(async () => {
 
 const put = (rel: string, text: string | Buffer) => fsp.writeFile(path.join(t.root, rel), text);
 const bytes = (rel: string) => fsp.readFile(path.join(t.root, rel));
-const multi = (body: Record<string, unknown>, session = 'default') => t.request.post('/v1/tools/multi_edit').set('X-Session-Id', session).send(body);
+const multi = (body: Record<string, unknown>, session = 'default') =>
+  t.request.post('/v1/tools/multi_edit').set('X-Session-Id', session).send(body);
 
 describe('POST /v1/tools/multi_edit (SPEC §12)', () => {
   it('applies the edits in order, each on the text the one before left, with one rung per edit', async () => {
@@ -55,23 +56,44 @@ describe('POST /v1/tools/multi_edit (SPEC §12)', () => {
   it('a later edit sees what an earlier one wrote: MULTIPLE_MATCHES with rung and lines', async () => {
     await put('a.txt', 'a\nb\n');
     await readFully(t, 'a.txt');
-    const res = await multi({ file_path: 'a.txt', edits: [{ old_string: 'a', new_string: 'b' }, { old_string: 'b', new_string: 'c' }] });
+    const res = await multi({
+      file_path: 'a.txt',
+      edits: [
+        { old_string: 'a', new_string: 'b' },
+        { old_string: 'b', new_string: 'c' },
+      ],
+    });
     expect(res.status).toBe(422);
-    expect(res.body.error).toMatchObject({ code: 'MULTIPLE_MATCHES', details: { matches: 2, rung: 'exact', lines: [1, 2], edit_index: 1 } });
+    expect(res.body.error).toMatchObject({
+      code: 'MULTIPLE_MATCHES',
+      details: { matches: 2, rung: 'exact', lines: [1, 2], edit_index: 1 },
+    });
     expect(res.body.error.message).toMatch(/^edit 2 of 2: /);
     expect((await bytes('a.txt')).toString()).toBe('a\nb\n');
   });
 
   it('answers NO_CHANGE for an edit whose old_string equals its new_string', async () => {
     await put('a.txt', 'a\n');
-    const res = await multi({ file_path: 'a.txt', edits: [{ old_string: 'a', new_string: 'b' }, { old_string: 'x', new_string: 'x' }] });
+    const res = await multi({
+      file_path: 'a.txt',
+      edits: [
+        { old_string: 'a', new_string: 'b' },
+        { old_string: 'x', new_string: 'x' },
+      ],
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'NO_CHANGE', details: { edit_index: 1 } });
     expect(res.body.error.message).toMatch(/^edit 2 of 2: /);
   });
 
   it('creates a missing file when the first edit’s old_string is empty; FILE_NOT_FOUND otherwise', async () => {
-    const res = await multi({ file_path: 'new/b.txt', edits: [{ old_string: '', new_string: 'hello world\n' }, { old_string: 'world', new_string: 'there' }] });
+    const res = await multi({
+      file_path: 'new/b.txt',
+      edits: [
+        { old_string: '', new_string: 'hello world\n' },
+        { old_string: 'world', new_string: 'there' },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({ edits_applied: 2, replacements: 2, matches: ['exact', 'exact'] });
     expect((await bytes('new/b.txt')).toString()).toBe('hello there\n');
@@ -110,7 +132,13 @@ describe('POST /v1/tools/multi_edit (SPEC §12)', () => {
   it('keeps CRLF and every byte outside the edits', async () => {
     await put('w.txt', 'one\r\ntwo\nthree\r\n');
     await readFully(t, 'w.txt');
-    const res = await multi({ file_path: 'w.txt', edits: [{ old_string: 'one', new_string: '1\n1' }, { old_string: 'three', new_string: '3' }] });
+    const res = await multi({
+      file_path: 'w.txt',
+      edits: [
+        { old_string: 'one', new_string: '1\n1' },
+        { old_string: 'three', new_string: '3' },
+      ],
+    });
     expect(res.status).toBe(200);
     expect((await bytes('w.txt')).toString()).toBe('1\r\n1\r\ntwo\n3\r\n');
   });

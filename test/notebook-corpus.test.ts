@@ -48,7 +48,11 @@ function jupyterDump(value: unknown): string {
     Array.isArray(x)
       ? x.map(sort)
       : x !== null && typeof x === 'object'
-        ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, sort((x as Json)[k])]))
+        ? Object.fromEntries(
+            Object.keys(x)
+              .sort()
+              .map((k) => [k, sort((x as Json)[k])]),
+          )
         : x;
   return JSON.stringify(sort(value), null, 1) + '\n';
 }
@@ -83,18 +87,29 @@ function casesFor(nb: Json): Case[] {
   const markdown = cells.findIndex((c) => c.cell_type === 'markdown');
   const out: Case[] = [];
   if (anyCode >= 0) {
-    out.push({ name: 'replace a code cell', kind: 'replace', index: anyCode,
-      request: { cellId: id(anyCode), newSource: 'total = sum(range(10))\nprint(total)', editMode: 'replace' } });
+    out.push({
+      name: 'replace a code cell',
+      kind: 'replace',
+      index: anyCode,
+      request: { cellId: id(anyCode), newSource: 'total = sum(range(10))\nprint(total)', editMode: 'replace' },
+    });
   }
   if (markdown >= 0) {
-    out.push({ name: 'replace a markdown cell', kind: 'replace', index: markdown,
-      request: { cellId: id(markdown), newSource: '## Résumé — 概要\n\nNew *text*.\n', editMode: 'replace' } });
+    out.push({
+      name: 'replace a markdown cell',
+      kind: 'replace',
+      index: markdown,
+      request: { cellId: id(markdown), newSource: '## Résumé — 概要\n\nNew *text*.\n', editMode: 'replace' },
+    });
   }
   if (cells.length > 0) {
-    out.push({ name: 'insert after a middle cell', kind: 'insert', index: middle,
-      request: { cellId: id(middle), newSource: 'import os\nos.getcwd()', cellType: 'code', editMode: 'insert' } });
-    out.push({ name: 'delete a cell', kind: 'delete', index: middle,
-      request: { cellId: id(middle), newSource: '', editMode: 'delete' } });
+    out.push({
+      name: 'insert after a middle cell',
+      kind: 'insert',
+      index: middle,
+      request: { cellId: id(middle), newSource: 'import os\nos.getcwd()', cellType: 'code', editMode: 'insert' },
+    });
+    out.push({ name: 'delete a cell', kind: 'delete', index: middle, request: { cellId: id(middle), newSource: '', editMode: 'delete' } });
   }
   return out;
 }
@@ -158,7 +173,7 @@ describe.each(v4)('NotebookEdit on %s', (rel) => {
     expect(doc.bom + doc.text).toBe(text);
   });
 
-  it.each(casesFor(original))('$name: valid, untouched cells equal, only that cell\'s text changed', (c) => {
+  it.each(casesFor(original))("$name: valid, untouched cells equal, only that cell's text changed", (c) => {
     const outcome = editNotebook(text, c.request, makeId);
     const edited = JSON.parse(outcome.text) as Json;
     if (wasValid) expect(validate(edited), JSON.stringify(validate.errors)).toBe(true);
@@ -194,8 +209,6 @@ describe.each(v4)('NotebookEdit on %s', (rel) => {
 describe.each(v3)('NotebookEdit on nbformat < 4: %s', (rel) => {
   it('refuses with INVALID_NOTEBOOK', () => {
     const request: NotebookEditRequest = { cellId: 'cell-0', newSource: 'x', editMode: 'replace' };
-    expect(() => editNotebook(texts.get(rel) as string, request)).toThrow(
-      expect.objectContaining({ code: 'INVALID_NOTEBOOK' }),
-    );
+    expect(() => editNotebook(texts.get(rel) as string, request)).toThrow(expect.objectContaining({ code: 'INVALID_NOTEBOOK' }));
   });
 });

@@ -26,8 +26,12 @@ async function readFirst(rel: string, session = 'default'): Promise<void> {
   const real = await fsp.realpath(file(rel));
   const bytes = await fsp.readFile(real);
   t.app.services.readState.recordRead(session, real, {
-    stamp: stampOf(await fsp.stat(real)), hash: sha256Hex(bytes), unit: 'cells', total: null,
-    range: null, rangeKey: 'cells:1:all',
+    stamp: stampOf(await fsp.stat(real)),
+    hash: sha256Hex(bytes),
+    unit: 'cells',
+    total: null,
+    range: null,
+    rangeKey: 'cells:1:all',
   });
 }
 
@@ -89,7 +93,9 @@ describe('POST /v1/tools/notebook_edit', () => {
     await readFirst('p.ipynb');
     const sources = Array.from({ length: 8 }, (_, i) => `n${i}`);
     const results = await Promise.all(
-      sources.map((s) => notebookEdit({ notebook_path: 'p.ipynb', cell_id: 'a', new_source: s, cell_type: 'markdown', edit_mode: 'insert' })),
+      sources.map((s) =>
+        notebookEdit({ notebook_path: 'p.ipynb', cell_id: 'a', new_source: s, cell_type: 'markdown', edit_mode: 'insert' }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(sources.map(() => 200));
     const nb = JSON.parse(await onDisk('p.ipynb'));
@@ -129,31 +135,51 @@ describe('POST /v1/tools/notebook_edit', () => {
 
 describe('NotebookEdit errors, each with its status', () => {
   const cases: Array<[string, number, () => Promise<Record<string, unknown>>]> = [
-    ['WRONG_TOOL', 400, async () => {
-      await put('a.py', 'x = 1\n');
-      await readFirst('a.py');
-      return { notebook_path: 'a.py', cell_id: 'cell-0', new_source: 'y' };
-    }],
-    ['FILE_NOT_READ', 409, async () => {
-      await put('n.ipynb', jupyter([md('a', 'A')]));
-      return { notebook_path: 'n.ipynb', cell_id: 'a', new_source: 'y' };
-    }],
-    ['FILE_MODIFIED_SINCE_READ', 409, async () => {
-      await put('n.ipynb', jupyter([md('a', 'A')]));
-      await readFirst('n.ipynb');
-      await put('n.ipynb', jupyter([md('a', 'changed')]));
-      return { notebook_path: 'n.ipynb', cell_id: 'a', new_source: 'y' };
-    }],
-    ['INVALID_NOTEBOOK', 422, async () => {
-      await put('n.ipynb', '{"cells": "no"}');
-      await readFirst('n.ipynb');
-      return { notebook_path: 'n.ipynb', cell_id: 'cell-0', new_source: 'y' };
-    }],
-    ['CELL_NOT_FOUND', 404, async () => {
-      await put('n.ipynb', jupyter([md('a', 'A')]));
-      await readFirst('n.ipynb');
-      return { notebook_path: 'n.ipynb', cell_id: 'missing', new_source: 'y' };
-    }],
+    [
+      'WRONG_TOOL',
+      400,
+      async () => {
+        await put('a.py', 'x = 1\n');
+        await readFirst('a.py');
+        return { notebook_path: 'a.py', cell_id: 'cell-0', new_source: 'y' };
+      },
+    ],
+    [
+      'FILE_NOT_READ',
+      409,
+      async () => {
+        await put('n.ipynb', jupyter([md('a', 'A')]));
+        return { notebook_path: 'n.ipynb', cell_id: 'a', new_source: 'y' };
+      },
+    ],
+    [
+      'FILE_MODIFIED_SINCE_READ',
+      409,
+      async () => {
+        await put('n.ipynb', jupyter([md('a', 'A')]));
+        await readFirst('n.ipynb');
+        await put('n.ipynb', jupyter([md('a', 'changed')]));
+        return { notebook_path: 'n.ipynb', cell_id: 'a', new_source: 'y' };
+      },
+    ],
+    [
+      'INVALID_NOTEBOOK',
+      422,
+      async () => {
+        await put('n.ipynb', '{"cells": "no"}');
+        await readFirst('n.ipynb');
+        return { notebook_path: 'n.ipynb', cell_id: 'cell-0', new_source: 'y' };
+      },
+    ],
+    [
+      'CELL_NOT_FOUND',
+      404,
+      async () => {
+        await put('n.ipynb', jupyter([md('a', 'A')]));
+        await readFirst('n.ipynb');
+        return { notebook_path: 'n.ipynb', cell_id: 'missing', new_source: 'y' };
+      },
+    ],
     ['FILE_NOT_FOUND', 404, async () => ({ notebook_path: 'none.ipynb', cell_id: 'a', new_source: 'y' })],
     ['INVALID_INPUT', 400, async () => ({ notebook_path: 'n.ipynb', new_source: 'y' })],
     ['PATH_OUTSIDE_WORKSPACE', 403, async () => ({ notebook_path: '../x.ipynb', cell_id: 'a', new_source: 'y' })],

@@ -35,15 +35,28 @@ const cases: Case[] = [
   { name: 'missing cells', content: jupyter({ metadata: {}, nbformat: 4, nbformat_minor: 5 }), invalid: 'it has no "cells" array' },
   {
     name: 'nbformat 3',
-    content: jupyter({ metadata: {}, nbformat: 3, nbformat_minor: 0, worksheets: [{ cells: [{ cell_type: 'markdown', metadata: {}, source: ['a'] }], metadata: {} }] }),
+    content: jupyter({
+      metadata: {},
+      nbformat: 3,
+      nbformat_minor: 0,
+      worksheets: [{ cells: [{ cell_type: 'markdown', metadata: {}, source: ['a'] }], metadata: {} }],
+    }),
     invalid: null,
     editRefusal: 'this one is nbformat 3',
     cells: 1,
   },
   { name: 'nbformat 4 without minor', content: jupyter({ cells: [markdown('a')], metadata: {}, nbformat: 4 }), invalid: null, cells: 1 },
   { name: 'nbformat 5', content: jupyter({ cells: [markdown('a')], metadata: {}, nbformat: 5, nbformat_minor: 0 }), invalid: 'nbformat 5' },
-  { name: 'nbformat as a string', content: jupyter({ cells: [], metadata: {}, nbformat: '4', nbformat_minor: 5 }), invalid: 'no integer "nbformat"' },
-  { name: 'cells not an array', content: jupyter({ cells: {}, metadata: {}, nbformat: 4, nbformat_minor: 5 }), invalid: 'its "cells" is not an array' },
+  {
+    name: 'nbformat as a string',
+    content: jupyter({ cells: [], metadata: {}, nbformat: '4', nbformat_minor: 5 }),
+    invalid: 'no integer "nbformat"',
+  },
+  {
+    name: 'cells not an array',
+    content: jupyter({ cells: {}, metadata: {}, nbformat: 4, nbformat_minor: 5 }),
+    invalid: 'its "cells" is not an array',
+  },
   {
     name: 'a cell without cell_type',
     content: jupyter({ cells: [{ id: 'a', metadata: {}, source: ['a'] }], metadata: {}, nbformat: 4, nbformat_minor: 5 }),
@@ -53,7 +66,11 @@ const cases: Case[] = [
   { name: 'deep nesting', content: deepNotebook(1000), invalid: 'nests deeper than 512 levels' },
 ];
 
-const exists = (rel: string) => fsp.stat(path.join(t.root, rel)).then(() => true, () => false);
+const exists = (rel: string) =>
+  fsp.stat(path.join(t.root, rel)).then(
+    () => true,
+    () => false,
+  );
 
 describe.each(cases)('notebook JSON rule: $name', ({ name, content, invalid, editRefusal, cells }) => {
   const slug = name.replace(/\W+/g, '-');
@@ -86,8 +103,14 @@ describe.each(cases)('notebook JSON rule: $name', ({ name, content, invalid, edi
 
   it(invalid === null ? 'ApplyPatch adds it (200)' : 'ApplyPatch Add answers 422 INVALID_NOTEBOOK and writes nothing', async () => {
     const rel = `patch-${slug}.ipynb`;
-    const lines = content.replace(/\n$/, '').split('\n').map((l) => `+${l}\n`).join('');
-    const res = await t.request.post('/v1/tools/apply_patch').send({ patch: `*** Begin Patch\n*** Add File: ${rel}\n${lines}*** End Patch\n` });
+    const lines = content
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((l) => `+${l}\n`)
+      .join('');
+    const res = await t.request
+      .post('/v1/tools/apply_patch')
+      .send({ patch: `*** Begin Patch\n*** Add File: ${rel}\n${lines}*** End Patch\n` });
     if (invalid === null) {
       expect(res.status).toBe(200);
       expect(await fsp.readFile(path.join(t.root, rel), 'utf8')).toBe(content.endsWith('\n') ? content : `${content}\n`);
@@ -106,7 +129,9 @@ describe.each(cases)('notebook JSON rule: $name', ({ name, content, invalid, edi
     if (refusal === undefined) {
       expect(res.status).toBe(200);
       // Only the cell's source line changes (SPEC §9: the file's own layout is kept).
-      expect(await fsp.readFile(path.join(t.root, rel), 'utf8')).toBe(content.replace('"source": [\n    "a"\n   ]', '"source": [\n    "b"\n   ]'));
+      expect(await fsp.readFile(path.join(t.root, rel), 'utf8')).toBe(
+        content.replace('"source": [\n    "a"\n   ]', '"source": [\n    "b"\n   ]'),
+      );
     } else {
       expect([res.status, res.body.error.code]).toEqual([422, 'INVALID_NOTEBOOK']);
       expect(res.body.error.message).toContain(refusal);

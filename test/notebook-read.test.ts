@@ -63,7 +63,13 @@ describe('Read → NotebookEdit → Read', () => {
     expect(again.body.result.type).toBe('notebook');
     expect(again.body.result.file.cells[0].source).toBe('# 新标题');
     // The session's own write counts as seen: a second edit needs no new read.
-    const second = await notebookEdit({ notebook_path: 'zh.ipynb', cell_id: 'cell-1', new_source: 'x', cell_type: 'code', edit_mode: 'insert' });
+    const second = await notebookEdit({
+      notebook_path: 'zh.ipynb',
+      cell_id: 'cell-1',
+      new_source: 'x',
+      cell_type: 'code',
+      edit_mode: 'insert',
+    });
     expect(second.status).toBe(200);
     expect(second.body.result.cell_id).toBe('cell-2');
   });

@@ -29,12 +29,24 @@ describe('OpenAPI for users tooling', () => {
       await writeFile(
         path.join(dir, 'tsconfig.json'),
         JSON.stringify({
-          compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2023', 'DOM'], skipLibCheck: true, types: [] },
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            target: 'ES2022',
+            lib: ['ES2023', 'DOM'],
+            skipLibCheck: true,
+            types: [],
+          },
           files: ['agent-session.ts'],
         }),
       );
       const tsc = path.resolve('node_modules/.bin/tsc');
-      const result = await run(tsc, ['-p', dir]).then(() => '', (err: { stdout: string }) => err.stdout);
+      const result = await run(tsc, ['-p', dir]).then(
+        () => '',
+        (err: { stdout: string }) => err.stdout,
+      );
       expect(result).toBe('');
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -7,7 +7,11 @@ import { makeTestApp } from './helpers.js';
 
 /** SPEC §10 / issue 11: the document a newcomer reads — its title, error codes and examples. */
 
-type Media = { schema: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } }; example?: unknown; examples?: Record<string, { value: unknown }> };
+type Media = {
+  schema: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } };
+  example?: unknown;
+  examples?: Record<string, { value: unknown }>;
+};
 type Operation = { requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> };
 
 const examplesOf = (media: Media | undefined): unknown[] =>
@@ -15,7 +19,9 @@ const examplesOf = (media: Media | undefined): unknown[] =>
 
 async function operations(): Promise<Array<[string, Operation]>> {
   const doc = JSON.parse(await renderOpenApi()) as { paths: Record<string, Record<string, Operation>> };
-  return Object.entries(doc.paths).flatMap(([url, item]) => Object.entries(item).map(([method, op]) => [`${method} ${url}`, op] as [string, Operation]));
+  return Object.entries(doc.paths).flatMap(([url, item]) =>
+    Object.entries(item).map(([method, op]) => [`${method} ${url}`, op] as [string, Operation]),
+  );
 }
 
 describe('the OpenAPI document for a reader', () => {
@@ -44,7 +50,9 @@ describe('the OpenAPI document for a reader', () => {
         expect(Object.keys(op.responses), name).not.toContain('401');
         expect(Object.keys(op.responses), name).not.toContain('403');
       } else {
-        expect(op.responses['403']?.content?.['application/json']?.schema.properties?.error?.properties?.code?.enum, name).toContain('ORIGIN_DENIED');
+        expect(op.responses['403']?.content?.['application/json']?.schema.properties?.error?.properties?.code?.enum, name).toContain(
+          'ORIGIN_DENIED',
+        );
       }
     }
     const read = Object.fromEntries(await operations())['post /v1/tools/read']!;
@@ -64,15 +72,30 @@ describe('the OpenAPI document for a reader', () => {
     const cell = (id: string, source: string[]) => ({ cell_type: 'code', execution_count: null, id, metadata: {}, outputs: [], source });
     await writeFile(
       path.join(t.root, 'analysis.ipynb'),
-      JSON.stringify({ cells: [cell('load', ['import pandas as pd\n', "df = pd.read_csv('data.csv')"]), cell('look', ['df.head()'])], metadata: {}, nbformat: 4, nbformat_minor: 5 }),
+      JSON.stringify({
+        cells: [cell('load', ['import pandas as pd\n', "df = pd.read_csv('data.csv')"]), cell('look', ['df.head()'])],
+        metadata: {},
+        nbformat: 4,
+        nbformat_minor: 5,
+      }),
     );
     const steps: Array<[string, string, number]> = [
-      ['read', 'Read', 0], ['edit', 'Edit', 0], ['multi_edit', 'MultiEdit', 0], ['apply_patch', 'ApplyPatch', 0],
-      ['write', 'Write', 0], ['read', 'Read', 1], ['notebook_edit', 'NotebookEdit', 0],
+      ['read', 'Read', 0],
+      ['edit', 'Edit', 0],
+      ['multi_edit', 'MultiEdit', 0],
+      ['apply_patch', 'ApplyPatch', 0],
+      ['write', 'Write', 0],
+      ['read', 'Read', 1],
+      ['notebook_edit', 'NotebookEdit', 0],
     ];
     for (const [slug, tool, i] of steps) {
       const ex = TOOL_EXAMPLES[tool]!;
-      const res = await t.app.inject({ method: 'POST', url: `/v1/tools/${slug}`, headers: { 'x-session-id': 'agent-1' }, payload: ex.requests[i] as object });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/v1/tools/${slug}`,
+        headers: { 'x-session-id': 'agent-1' },
+        payload: ex.requests[i] as object,
+      });
       expect(res.json(), `${tool} #${i}`).toEqual(ex.responses[i]);
     }
     await t.close();

@@ -86,13 +86,24 @@ describe('DNS rebinding and foreign origins (SPEC §17)', () => {
     const { t: app, port } = await listening();
     await writeFile(path.join(app.root, 'secret.txt'), 'top secret\n');
     const origins = [
-      'http://evil.example', 'null', `http://localhost:${port + 1}`, `https://localhost:${port}`,
-      'http://localhost', `http://127.0.0.2:${port}`, 'file://', `http://localhost:${port}.evil.example`,
+      'http://evil.example',
+      'null',
+      `http://localhost:${port + 1}`,
+      `https://localhost:${port}`,
+      'http://localhost',
+      `http://127.0.0.2:${port}`,
+      'file://',
+      `http://localhost:${port}.evil.example`,
     ];
     const answers = await Promise.all(
       Array.from({ length: 80 }, (_, i) =>
-        send(port, 'POST', '/v1/tools/read', { host: `127.0.0.1:${port}`, origin: origins[i % origins.length]!, ...JSON_TYPE },
-          JSON.stringify({ file_path: 'secret.txt' })),
+        send(
+          port,
+          'POST',
+          '/v1/tools/read',
+          { host: `127.0.0.1:${port}`, origin: origins[i % origins.length]!, ...JSON_TYPE },
+          JSON.stringify({ file_path: 'secret.txt' }),
+        ),
       ),
     );
     const through = answers.filter((a) => a.status !== 403 || code(a) !== 'ORIGIN_DENIED');
@@ -121,9 +132,19 @@ describe('DNS rebinding and foreign origins (SPEC §17)', () => {
   it('derives the own origin from a loopback Host when the app is not listening (inject)', async () => {
     t = await makeTestApp();
     await writeFile(path.join(t.root, 'a.txt'), 'hello\n');
-    const ok = await t.app.inject({ method: 'POST', url: '/v1/tools/read', headers: { host: 'localhost:9000', origin: 'http://127.0.0.1:9000' }, payload: { file_path: 'a.txt' } });
+    const ok = await t.app.inject({
+      method: 'POST',
+      url: '/v1/tools/read',
+      headers: { host: 'localhost:9000', origin: 'http://127.0.0.1:9000' },
+      payload: { file_path: 'a.txt' },
+    });
     expect(ok.statusCode).toBe(200);
-    const denied = await t.app.inject({ method: 'POST', url: '/v1/tools/read', headers: { host: 'localhost:9000', origin: 'http://127.0.0.1:9001' }, payload: { file_path: 'a.txt' } });
+    const denied = await t.app.inject({
+      method: 'POST',
+      url: '/v1/tools/read',
+      headers: { host: 'localhost:9000', origin: 'http://127.0.0.1:9001' },
+      payload: { file_path: 'a.txt' },
+    });
     expect(denied.statusCode).toBe(403);
     expect(denied.json().error.code).toBe('ORIGIN_DENIED');
   });
@@ -135,7 +156,13 @@ describe('DNS rebinding and foreign origins (SPEC §17)', () => {
     const auth = { authorization: 'Bearer s3cret-token', ...JSON_TYPE };
     expect((await send(port, 'POST', '/v1/tools/read', { host: 'sidefile.internal:8080', ...auth }, body)).status).toBe(200);
     // The page served from that name is its own origin.
-    const same = await send(port, 'POST', '/v1/tools/read', { host: 'sidefile.internal:8080', origin: 'http://sidefile.internal:8080', ...auth }, body);
+    const same = await send(
+      port,
+      'POST',
+      '/v1/tools/read',
+      { host: 'sidefile.internal:8080', origin: 'http://sidefile.internal:8080', ...auth },
+      body,
+    );
     expect(same.status).toBe(200);
     const foreign = await send(port, 'POST', '/v1/tools/read', { host: 'sidefile.internal:8080', origin: 'http://evil.example' }, body);
     expect([foreign.status, code(foreign)]).toEqual([403, 'ORIGIN_DENIED']);
@@ -154,7 +181,13 @@ describe('DNS rebinding and foreign origins (SPEC §17)', () => {
     const wrongPort = await send(port, 'POST', '/v1/tools/read', { host: 'other.lan:7001', ...JSON_TYPE }, body);
     expect([wrongPort.status, code(wrongPort)]).toEqual([403, 'ORIGIN_DENIED']);
 
-    const allowed = await send(port, 'POST', '/v1/tools/read', { host: `127.0.0.1:${port}`, origin: 'https://app.example.com', ...JSON_TYPE }, body);
+    const allowed = await send(
+      port,
+      'POST',
+      '/v1/tools/read',
+      { host: `127.0.0.1:${port}`, origin: 'https://app.example.com', ...JSON_TYPE },
+      body,
+    );
     expect(allowed.status).toBe(200);
     expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example.com');
     expect(allowed.headers.vary).toMatch(/Origin/);
@@ -171,7 +204,9 @@ describe('DNS rebinding and foreign origins (SPEC §17)', () => {
     expect(preflight.headers['access-control-allow-headers']).toMatch(/x-session-id/i);
 
     const foreignPreflight = await send(port, 'OPTIONS', '/v1/tools/read', {
-      host: `127.0.0.1:${port}`, origin: 'https://evil.example', 'access-control-request-method': 'POST',
+      host: `127.0.0.1:${port}`,
+      origin: 'https://evil.example',
+      'access-control-request-method': 'POST',
     });
     expect([foreignPreflight.status, code(foreignPreflight)]).toEqual([403, 'ORIGIN_DENIED']);
     expect(foreignPreflight.headers['access-control-allow-origin']).toBeUndefined();
@@ -182,7 +217,14 @@ describe('tool bodies are JSON (SPEC §17)', () => {
   it('refuses text/plain, form and missing content types with INVALID_INPUT, and writes nothing', async () => {
     const { t: app, port } = await listening();
     const body = JSON.stringify({ file_path: 'new.txt', content: 'x' });
-    const types = ['text/plain', 'text/plain;charset=utf-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/x-diff', null];
+    const types = [
+      'text/plain',
+      'text/plain;charset=utf-8',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'text/x-diff',
+      null,
+    ];
     const answers = await Promise.all(
       Array.from({ length: 36 }, (_, i) => {
         const type = types[i % types.length];
@@ -193,7 +235,13 @@ describe('tool bodies are JSON (SPEC §17)', () => {
     );
     expect(answers.map((a) => [a.status, code(a)])).toEqual(answers.map(() => [400, 'INVALID_INPUT']));
     expect(existsSync(path.join(app.root, 'new.txt'))).toBe(false);
-    const ok = await send(port, 'POST', '/v1/tools/write', { host: `127.0.0.1:${port}`, 'content-type': 'application/json; charset=utf-8' }, body);
+    const ok = await send(
+      port,
+      'POST',
+      '/v1/tools/write',
+      { host: `127.0.0.1:${port}`, 'content-type': 'application/json; charset=utf-8' },
+      body,
+    );
     expect(ok.status).toBe(200);
   });
 });

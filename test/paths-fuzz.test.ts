@@ -26,7 +26,27 @@ afterAll(async () => {
   await t?.close();
 });
 
-const SEGMENTS = ['..', '.', '', 'dir', 'sub', 'out', 'in', 'dangling', 'ws', 'ws-evil', 'elsewhere', '.git', 'a.txt', '\\', '\\\\', '%2e%2e', '\0', ' ', 'é'];
+const SEGMENTS = [
+  '..',
+  '.',
+  '',
+  'dir',
+  'sub',
+  'out',
+  'in',
+  'dangling',
+  'ws',
+  'ws-evil',
+  'elsewhere',
+  '.git',
+  'a.txt',
+  '\\',
+  '\\\\',
+  '%2e%2e',
+  '\0',
+  ' ',
+  'é',
+];
 
 const pathArb = fc.oneof(
   fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),

@@ -70,7 +70,7 @@ describe('paths through the Write route', () => {
     },
   );
 
-  it('refuses the absolute sibling <base>/ws-evil whose name starts with the root\'s name', async () => {
+  it("refuses the absolute sibling <base>/ws-evil whose name starts with the root's name", async () => {
     await start();
     await expectRefused(path.join(base, 'ws-evil/x.txt'), 403, 'PATH_OUTSIDE_WORKSPACE');
     expect(await outsideEntries()).toEqual([]);

@@ -20,7 +20,7 @@ describe('resolvePath: a root that is itself reached through a symbolic link', (
     expect((await resolvePath(realRoot, 'inner')).real).toBe(path.join(L.root, 'dir/sub/deep.txt'));
   });
 
-  it('accepts an inside link spelled through the root\'s alias (its real path is inside)', async () => {
+  it("accepts an inside link spelled through the root's alias (its real path is inside)", async () => {
     const alias = path.join(L.base, 'alias-root');
     await fs.symlink(L.root, alias);
     await L.link(path.join(alias, 'a.txt'), 'via-alias');

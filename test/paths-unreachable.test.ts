@@ -73,7 +73,11 @@ describe('resolvePath: file system faults during resolution', () => {
   }
 
   it('answers FS_PERMISSION_DENIED for EACCES on a folder inside the root', async () => {
-    const err = await resolvePath(L.root, 'dir/sub/deep.txt', failing('EACCES', (p) => p.endsWith('/sub'))).catch((e) => e);
+    const err = await resolvePath(
+      L.root,
+      'dir/sub/deep.txt',
+      failing('EACCES', (p) => p.endsWith('/sub')),
+    ).catch((e) => e);
     expect(err).toBeInstanceOf(ToolError);
     expect(err.code).toBe('FS_PERMISSION_DENIED');
     expect(err.message).not.toContain(L.base);
@@ -81,13 +85,21 @@ describe('resolvePath: file system faults during resolution', () => {
 
   it('answers PATH_OUTSIDE_WORKSPACE for EACCES met outside the root, saying nothing of what is there', async () => {
     await L.link(L.elsewhere, 'out');
-    const err = await resolvePath(L.root, 'out/sub/x', failing('EACCES', (p) => p.startsWith(L.elsewhere + '/'))).catch((e) => e);
+    const err = await resolvePath(
+      L.root,
+      'out/sub/x',
+      failing('EACCES', (p) => p.startsWith(L.elsewhere + '/')),
+    ).catch((e) => e);
     expect(err.code).toBe('PATH_OUTSIDE_WORKSPACE');
     expect(err.message).not.toContain('elsewhere');
   });
 
   it.each(['EIO', 'EMFILE', 'EBUSY'])('passes %s on with its code and without the errno message (it names paths)', async (code) => {
-    const err = await resolvePath(L.root, 'dir/sub/deep.txt', failing(code, (p) => p.endsWith('/dir'))).catch((e) => e);
+    const err = await resolvePath(
+      L.root,
+      'dir/sub/deep.txt',
+      failing(code, (p) => p.endsWith('/dir')),
+    ).catch((e) => e);
     expect(err).not.toBeInstanceOf(ToolError);
     expect(err.code).toBe(code);
     expect(err.message).not.toContain(L.base);

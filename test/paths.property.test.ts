@@ -19,8 +19,7 @@ const TARGET_SEGMENTS = ['..', '.', 'a', 'b', 'c', 'x.txt', 'ws', 'ws-evil', 'ou
 const INPUT_SEGMENTS = ['..', '.', 'a', 'b', 'c', 'x.txt', 'new', 'ws', 'ws-evil', 'out', ''];
 
 type Entry =
-  | { kind: 'dir' | 'file'; at: string[] }
-  | { kind: 'link'; at: string[]; target: { abs: boolean; segments: string[] } | { fixed: string } };
+  { kind: 'dir' | 'file'; at: string[] } | { kind: 'link'; at: string[]; target: { abs: boolean; segments: string[] } | { fixed: string } };
 
 const atArb = fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 3 });
 const targetArb = fc.oneof(
@@ -167,19 +166,23 @@ describe('resolvePath property', () => {
   it('never resolves a generated path in a generated layout to anything outside the root', async () => {
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(entryArb, { maxLength: 12 }), fc.array(inputArb, { minLength: 1, maxLength: 12 }), async (entries, inputs) => {
-        const base = path.join(scratch, String(run++));
-        await fs.mkdir(base);
-        try {
-          const root = await buildLayout(base, entries);
-          const before = await snapshotOutside(base);
-          for (const p of inputs) await checkOne(base, root, spell(base, root, p));
-          // Nothing outside was created or changed by the O_CREAT probes.
-          expect(await snapshotOutside(base)).toEqual(before);
-        } finally {
-          await fs.rm(base, { recursive: true, force: true });
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(entryArb, { maxLength: 12 }),
+        fc.array(inputArb, { minLength: 1, maxLength: 12 }),
+        async (entries, inputs) => {
+          const base = path.join(scratch, String(run++));
+          await fs.mkdir(base);
+          try {
+            const root = await buildLayout(base, entries);
+            const before = await snapshotOutside(base);
+            for (const p of inputs) await checkOne(base, root, spell(base, root, p));
+            // Nothing outside was created or changed by the O_CREAT probes.
+            expect(await snapshotOutside(base)).toEqual(before);
+          } finally {
+            await fs.rm(base, { recursive: true, force: true });
+          }
+        },
+      ),
       { seed: 20261130, numRuns: 300, interruptAfterTimeLimit: 4_000 },
     );
   });
@@ -187,8 +190,25 @@ describe('resolvePath property', () => {
   it('agrees with the kernel on links that point at every spot of a small fixed layout', async () => {
     // Exhaustive companion to the random property: one link, every target from a fixed list.
     // `o` links to <base>/out/c: `o/..` is <base>/out for the kernel, never the root.
-    const targets = ['a', '../ws/a', '../ws-evil', '../out', '../out/back', '../out/back/f', 'a/../../out', 'missing/../a', '..', '.', '/',
-      'o/..', 'o/../x.txt', 'o/../fresh', 'o/../back/f', 'o/../../ws/a/f', 'a/f/..'];
+    const targets = [
+      'a',
+      '../ws/a',
+      '../ws-evil',
+      '../out',
+      '../out/back',
+      '../out/back/f',
+      'a/../../out',
+      'missing/../a',
+      '..',
+      '.',
+      '/',
+      'o/..',
+      'o/../x.txt',
+      'o/../fresh',
+      'o/../back/f',
+      'o/../../ws/a/f',
+      'a/f/..',
+    ];
     for (const [i, target] of targets.entries()) {
       const base = path.join(scratch, `fixed-${i}`);
       await fs.mkdir(base);

@@ -185,7 +185,7 @@ describe('resolvePath: refusals through symbolic links (PATH_OUTSIDE_WORKSPACE)'
     await L.expectOutside('dir/sub/linked/sub/x.txt');
   });
 
-  it.each(['ws-evil', 'ws2', 'ws.bak'])('refuses a link into the sibling %s whose name starts with the root\'s name', async (sib) => {
+  it.each(['ws-evil', 'ws2', 'ws.bak'])("refuses a link into the sibling %s whose name starts with the root's name", async (sib) => {
     await L.link(`../${sib}`, 'sib');
     await L.expectOutside('sib/x.txt');
     await L.expectOutside('sib/new.txt');

@@ -30,7 +30,11 @@ describe('PLACEHOLDER_DETECTED (SPEC §14)', () => {
     it(`refuses an Edit whose new_string adds ${JSON.stringify(line)}, nothing written`, async () => {
       await put('a.js', SOURCE);
       await readFully(t, 'a.js');
-      const res = await call('edit', { file_path: 'a.js', old_string: 'function a() {\n  return 1;\n}', new_string: `function a() {\n${line}\n  return 10;\n}` });
+      const res = await call('edit', {
+        file_path: 'a.js',
+        old_string: 'function a() {\n  return 1;\n}',
+        new_string: `function a() {\n${line}\n  return 10;\n}`,
+      });
       expect(res.status).toBe(422);
       expect(res.body.error.code).toBe('PLACEHOLDER_DETECTED');
       expect(res.body.error.details).toEqual({ line: 2, text: line });
@@ -43,7 +47,12 @@ describe('PLACEHOLDER_DETECTED (SPEC §14)', () => {
   it('writes it as given with allow_placeholders: true', async () => {
     await put('a.js', SOURCE);
     await readFully(t, 'a.js');
-    const res = await call('edit', { file_path: 'a.js', old_string: '  return 1;', new_string: '  // ... existing code ...', allow_placeholders: true });
+    const res = await call('edit', {
+      file_path: 'a.js',
+      old_string: '  return 1;',
+      new_string: '  // ... existing code ...',
+      allow_placeholders: true,
+    });
     expect(res.status).toBe(200);
     expect(await bytes('a.js')).toBe(SOURCE.replace('  return 1;', '  // ... existing code ...'));
   });
@@ -52,7 +61,11 @@ describe('PLACEHOLDER_DETECTED (SPEC §14)', () => {
     const text = 'a\n// ... existing code ...\nb\n';
     await put('a.js', text);
     await readFully(t, 'a.js');
-    const res = await call('edit', { file_path: 'a.js', old_string: 'a\n// ... existing code ...', new_string: 'A\n// ... existing code ...' });
+    const res = await call('edit', {
+      file_path: 'a.js',
+      old_string: 'a\n// ... existing code ...',
+      new_string: 'A\n// ... existing code ...',
+    });
     expect(res.status).toBe(200);
   });
 
@@ -70,9 +83,18 @@ describe('PLACEHOLDER_DETECTED (SPEC §14)', () => {
   it('MultiEdit names the edit; Write checks content over an existing file, not a new one', async () => {
     await put('a.js', SOURCE);
     await readFully(t, 'a.js');
-    const multi = await call('multi_edit', { file_path: 'a.js', edits: [{ old_string: 'return 1', new_string: 'return 3' }, { old_string: '  return 2;', new_string: '  // rest of the function unchanged' }] });
+    const multi = await call('multi_edit', {
+      file_path: 'a.js',
+      edits: [
+        { old_string: 'return 1', new_string: 'return 3' },
+        { old_string: '  return 2;', new_string: '  // rest of the function unchanged' },
+      ],
+    });
     expect(multi.status).toBe(422);
-    expect(multi.body.error).toMatchObject({ code: 'PLACEHOLDER_DETECTED', details: { edit_index: 1, line: 1, text: '  // rest of the function unchanged' } });
+    expect(multi.body.error).toMatchObject({
+      code: 'PLACEHOLDER_DETECTED',
+      details: { edit_index: 1, line: 1, text: '  // rest of the function unchanged' },
+    });
     const write = await call('write', { file_path: 'a.js', content: 'function a() {}\n// ... existing code ...\n' });
     expect(write.status).toBe(422);
     expect(write.body.error).toMatchObject({ code: 'PLACEHOLDER_DETECTED', details: { line: 2, text: '// ... existing code ...' } });

@@ -6,7 +6,17 @@
  * `.sidefile-tmp-*` file may remain anywhere after a restart.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { attack, changedEntries, makeRaceWorld, outsideSnapshot, post, RACE_MS, report, tempsAfterRestart, type RaceWorld } from './support/race-world.js';
+import {
+  attack,
+  changedEntries,
+  makeRaceWorld,
+  outsideSnapshot,
+  post,
+  RACE_MS,
+  report,
+  tempsAfterRestart,
+  type RaceWorld,
+} from './support/race-world.js';
 
 let world: RaceWorld | undefined;
 afterEach(async () => {
@@ -32,7 +42,9 @@ describe('ApplyPatch under a parent-folder swap (SPEC §3 "Under races", §13)',
     report('ApplyPatch', c);
     const after = await outsideSnapshot(w.outside);
     const temps = await tempsAfterRestart(w);
-    console.log(`race ApplyPatch: outside entries created/changed/removed ${changedEntries(before, after)}; temp files after restart ${temps.length}`);
+    console.log(
+      `race ApplyPatch: outside entries created/changed/removed ${changedEntries(before, after)}; temp files after restart ${temps.length}`,
+    );
     expect(c.swap.rate).toBeGreaterThanOrEqual(500);
     expect(c.refused).toBeGreaterThan(0);
     expect(c.succeeded).toBeGreaterThan(0);

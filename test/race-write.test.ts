@@ -9,7 +9,19 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { attack, CLIENT_IDS, changedEntries, makeRaceWorld, outsideSnapshot, post, RACE_MS, report, tempsAfterRestart, type Answer, type RaceWorld } from './support/race-world.js';
+import {
+  attack,
+  CLIENT_IDS,
+  changedEntries,
+  makeRaceWorld,
+  outsideSnapshot,
+  post,
+  RACE_MS,
+  report,
+  tempsAfterRestart,
+  type Answer,
+  type RaceWorld,
+} from './support/race-world.js';
 
 let world: RaceWorld | undefined;
 afterEach(async () => {
@@ -26,7 +38,9 @@ async function expectHeld(name: string, w: RaceWorld, step: (c: number, n: numbe
   report(name, c);
   const after = await outsideSnapshot(w.outside);
   const temps = await tempsAfterRestart(w);
-  console.log(`race ${name}: outside entries created/changed/removed ${changedEntries(before, after)}; temp files after restart ${temps.length}`);
+  console.log(
+    `race ${name}: outside entries created/changed/removed ${changedEntries(before, after)}; temp files after restart ${temps.length}`,
+  );
   expect(c.swap.rate).toBeGreaterThanOrEqual(500);
   expect(c.refused).toBeGreaterThan(0);
   expect(c.succeeded).toBeGreaterThan(0);
@@ -48,7 +62,9 @@ describe('writes under a parent-folder swap (SPEC §3 "Under races")', () => {
   it('Write of new files creates nothing outside', { timeout: TIMEOUT }, async () => {
     world = await makeRaceWorld();
     const w = world;
-    await expectHeld('Write new', w, async (c, n) => [await post(w.app, '/v1/tools/write', { file_path: `d/new-${c}-${n}.txt`, content: `new ${n}\n` }, `w${c}`)]);
+    await expectHeld('Write new', w, async (c, n) => [
+      await post(w.app, '/v1/tools/write', { file_path: `d/new-${c}-${n}.txt`, content: `new ${n}\n` }, `w${c}`),
+    ]);
   });
 
   it('Write over a file after a full Read changes nothing outside', { timeout: TIMEOUT }, async () => {
@@ -97,26 +113,35 @@ describe('writes under a parent-folder swap (SPEC §3 "Under races")', () => {
     ]);
   });
 
-  it('restore of "did not exist" (a delete, its emptied folder removed) and back touches nothing outside', { timeout: TIMEOUT }, async () => {
-    world = await makeRaceWorld();
-    const w = world;
-    const kept: Array<{ gone: string; back: string }> = [];
-    for (const c of CLIENT_IDS) {
-      const file = `d/del-${c}/f.txt`;
-      // The outside twin a delete, rmdir or mkdir through the swapped folder would hit: a file
-      // for even clients, an empty folder (what removing emptied folders would take) for odd ones.
-      await mkdir(path.join(w.outside, `del-${c}`));
-      if (c % 2 === 0) await writeFile(path.join(w.outside, `del-${c}`, 'f.txt'), `${w.marker} del\n`);
-      expect((await post(w.app, '/v1/tools/write', { file_path: file, content: 'inside del\n' }, 'setup')).status).toBe(200);
-      await read(w, file, 'setup');
-      expect((await post(w.app, '/v1/tools/write', { file_path: file, content: 'inside del 2\n' }, 'setup')).status).toBe(200);
-      const [back, gone] = await versionsOf(w, file);
-      kept.push({ gone: gone!, back: back! });
-    }
-    await expectHeld('restore delete', w, async (c, n) => [
-      await post(w.app, '/v1/history/restore', { file_path: `d/del-${c}/f.txt`, version: n % 2 ? kept[c]!.back : kept[c]!.gone }, `x${c}`),
-    ]);
-  });
+  it(
+    'restore of "did not exist" (a delete, its emptied folder removed) and back touches nothing outside',
+    { timeout: TIMEOUT },
+    async () => {
+      world = await makeRaceWorld();
+      const w = world;
+      const kept: Array<{ gone: string; back: string }> = [];
+      for (const c of CLIENT_IDS) {
+        const file = `d/del-${c}/f.txt`;
+        // The outside twin a delete, rmdir or mkdir through the swapped folder would hit: a file
+        // for even clients, an empty folder (what removing emptied folders would take) for odd ones.
+        await mkdir(path.join(w.outside, `del-${c}`));
+        if (c % 2 === 0) await writeFile(path.join(w.outside, `del-${c}`, 'f.txt'), `${w.marker} del\n`);
+        expect((await post(w.app, '/v1/tools/write', { file_path: file, content: 'inside del\n' }, 'setup')).status).toBe(200);
+        await read(w, file, 'setup');
+        expect((await post(w.app, '/v1/tools/write', { file_path: file, content: 'inside del 2\n' }, 'setup')).status).toBe(200);
+        const [back, gone] = await versionsOf(w, file);
+        kept.push({ gone: gone!, back: back! });
+      }
+      await expectHeld('restore delete', w, async (c, n) => [
+        await post(
+          w.app,
+          '/v1/history/restore',
+          { file_path: `d/del-${c}/f.txt`, version: n % 2 ? kept[c]!.back : kept[c]!.gone },
+          `x${c}`,
+        ),
+      ]);
+    },
+  );
 
   it('history listing answers no INTERNAL and names nothing outside', { timeout: TIMEOUT }, async () => {
     world = await makeRaceWorld();

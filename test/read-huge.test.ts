@@ -19,8 +19,7 @@ async function start(): Promise<{ runBuilds: () => void; cache: LineIndexCache }
   return { cache, runBuilds: () => held.splice(0).forEach((b) => b()) };
 }
 
-const read = (body: Record<string, unknown>, session = 's1') =>
-  t.request.post('/v1/tools/read').set('X-Session-Id', session).send(body);
+const read = (body: Record<string, unknown>, session = 's1') => t.request.post('/v1/tools/read').set('X-Session-Id', session).send(body);
 
 const LINES = 10_000;
 const content = () => Array.from({ length: LINES }, (_, i) => `row ${i + 1}`).join('\r\n') + '\r\n';
@@ -64,10 +63,17 @@ describe('Read: files too large to hold (SPEC §5 streaming pager)', () => {
     expect(middle.body.result.file).toMatchObject({ content: 'row 5000\nrow 5001\nrow 5002', start_line: 5000, num_lines: 3 });
     expect(cache.size()).toBe(1);
     const after = await read({ file_path: 'big.log', offset: 9_999, limit: 5 }, 's2');
-    expect(after.body.result.file).toMatchObject({ content: 'row 9999\nrow 10000', total_lines: LINES, num_lines: 2, line_endings: 'CRLF' });
+    expect(after.body.result.file).toMatchObject({
+      content: 'row 9999\nrow 10000',
+      total_lines: LINES,
+      num_lines: 2,
+      line_endings: 'CRLF',
+    });
     expect(after.body.text).toBe('  9999→row 9999\n 10000→row 10000');
     const past = await read({ file_path: 'big.log', offset: 20_000 }, 's2');
-    expect(past.body.text).toBe('The file big.log has 10000 lines, so offset 20000 is past its end. Call Read with an offset from 1 to 10000.');
+    expect(past.body.text).toBe(
+      'The file big.log has 10000 lines, so offset 20000 is past its end. Call Read with an offset from 1 to 10000.',
+    );
   });
 
   it('answers a first page far into the file once the background scan gets there', async () => {

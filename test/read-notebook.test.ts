@@ -7,8 +7,7 @@ import { itCorpus } from './support/corpus.js';
 let t: TestApp;
 afterEach(async () => t?.close());
 
-const read = (body: Record<string, unknown>, session = 's1') =>
-  t.request.post('/v1/tools/read').set('X-Session-Id', session).send(body);
+const read = (body: Record<string, unknown>, session = 's1') => t.request.post('/v1/tools/read').set('X-Session-Id', session).send(body);
 
 async function copyNotebooks(): Promise<Array<{ name: string; cells: number; nbformat: number }>> {
   const out: Array<{ name: string; cells: number; nbformat: number }> = [];

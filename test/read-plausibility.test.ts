@@ -45,25 +45,46 @@ describe('Read: binary by plausibility (SPEC §5)', () => {
 });
 
 describe('Read of a notebook: error outputs show ename: evalue (SPEC §5)', () => {
-  const nb = (outputs: unknown[]) => JSON.stringify({
-    cells: [{ cell_type: 'code', execution_count: 1, metadata: {}, outputs, source: ['1/0'] }],
-    metadata: {}, nbformat: 4, nbformat_minor: 4,
-  });
+  const nb = (outputs: unknown[]) =>
+    JSON.stringify({
+      cells: [{ cell_type: 'code', execution_count: 1, metadata: {}, outputs, source: ['1/0'] }],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 4,
+    });
 
   it('adds ename: evalue when the traceback does not contain it, and strips ANSI codes', async () => {
-    await put('e.ipynb', nb([{ output_type: 'error', ename: 'ZeroDivisionError', evalue: 'division by zero', traceback: ['\x1b[0;31m---------\x1b[0m', 'Cell In[1], line 1'] }]));
+    await put(
+      'e.ipynb',
+      nb([
+        {
+          output_type: 'error',
+          ename: 'ZeroDivisionError',
+          evalue: 'division by zero',
+          traceback: ['\x1b[0;31m---------\x1b[0m', 'Cell In[1], line 1'],
+        },
+      ]),
+    );
     const res = await read('e.ipynb');
     expect(res.status).toBe(200);
-    expect(res.body.result.file.cells[0].outputs).toEqual([{ output_type: 'error', text: 'ZeroDivisionError: division by zero\n---------\nCell In[1], line 1' }]);
+    expect(res.body.result.file.cells[0].outputs).toEqual([
+      { output_type: 'error', text: 'ZeroDivisionError: division by zero\n---------\nCell In[1], line 1' },
+    ]);
     expect(res.body.text).toContain('ZeroDivisionError: division by zero\n---------\nCell In[1], line 1');
   });
 
   it('does not repeat it when the traceback ends with it, and shows it alone without a traceback', async () => {
-    await put('f.ipynb', nb([
-      { output_type: 'error', ename: 'ValueError', evalue: 'bad', traceback: ['Traceback', '\x1b[0;31mValueError\x1b[0m: bad'] },
-      { output_type: 'error', ename: 'KeyError', evalue: "'k'", traceback: [] },
-    ]));
+    await put(
+      'f.ipynb',
+      nb([
+        { output_type: 'error', ename: 'ValueError', evalue: 'bad', traceback: ['Traceback', '\x1b[0;31mValueError\x1b[0m: bad'] },
+        { output_type: 'error', ename: 'KeyError', evalue: "'k'", traceback: [] },
+      ]),
+    );
     const res = await read('f.ipynb');
-    expect(res.body.result.file.cells[0].outputs.map((o: { text: string }) => o.text)).toEqual(['Traceback\nValueError: bad', "KeyError: 'k'"]);
+    expect(res.body.result.file.cells[0].outputs.map((o: { text: string }) => o.text)).toEqual([
+      'Traceback\nValueError: bad',
+      "KeyError: 'k'",
+    ]);
   });
 });

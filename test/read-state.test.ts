@@ -13,8 +13,7 @@ async function start(): Promise<TestApp> {
 
 const abs = (rel: string) => path.join(t.root, rel);
 const put = (rel: string, content: string) => fs.writeFile(abs(rel), content);
-const read = (body: Record<string, unknown>, session = 's1') =>
-  t.request.post('/v1/tools/read').set('X-Session-Id', session).send(body);
+const read = (body: Record<string, unknown>, session = 's1') => t.request.post('/v1/tools/read').set('X-Session-Id', session).send(body);
 const write = (file_path: string, content: string, session = 's1') =>
   t.request.post('/v1/tools/write').set('X-Session-Id', session).send({ file_path, content });
 const edit = (file_path: string, old_string: string, new_string: string, session = 's1') =>

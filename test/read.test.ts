@@ -273,8 +273,9 @@ describe('Read: encodings (SPEC §5)', () => {
     await start();
     await put('be16.txt', Buffer.concat([Buffer.from([0xfe, 0xff]), iconv.encode('a\nβ\n', 'utf-16be')]));
     await put('be32.txt', Buffer.concat([Buffer.from([0, 0, 0xfe, 0xff]), iconv.encode('a\r\nβ', 'utf-32be')]));
-    expect((await read({ file_path: 'be16.txt' })).body.result.file).toMatchObject({ encoding: 'utf-16be', bom: true, content: 'a\nβ', line_endings: 'LF' });
-    expect((await read({ file_path: 'be32.txt' })).body.result.file).toMatchObject({ encoding: 'utf-32be', bom: true, content: 'a\nβ', line_endings: 'CRLF' });
+    const file = async (p: string) => (await read({ file_path: p })).body.result.file;
+    expect(await file('be16.txt')).toMatchObject({ encoding: 'utf-16be', bom: true, content: 'a\nβ', line_endings: 'LF' });
+    expect(await file('be32.txt')).toMatchObject({ encoding: 'utf-32be', bom: true, content: 'a\nβ', line_endings: 'CRLF' });
   });
 
   it('uses an encoding override (SIDEFILE_ENCODINGS) instead of detecting', async () => {
@@ -282,7 +283,10 @@ describe('Read: encodings (SPEC §5)', () => {
     const bytes = iconv.encode('中文\n', 'gbk');
     await put('legacy/a.txt', bytes);
     await put('other/a.txt', bytes);
-    expect((await read({ file_path: 'legacy/a.txt' })).body.result.file).toMatchObject({ encoding: 'big5', content: iconv.decode(bytes, 'big5').trimEnd() });
+    expect((await read({ file_path: 'legacy/a.txt' })).body.result.file).toMatchObject({
+      encoding: 'big5',
+      content: iconv.decode(bytes, 'big5').trimEnd(),
+    });
     expect((await read({ file_path: 'other/a.txt' })).body.result.file).toMatchObject({ encoding: 'gbk', content: '中文' });
   });
 });

@@ -25,7 +25,8 @@ describe('secret guard over HTTP (SPEC §8)', () => {
   }
 
   it('refuses a JSON-escaped token in a notebook under memory/, and keeps the old bytes', async () => {
-    const nb = (source: string) => `{"cells":[{"cell_type":"markdown","metadata":{},"source":"${source}"}],"metadata":{},"nbformat":4,"nbformat_minor":4}\n`;
+    const nb = (source: string) =>
+      `{"cells":[{"cell_type":"markdown","metadata":{},"source":"${source}"}],"metadata":{},"nbformat":4,"nbformat_minor":4}\n`;
     await fsp.mkdir(path.join(t.root, 'memory'));
     await fsp.writeFile(path.join(t.root, 'memory', 'n.ipynb'), nb('hello'));
     expect((await t.request.post('/v1/tools/read').send({ file_path: 'memory/n.ipynb' })).status).toBe(200);

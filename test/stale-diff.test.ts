@@ -13,7 +13,8 @@ afterEach(async () => {
 
 const put = (rel: string, text: string) => fsp.writeFile(path.join(t.root, rel), text);
 const bytes = async (rel: string) => (await fsp.readFile(path.join(t.root, rel))).toString();
-const call = (tool: string, body: Record<string, unknown>, session = 'default') => t.request.post(`/v1/tools/${tool}`).set('X-Session-Id', session).send(body);
+const call = (tool: string, body: Record<string, unknown>, session = 'default') =>
+  t.request.post(`/v1/tools/${tool}`).set('X-Session-Id', session).send(body);
 const lines = (n: number, tag = '') => Array.from({ length: n }, (_, i) => `line ${i + 1}${tag}`).join('\n') + '\n';
 
 describe('FILE_MODIFIED_SINCE_READ with the diff since the read (SPEC §14)', () => {
@@ -53,7 +54,11 @@ describe('FILE_MODIFIED_SINCE_READ with the diff since the read (SPEC §14)', ()
     const retry = await call('edit', body);
     expect(retry.status).toBe(422);
     expect(retry.body.error.code).toBe('STRING_NOT_FOUND');
-    expect(retry.body.error.details.closest).toMatchObject({ start_line: 4, end_line: 6, hints: ['line 5: the file has "five", old_string "5"'] });
+    expect(retry.body.error.details.closest).toMatchObject({
+      start_line: 4,
+      end_line: 6,
+      hints: ['line 5: the file has "five", old_string "5"'],
+    });
   });
 
   it('MultiEdit answers the same way', async () => {

@@ -26,7 +26,9 @@ describe('no call stalls the others (SPEC §8 "Bounded work")', () => {
       expect((await t.request.post('/v1/tools/read').send({ file_path: 'f.txt', offset, limit: 3000 })).status).toBe(200);
     }
     const started = performance.now();
-    const { value: res, maxProbeMs } = await probedWhile(t, () => t.request.post('/v1/tools/write').send({ file_path: 'f.txt', content: after }));
+    const { value: res, maxProbeMs } = await probedWhile(t, () =>
+      t.request.post('/v1/tools/write').send({ file_path: 'f.txt', content: after }),
+    );
     expect(res.status).toBe(200);
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(res.body.result.structured_patch).toHaveLength(1);
@@ -39,7 +41,8 @@ describe('no call stalls the others (SPEC §8 "Bounded work")', () => {
     await fsp.writeFile(path.join(t.root, 'many.txt'), manyMatches(1_000_000));
     expect((await t.request.post('/v1/tools/read').send({ file_path: 'many.txt', offset: 1, limit: 1 })).status).toBe(200);
     const { value: res, maxProbeMs } = await probedWhile(t, () =>
-      t.request.post('/v1/tools/edit').send({ file_path: 'many.txt', old_string: 'a', new_string: 'xy', replace_all: true }));
+      t.request.post('/v1/tools/edit').send({ file_path: 'many.txt', old_string: 'a', new_string: 'xy', replace_all: true }),
+    );
     expect(res.status).toBe(200);
     expect(res.body.result.replacements).toBe(1_000_000);
     expect(await fsp.readFile(path.join(t.root, 'many.txt'), 'utf8')).toBe('xyb\n'.repeat(1_000_000));
@@ -49,7 +52,9 @@ describe('no call stalls the others (SPEC §8 "Bounded work")', () => {
     expect(res.text).toBe(JSON.stringify(res.body));
     expect(maxProbeMs).toBeLessThan(HEALTHZ_BOUND_MS);
     // The session has seen its own write in full: the next edit needs no re-read.
-    const next = await t.request.post('/v1/tools/edit').send({ file_path: 'many.txt', old_string: 'xyb\n', new_string: 'q\n', replace_all: true });
+    const next = await t.request
+      .post('/v1/tools/edit')
+      .send({ file_path: 'many.txt', old_string: 'xyb\n', new_string: 'q\n', replace_all: true });
     expect([next.status, next.body.result?.replacements]).toEqual([200, 1_000_000]);
   }, 120_000);
 });

@@ -23,9 +23,14 @@ export function httpClient(port: number, headers: Record<string, string> = {}, s
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       const req = http.request(
         {
-          host: '127.0.0.1', port, method, path, agent,
+          host: '127.0.0.1',
+          port,
+          method,
+          path,
+          agent,
           headers: {
-            ...headers, ...extra,
+            ...headers,
+            ...extra,
             ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
           },
         },

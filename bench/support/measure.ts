@@ -31,29 +31,41 @@ export async function measure(clients: Call[], options: MeasureOptions): Promise
     errors += 1;
     firstError ??= err instanceof Error ? err.message : String(err);
   };
-  await Promise.all(clients.map(async (call) => {
-    for (let i = 0; i < options.warmup; i++) await call().catch(fail);
-  }));
+  await Promise.all(
+    clients.map(async (call) => {
+      for (let i = 0; i < options.warmup; i++) await call().catch(fail);
+    }),
+  );
   errors = 0;
   firstError = null;
   const latencies: number[] = [];
   let started = 0;
   const begin = performance.now();
   const end = begin + options.seconds * 1000;
-  await Promise.all(clients.map(async (call) => {
-    while (performance.now() < end && started < options.maxCalls) {
-      started += 1;
-      const t0 = performance.now();
-      // Only answered calls count toward calls/s and latency; failures are counted apart.
-      const ok = await call().then(() => true, (err: unknown) => (fail(err), false));
-      if (ok) latencies.push(performance.now() - t0);
-    }
-  }));
+  await Promise.all(
+    clients.map(async (call) => {
+      while (performance.now() < end && started < options.maxCalls) {
+        started += 1;
+        const t0 = performance.now();
+        // Only answered calls count toward calls/s and latency; failures are counted apart.
+        const ok = await call().then(
+          () => true,
+          (err: unknown) => (fail(err), false),
+        );
+        if (ok) latencies.push(performance.now() - t0);
+      }
+    }),
+  );
   const seconds = (performance.now() - begin) / 1000;
   latencies.sort((a, b) => a - b);
   return {
-    calls: latencies.length, seconds, rate: latencies.length / seconds,
-    p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errors, firstError,
+    calls: latencies.length,
+    seconds,
+    rate: latencies.length / seconds,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    errors,
+    firstError,
   };
 }
 

@@ -40,7 +40,19 @@ export async function startSidefile(options: StartOptions): Promise<ServerChild>
   const out = openSync(options.logFile, 'a');
   const child = spawn(
     process.execPath,
-    [...(options.nodeArgs ?? []), entry, '--root', options.root, '--port', '0', '--host', '127.0.0.1', '--data-dir', options.dataDir, ...(options.extraArgs ?? [])],
+    [
+      ...(options.nodeArgs ?? []),
+      entry,
+      '--root',
+      options.root,
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--data-dir',
+      options.dataDir,
+      ...(options.extraArgs ?? []),
+    ],
     { stdio: ['ignore', out, out], env: childEnv() },
   );
   closeSync(out);

@@ -21,7 +21,8 @@ type ToolPost<S extends ToolSlug> = paths[`/v1/tools/${S}`] extends { post: infe
 /** The JSON body a tool takes. */
 export type ToolInput<S extends ToolSlug> = ToolPost<S> extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
 /** A tool's 200 answer: `{ result, text }`. */
-export type ToolAnswer<S extends ToolSlug> = ToolPost<S> extends { responses: { 200: { content: { 'application/json': infer A } } } } ? A : never;
+export type ToolAnswer<S extends ToolSlug> =
+  ToolPost<S> extends { responses: { 200: { content: { 'application/json': infer A } } } } ? A : never;
 
 export interface SidefileClientOptions {
   /** e.g. `http://127.0.0.1:8080` (no trailing slash needed). */

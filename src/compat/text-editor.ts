@@ -60,7 +60,8 @@ async function dispatch(deps: TextEditorDeps, input: TextEditorInput, opts: Call
     case 'view':
       return view(deps, input, opts);
     case 'str_replace':
-      return (await call('Edit', { file_path: input.path, old_string: need(input.old_str, 'old_str'), new_string: input.new_str ?? '' })).text;
+      return (await call('Edit', { file_path: input.path, old_string: need(input.old_str, 'old_str'), new_string: input.new_str ?? '' }))
+        .text;
     case 'create':
       return (await call('Write', { file_path: input.path, content: need(input.file_text, 'file_text') })).text;
     case 'insert': {
@@ -81,7 +82,10 @@ async function view(deps: TextEditorDeps, input: TextEditorInput, opts: CallOpti
   if (range) {
     const [first, last] = range;
     if (first < 1 || (last !== -1 && last < first)) {
-      throw new ToolError('INVALID_INPUT', `view_range [${first}, ${last}] is not a range: give [first, last] with 1 ≤ first ≤ last, or last -1 for the end.`);
+      throw new ToolError(
+        'INVALID_INPUT',
+        `view_range [${first}, ${last}] is not a range: give [first, last] with 1 ≤ first ≤ last, or last -1 for the end.`,
+      );
     }
     body.offset = first;
     body.limit = last === -1 ? Number.MAX_SAFE_INTEGER : last - first + 1;
@@ -139,7 +143,7 @@ const undoTool: ToolDefinition<z.infer<typeof undoInput>, unknown> = {
   name: 'Restore',
   slug: 'restore',
   title: 'Undo the last edit',
-  description: 'Restores the version the session\'s last write replaced (text editor undo_edit).',
+  description: "Restores the version the session's last write replaced (text editor undo_edit).",
   input: undoInput,
   result: z.unknown(),
   access: 'write',

@@ -6,7 +6,8 @@ import { SETTINGS, helpText } from './settings.js';
 const noFile = (): string => {
   throw Object.assign(new Error('nope'), { code: 'ENOENT' });
 };
-const parse = (argv: string[], env: NodeJS.ProcessEnv = {}, readFile: (file: string) => string = noFile) => parseConfig(argv, env, readFile, '/srv');
+const parse = (argv: string[], env: NodeJS.ProcessEnv = {}, readFile: (file: string) => string = noFile) =>
+  parseConfig(argv, env, readFile, '/srv');
 
 function failure(fn: () => unknown): string {
   try {
@@ -22,32 +23,76 @@ describe('config', () => {
   it('has the SPEC §1 defaults', () => {
     const c = parse([]);
     expect(c).toMatchObject({
-      root: '/srv/workspace', host: '127.0.0.1', port: 8080, token: null, readOnly: false,
-      denyRead: [], denyWrite: [], dataDir: null, encodings: [], bodyLimit: 32 * 1024 * 1024,
-      lockTimeoutMs: 10_000, sessionTtlMs: 86_400_000, historyVersions: 50, logLevel: 'info',
-      allowedOrigins: [], allowedHosts: [], searchTimeoutMs: 10_000, searchMaxEntries: 1_000_000,
-      readCacheMib: 64, mcpStateless: false,
+      root: '/srv/workspace',
+      host: '127.0.0.1',
+      port: 8080,
+      token: null,
+      readOnly: false,
+      denyRead: [],
+      denyWrite: [],
+      dataDir: null,
+      encodings: [],
+      bodyLimit: 32 * 1024 * 1024,
+      lockTimeoutMs: 10_000,
+      sessionTtlMs: 86_400_000,
+      historyVersions: 50,
+      logLevel: 'info',
+      allowedOrigins: [],
+      allowedHosts: [],
+      searchTimeoutMs: 10_000,
+      searchMaxEntries: 1_000_000,
+      readCacheMib: 64,
+      mcpStateless: false,
     });
   });
 
   it('takes every setting from env vars', () => {
     const c = parse([], {
-      SIDEFILE_ROOT: 'ws', SIDEFILE_HOST: '0.0.0.0', SIDEFILE_PORT: '0', SIDEFILE_TOKEN: 't',
-      SIDEFILE_READ_ONLY: '1', SIDEFILE_DENY_READ: 'secrets/**,{a,b}/*.env', SIDEFILE_DENY_WRITE: 'vendor/**',
-      SIDEFILE_DATA_DIR: '/var/lib/sidefile', SIDEFILE_ENCODINGS: 'legacy/**=gbk,*.sjis=shift_jis',
-      SIDEFILE_BODY_LIMIT: '1MiB', SIDEFILE_LOCK_TIMEOUT_MS: '500', SIDEFILE_SESSION_TTL: '30m',
-      SIDEFILE_HISTORY_VERSIONS: '7', SIDEFILE_LOG_LEVEL: 'debug',
-      SIDEFILE_ALLOWED_ORIGINS: 'https://App.example.com, http://localhost:3000/', SIDEFILE_ALLOWED_HOSTS: 'DevBox.lan,other.lan:7000',
-      SIDEFILE_SEARCH_TIMEOUT_MS: '2500', SIDEFILE_SEARCH_MAX_ENTRIES: '5000', SIDEFILE_READ_CACHE_MIB: '16',
+      SIDEFILE_ROOT: 'ws',
+      SIDEFILE_HOST: '0.0.0.0',
+      SIDEFILE_PORT: '0',
+      SIDEFILE_TOKEN: 't',
+      SIDEFILE_READ_ONLY: '1',
+      SIDEFILE_DENY_READ: 'secrets/**,{a,b}/*.env',
+      SIDEFILE_DENY_WRITE: 'vendor/**',
+      SIDEFILE_DATA_DIR: '/var/lib/sidefile',
+      SIDEFILE_ENCODINGS: 'legacy/**=gbk,*.sjis=shift_jis',
+      SIDEFILE_BODY_LIMIT: '1MiB',
+      SIDEFILE_LOCK_TIMEOUT_MS: '500',
+      SIDEFILE_SESSION_TTL: '30m',
+      SIDEFILE_HISTORY_VERSIONS: '7',
+      SIDEFILE_LOG_LEVEL: 'debug',
+      SIDEFILE_ALLOWED_ORIGINS: 'https://App.example.com, http://localhost:3000/',
+      SIDEFILE_ALLOWED_HOSTS: 'DevBox.lan,other.lan:7000',
+      SIDEFILE_SEARCH_TIMEOUT_MS: '2500',
+      SIDEFILE_SEARCH_MAX_ENTRIES: '5000',
+      SIDEFILE_READ_CACHE_MIB: '16',
       SIDEFILE_MCP_STATELESS: '1',
     });
     expect(c).toEqual({
-      root: '/srv/ws', host: '0.0.0.0', port: 0, token: 't', readOnly: true,
-      denyRead: ['secrets/**', '{a,b}/*.env'], denyWrite: ['vendor/**'], dataDir: '/var/lib/sidefile',
-      encodings: [['legacy/**', 'gbk'], ['*.sjis', 'shift_jis']], bodyLimit: 1024 * 1024,
-      lockTimeoutMs: 500, sessionTtlMs: 1_800_000, historyVersions: 7, logLevel: 'debug',
-      allowedOrigins: ['https://app.example.com', 'http://localhost:3000'], allowedHosts: ['devbox.lan', 'other.lan:7000'],
-      searchTimeoutMs: 2500, searchMaxEntries: 5000, readCacheMib: 16, mcpStateless: true,
+      root: '/srv/ws',
+      host: '0.0.0.0',
+      port: 0,
+      token: 't',
+      readOnly: true,
+      denyRead: ['secrets/**', '{a,b}/*.env'],
+      denyWrite: ['vendor/**'],
+      dataDir: '/var/lib/sidefile',
+      encodings: [
+        ['legacy/**', 'gbk'],
+        ['*.sjis', 'shift_jis'],
+      ],
+      bodyLimit: 1024 * 1024,
+      lockTimeoutMs: 500,
+      sessionTtlMs: 1_800_000,
+      historyVersions: 7,
+      logLevel: 'debug',
+      allowedOrigins: ['https://app.example.com', 'http://localhost:3000'],
+      allowedHosts: ['devbox.lan', 'other.lan:7000'],
+      searchTimeoutMs: 2500,
+      searchMaxEntries: 5000,
+      readCacheMib: 16,
+      mcpStateless: true,
     });
   });
 

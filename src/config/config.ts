@@ -53,7 +53,6 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function readRawSettings(argv: string[], env: NodeJS.ProcessEnv): Partial<Record<SettingName, string>> {
@@ -99,7 +98,10 @@ function parseEncodings(text: string): Array<[string, string]> {
   return parseGlobList(text).map((pair) => {
     const eq = pair.lastIndexOf('=');
     const glob = pair.slice(0, eq).trim();
-    const encoding = pair.slice(eq + 1).trim().toLowerCase();
+    const encoding = pair
+      .slice(eq + 1)
+      .trim()
+      .toLowerCase();
     if (eq <= 0 || !glob) fail('encodings', `expected glob=encoding, got "${pair}"`);
     if (!iconv.encodingExists(encoding)) fail('encodings', `unknown encoding "${encoding}"`);
     return [glob, encoding];
@@ -135,7 +137,10 @@ function parseHosts(text: string): string[] {
 }
 
 function splitList(text: string): string[] {
-  return text.split(',').map((e) => e.trim()).filter(Boolean);
+  return text
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
 }
 
 function isLoopback(host: string): boolean {
@@ -153,12 +158,7 @@ export function defaultDataDir(realRoot: string, env: NodeJS.ProcessEnv): string
  * Builds the config from flags and env vars (flags win). Throws ConfigError naming the
  * setting for anything that does not parse. `readFile` reads --token-file.
  */
-export function parseConfig(
-  argv: string[],
-  env: NodeJS.ProcessEnv,
-  readFile: (file: string) => string,
-  cwd = process.cwd(),
-): AppConfig {
+export function parseConfig(argv: string[], env: NodeJS.ProcessEnv, readFile: (file: string) => string, cwd = process.cwd()): AppConfig {
   const raw = readRawSettings(argv, env);
   const root = path.resolve(cwd, raw.root ?? './workspace');
   const host = raw.host ?? '127.0.0.1';
@@ -208,7 +208,9 @@ export function parseConfig(
   };
 }
 
-function budgets(raw: Partial<Record<SettingName, string>>): Pick<AppConfig, 'searchTimeoutMs' | 'searchMaxEntries' | 'readCacheMib' | 'mcpStateless'> {
+function budgets(
+  raw: Partial<Record<SettingName, string>>,
+): Pick<AppConfig, 'searchTimeoutMs' | 'searchMaxEntries' | 'readCacheMib' | 'mcpStateless'> {
   const int = (name: SettingName, fallback: number, min: number, max: number): number =>
     raw[name] === undefined ? fallback : parseInteger(name, raw[name], min, max);
   return {

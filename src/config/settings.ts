@@ -19,19 +19,36 @@ export const SETTINGS = {
   'read-only': { env: 'SIDEFILE_READ_ONLY', fallback: 'off', help: 'refuse every write (SIDEFILE_READ_ONLY=1)', boolean: true },
   'deny-read': { env: 'SIDEFILE_DENY_READ', fallback: 'none', help: 'comma-separated globs no tool may read' },
   'deny-write': { env: 'SIDEFILE_DENY_WRITE', fallback: 'none (always: **/.git/**)', help: 'comma-separated globs no tool may write' },
-  'data-dir': { env: 'SIDEFILE_DATA_DIR', fallback: '${XDG_STATE_HOME:-~/.local/state}/sidefile/<hash of root>', help: 'history and journal (not inside the root)' },
+  'data-dir': {
+    env: 'SIDEFILE_DATA_DIR',
+    fallback: '${XDG_STATE_HOME:-~/.local/state}/sidefile/<hash of root>',
+    help: 'history and journal (not inside the root)',
+  },
   encodings: { env: 'SIDEFILE_ENCODINGS', fallback: 'none', help: 'glob=encoding overrides, e.g. legacy/**=gbk' },
   'body-limit': { env: 'SIDEFILE_BODY_LIMIT', fallback: '32MiB', help: 'largest request body' },
   'lock-timeout-ms': { env: 'SIDEFILE_LOCK_TIMEOUT_MS', fallback: '10000', help: 'how long a write waits for its file lock' },
   'session-ttl': { env: 'SIDEFILE_SESSION_TTL', fallback: '24h', help: 'idle session expiry' },
   'history-versions': { env: 'SIDEFILE_HISTORY_VERSIONS', fallback: '50', help: 'versions kept per file' },
   'log-level': { env: 'SIDEFILE_LOG_LEVEL', fallback: 'info', help: 'fatal, error, warn, info, debug, trace or silent' },
-  'allowed-origins': { env: 'SIDEFILE_ALLOWED_ORIGINS', fallback: 'none', help: 'comma-separated browser origins allowed to call the API (CORS)' },
-  'allowed-hosts': { env: 'SIDEFILE_ALLOWED_HOSTS', fallback: 'none (loopback names only)', help: 'comma-separated Host names served without a token' },
+  'allowed-origins': {
+    env: 'SIDEFILE_ALLOWED_ORIGINS',
+    fallback: 'none',
+    help: 'comma-separated browser origins allowed to call the API (CORS)',
+  },
+  'allowed-hosts': {
+    env: 'SIDEFILE_ALLOWED_HOSTS',
+    fallback: 'none (loopback names only)',
+    help: 'comma-separated Host names served without a token',
+  },
   'search-timeout-ms': { env: 'SIDEFILE_SEARCH_TIMEOUT_MS', fallback: '10000', help: 'time budget of one Glob, Grep or LS call' },
   'search-max-entries': { env: 'SIDEFILE_SEARCH_MAX_ENTRIES', fallback: '1000000', help: 'entries one Glob, Grep or LS call may visit' },
   'read-cache-mib': { env: 'SIDEFILE_READ_CACHE_MIB', fallback: '64', help: 'memory for the text of files sessions have read' },
-  'mcp-stateless': { env: 'SIDEFILE_MCP_STATELESS', fallback: 'off', help: 'serve MCP without sessions (SIDEFILE_MCP_STATELESS=1)', boolean: true },
+  'mcp-stateless': {
+    env: 'SIDEFILE_MCP_STATELESS',
+    fallback: 'off',
+    help: 'serve MCP without sessions (SIDEFILE_MCP_STATELESS=1)',
+    boolean: true,
+  },
 } as const satisfies Record<string, SettingInfo>;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -4,7 +4,13 @@ export function parseBytes(text: string): number | null {
   if (!m) return null;
   const unit = (m[2] ?? 'b').toLowerCase();
   const factor: Record<string, number> = {
-    b: 1, kb: 1e3, kib: 1024, mb: 1e6, mib: 1024 ** 2, gb: 1e9, gib: 1024 ** 3,
+    b: 1,
+    kb: 1e3,
+    kib: 1024,
+    mb: 1e6,
+    mib: 1024 ** 2,
+    gb: 1e9,
+    gib: 1024 ** 3,
   };
   const bytes = Math.floor(Number(m[1]) * factor[unit]!);
   return bytes > 0 ? bytes : null;

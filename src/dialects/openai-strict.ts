@@ -11,7 +11,17 @@ import type { JsonSchema } from '../tools/json-schema.js';
  * Pure: takes the REST body schema, returns a new one.
  */
 export const STRICT_KEYWORDS = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', 'description', '$defs', '$ref',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'anyOf',
+  'description',
+  '$defs',
+  '$ref',
 ]);
 
 /** Keywords strict mode rejects, said in words instead. */

@@ -23,7 +23,8 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(base, { recursive: true, force: true }));
 
-const texts = (fds: Array<number | null> | null) => fds?.map((fd) => (fd === null ? null : (readOpened(fd, 1 << 20)?.bytes.toString('utf8') ?? null)));
+const texts = (fds: Array<number | null> | null) =>
+  fds?.map((fd) => (fd === null ? null : (readOpened(fd, 1 << 20)?.bytes.toString('utf8') ?? null)));
 
 it.skipIf(!FD_CHECKS)('opens the folder entries, never through a link in their place, and skips denied names', () => {
   const dir = openDirChecked(root, path.join(root, 'd'))!;

@@ -74,7 +74,13 @@ function linkedTarget(root: string, dir: CheckedDir, name: string): { real: stri
  * or a non-regular file, or its descriptor is outside the root or denied. With `scratch`, a file
  * that fits is read into it (no allocation per file; the answer is a view valid until the next call).
  */
-export function readFileChecked(root: string, at: string, maxBytes: number, deny?: DenyCheck, scratch?: Buffer): { bytes: Buffer; real: string; stat: Stats } | null {
+export function readFileChecked(
+  root: string,
+  at: string,
+  maxBytes: number,
+  deny?: DenyCheck,
+  scratch?: Buffer,
+): { bytes: Buffer; real: string; stat: Stats } | null {
   let opened;
   try {
     opened = openFileDirect(root, at, deny);

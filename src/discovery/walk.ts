@@ -2,9 +2,7 @@ import type { Dirent } from 'node:fs';
 import { compileGlobs } from '../paths/globs.js';
 import { toRelative } from '../paths/lexical.js';
 import type { Budget } from './budget.js';
-import {
-  closeDir, linkedFile, listDir, lstatIn, openDirChecked, readFileChecked, type CheckedDir,
-} from './checked-fs.js';
+import { closeDir, linkedFile, listDir, lstatIn, openDirChecked, readFileChecked, type CheckedDir } from './checked-fs.js';
 import { isIgnored, pushRules, rulesBelow, type IgnoreStack } from './ignore-rules.js';
 
 /**
@@ -181,8 +179,7 @@ function visitEntries(state: WalkState, dir: CheckedDir, rel: string, entries: D
       // Files before the folder first: the batches keep path order.
       flush(state);
       enterDir(state, dir, entry.name, childRel, rules, depth);
-    }
-    else if (kind === 'file') visitFile(state, dir, entry.name, childRel);
+    } else if (kind === 'file') visitFile(state, dir, entry.name, childRel);
     else visitLink(state, dir, entry.name, childRel);
   }
 }

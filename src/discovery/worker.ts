@@ -21,7 +21,12 @@ export default function runTask(envelope: TaskEnvelope): void {
   } catch (err) {
     if (isToolError(err) && err.code === 'INVALID_INPUT') {
       const fields = err.details['fields'] as Array<{ field: string }> | undefined;
-      const message: WorkerMessage<never> = { type: 'error', code: 'INVALID_INPUT', field: fields?.[0]?.field ?? 'body', message: err.message };
+      const message: WorkerMessage<never> = {
+        type: 'error',
+        code: 'INVALID_INPUT',
+        field: fields?.[0]?.field ?? 'body',
+        message: err.message,
+      };
       port.postMessage(message);
       return;
     }

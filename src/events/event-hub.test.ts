@@ -51,7 +51,12 @@ describe('EventHub', () => {
     hub.closeAll();
     const frames = sink.text.split('\n\n').filter((f) => f.includes('event: file_changed'));
     expect(frames).toHaveLength(1);
-    const data = JSON.parse(frames[0]!.split('\n').find((l) => l.startsWith('data: '))!.slice(6));
+    const data = JSON.parse(
+      frames[0]!
+        .split('\n')
+        .find((l) => l.startsWith('data: '))!
+        .slice(6),
+    );
     expect(data).toEqual({
       file_path: 'src/a.ts',
       tool: 'Edit',

@@ -167,7 +167,8 @@ export class EventHub {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.heartbeat);
-    for (const sink of [...this.clients, ...this.pending.keys()]) this.finish(sink, 'event: shutdown\ndata: {"reason":"server shutting down"}\n\n');
+    for (const sink of [...this.clients, ...this.pending.keys()])
+      this.finish(sink, 'event: shutdown\ndata: {"reason":"server shutting down"}\n\n');
     this.clients.clear();
     this.pending.clear();
   }

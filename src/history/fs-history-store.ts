@@ -12,10 +12,7 @@ import { VersionIdGenerator } from './version-id.js';
 
 export { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, type FsHistoryOptions } from './fs-history-options.js';
 
-interface Removal {
-  key: string;
-  version: HistoryVersion;
-}
+type Removal = { key: string; version: HistoryVersion };
 
 /**
  * History in the data dir: one folder per file (named by a hash of its key) holding an
@@ -290,7 +287,8 @@ export class FsHistoryStore implements HistoryStore {
       return writeIndex(keyDir(this.dir, key), { key, versions: [...index.versions] });
     });
     this.queued.set(key, next);
-    this.persisting.set(key, next.catch(() => undefined));
+    const settled = next.catch(() => undefined);
+    this.persisting.set(key, settled);
     return next;
   }
 }

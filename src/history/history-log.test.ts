@@ -59,7 +59,11 @@ describe('history log', () => {
 
   it('rotates a long log and keeps every entry across the rotation and a restart', async () => {
     const first = new FsHistoryStore({ dataDir, maxVersions: 500, logLimit: 2_000 });
-    const kept = await keepAndDie(first, 'a.txt', Array.from({ length: 40 }, (_, i) => `v${i}`));
+    const kept = await keepAndDie(
+      first,
+      'a.txt',
+      Array.from({ length: 40 }, (_, i) => `v${i}`),
+    );
     await first.flush();
     const logs = (await fs.readdir(path.join(dataDir, 'history'))).filter((n) => n.endsWith('.log'));
     expect(logs).toEqual(['journal.log']); // the rotated log was removed once its keys were snapshotted

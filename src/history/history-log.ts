@@ -3,9 +3,7 @@ import path from 'node:path';
 import type { HistoryVersion } from './types.js';
 
 /** One change to the history, as appended to the log. */
-export type LogRecord =
-  | { op: 'add'; key: string; entry: HistoryVersion }
-  | { op: 'drop'; key: string; version: string };
+export type LogRecord = { op: 'add'; key: string; entry: HistoryVersion } | { op: 'drop'; key: string; version: string };
 
 const CURRENT = 'journal.log';
 const OLD = 'journal.old.log';

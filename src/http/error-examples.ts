@@ -10,9 +10,15 @@ export interface ErrorExample {
  * real ones; the tools' own texts may differ in detail). A code missing here gets a generic one.
  */
 const EXAMPLES: Partial<Record<ErrorCode, ErrorExample>> = {
-  INVALID_INPUT: { message: 'Invalid request: body.offset: expected number, received string.', details: { fields: [{ field: 'body.offset', message: 'expected number, received string' }] } },
+  INVALID_INPUT: {
+    message: 'Invalid request: body.offset: expected number, received string.',
+    details: { fields: [{ field: 'body.offset', message: 'expected number, received string' }] },
+  },
   UNAUTHORIZED: { message: 'Missing or wrong bearer token: send Authorization: Bearer <token>.', details: {} },
-  ORIGIN_DENIED: { message: 'Requests from this browser origin are refused. Add it to --allowed-origins to allow it.', details: { header: 'origin' } },
+  ORIGIN_DENIED: {
+    message: 'Requests from this browser origin are refused. Add it to --allowed-origins to allow it.',
+    details: { header: 'origin' },
+  },
   PATH_OUTSIDE_WORKSPACE: { message: 'The path ../etc/passwd is outside the workspace.', details: {} },
   PATH_DENIED: { message: "Access to secrets/.env is denied by the server's read policy.", details: {} },
   READ_ONLY: { message: 'The server is in read-only mode: no file can be changed.', details: {} },
@@ -22,11 +28,17 @@ const EXAMPLES: Partial<Record<ErrorCode, ErrorExample>> = {
   NOT_A_DIRECTORY: { message: 'src/app.py is not a folder.', details: {} },
   WRONG_TOOL: { message: 'analysis.ipynb is a notebook: edit it with NotebookEdit.', details: {} },
   FILE_NOT_READ: { message: 'Read src/app.py first: this session has not read it.', details: {} },
-  FILE_MODIFIED_SINCE_READ: { message: 'src/app.py changed on disk since this session read it. Read it again.', details: { diff: '@@ -1 +1 @@\n-a\n+b\n' } },
+  FILE_MODIFIED_SINCE_READ: {
+    message: 'src/app.py changed on disk since this session read it. Read it again.',
+    details: { diff: '@@ -1 +1 @@\n-a\n+b\n' },
+  },
   FILE_EXISTS: { message: 'src/app.py already exists and is not empty; use a non-empty old_string.', details: {} },
   NO_CHANGE: { message: 'old_string and new_string are the same: nothing would change.', details: {} },
   STRING_NOT_FOUND: { message: 'old_string was not found in src/app.py. Read the file again and copy the text exactly.', details: {} },
-  MULTIPLE_MATCHES: { message: 'old_string matched 3 times; add surrounding context or set replace_all.', details: { matches: 3, lines: [4, 10, 22] } },
+  MULTIPLE_MATCHES: {
+    message: 'old_string matched 3 times; add surrounding context or set replace_all.',
+    details: { matches: 3, lines: [4, 10, 22] },
+  },
   BINARY_FILE: { message: 'data.bin is a binary file; Read shows text files, images and notebooks.', details: {} },
   FILE_TOO_LARGE: { message: 'big.log is 1.2 MiB, over 256 KiB: read it in pages with offset and limit.', details: {} },
   INVALID_NOTEBOOK: { message: 'analysis.ipynb is not notebook JSON.', details: {} },
@@ -34,7 +46,10 @@ const EXAMPLES: Partial<Record<ErrorCode, ErrorExample>> = {
   SECRET_DETECTED: { message: 'The new content adds a secret (GitHub token) to CLAUDE.md; it was not written.', details: {} },
   UNSUPPORTED_ENCODING: { message: 'legacy.txt would not survive decoding and encoding unchanged; it was not edited.', details: {} },
   PAYLOAD_TOO_LARGE: { message: 'The request body is over the size limit; send less content per call.', details: {} },
-  VERSION_NOT_FOUND: { message: 'src/app.py has no history version "20260101T000000000Z-000000".', details: { version: '20260101T000000000Z-000000' } },
+  VERSION_NOT_FOUND: {
+    message: 'src/app.py has no history version "20260101T000000000Z-000000".',
+    details: { version: '20260101T000000000Z-000000' },
+  },
   LOCK_TIMEOUT: { message: 'src/app.py is being written by another call; retry in a moment.', details: {} },
   STORAGE_FULL: { message: 'The disk is full: nothing changed.', details: {} },
   FS_PERMISSION_DENIED: { message: 'The file system refused the operation (permission denied): nothing changed.', details: {} },

@@ -33,9 +33,12 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
 /** Fastify's router errors (a URL that does not decode, a parameter over the length limit). */
 export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   reply.header('X-Request-Id', reply.request.id);
-  void sendError(reply, new ToolError('INVALID_INPUT', 'The request URL is not valid (bad percent-encoding or a part too long).', {
-    fields: [{ field: 'url', message: error.code }],
-  }));
+  void sendError(
+    reply,
+    new ToolError('INVALID_INPUT', 'The request URL is not valid (bad percent-encoding or a part too long).', {
+      fields: [{ field: 'url', message: error.code }],
+    }),
+  );
 }
 
 /** The Fastify options that route these failures here. */

@@ -59,7 +59,9 @@ function withRawTextBodies(doc: OpenApiDoc, tools: readonly ToolDefinition[]): O
     const content = tool.rawText && paths?.[`/v1/tools/${tool.slug}`]?.post?.requestBody?.content;
     if (!content || !tool.rawText) continue;
     for (const type of tool.rawText.contentTypes) {
-      content[type] = { schema: { type: 'string', description: `The \`${tool.rawText.field}\` field's text as the whole body (no JSON escaping).` } };
+      content[type] = {
+        schema: { type: 'string', description: `The \`${tool.rawText.field}\` field's text as the whole body (no JSON escaping).` },
+      };
     }
   }
   return doc;

@@ -70,7 +70,12 @@ function defaultPort(protocol: string): string {
 }
 
 /** 'own', 'allowed' (CORS headers), or 'foreign' (403). `host` has passed the Host check. */
-export function judgeOrigin(origin: string, host: HostName | null, listenPort: number | null, policy: OriginPolicy): 'own' | 'allowed' | 'foreign' {
+export function judgeOrigin(
+  origin: string,
+  host: HostName | null,
+  listenPort: number | null,
+  policy: OriginPolicy,
+): 'own' | 'allowed' | 'foreign' {
   let url: URL;
   try {
     url = new URL(origin);
@@ -112,7 +117,11 @@ export function installOriginCheck(app: FastifyInstance, policy: OriginPolicy): 
     // Security: DNS rebinding — without a token only loopback names and --allowed-hosts are served.
     const hostOk = host !== null && (policy.token !== null || hostAllowed(host, policy.allowedHosts));
     if (!hostOk) {
-      return deny(reply, 'This Host is not served without a token (DNS rebinding protection). Use http://127.0.0.1:<port>, or start sidefile with --allowed-hosts or a token.', { header: 'host' });
+      return deny(
+        reply,
+        'This Host is not served without a token (DNS rebinding protection). Use http://127.0.0.1:<port>, or start sidefile with --allowed-hosts or a token.',
+        { header: 'host' },
+      );
     }
     const origin = request.headers.origin;
     if (origin === undefined) return;

@@ -55,7 +55,8 @@ function checkKind(target: ResolvedPath, kind: TargetKind): void {
   if (!stat) throw new ToolError('FILE_NOT_FOUND', `${shown} does not exist.`);
   if (stat.isDirectory()) return;
   if (kind === 'file-or-directory') {
-    if (!stat.isFile()) throw new ToolError('NOT_A_DIRECTORY', `${shown} is neither a folder nor a regular file (a FIFO, socket or device).`);
+    if (!stat.isFile())
+      throw new ToolError('NOT_A_DIRECTORY', `${shown} is neither a folder nor a regular file (a FIFO, socket or device).`);
     return;
   }
   throw new ToolError('NOT_A_DIRECTORY', `${shown} is not a folder. Give a folder as path, or leave path out for the root.`);

@@ -7,13 +7,24 @@ import type { ToolDefinition } from '../tools/types.js';
  * tool's own. A tool not listed here (and declaring no `errors`) is documented with every code.
  */
 const EVERY_TOOL: readonly ErrorCode[] = [
-  'INVALID_INPUT', 'PAYLOAD_TOO_LARGE', 'PATH_OUTSIDE_WORKSPACE', 'PATH_DENIED', 'NOT_A_FILE',
-  'FS_PERMISSION_DENIED', 'FS_BUSY',
+  'INVALID_INPUT',
+  'PAYLOAD_TOO_LARGE',
+  'PATH_OUTSIDE_WORKSPACE',
+  'PATH_DENIED',
+  'NOT_A_FILE',
+  'FS_PERMISSION_DENIED',
+  'FS_BUSY',
 ];
 
 const EVERY_WRITE: readonly ErrorCode[] = [
-  'READ_ONLY', 'FILE_NOT_READ', 'FILE_MODIFIED_SINCE_READ', 'FILE_TOO_LARGE', 'SECRET_DETECTED',
-  'UNSUPPORTED_ENCODING', 'LOCK_TIMEOUT', 'STORAGE_FULL',
+  'READ_ONLY',
+  'FILE_NOT_READ',
+  'FILE_MODIFIED_SINCE_READ',
+  'FILE_TOO_LARGE',
+  'SECRET_DETECTED',
+  'UNSUPPORTED_ENCODING',
+  'LOCK_TIMEOUT',
+  'STORAGE_FULL',
 ];
 
 const OWN: Record<string, readonly string[]> = {
@@ -22,7 +33,16 @@ const OWN: Record<string, readonly string[]> = {
   MultiEdit: ['FILE_NOT_FOUND', 'WRONG_TOOL', 'FILE_EXISTS', 'NO_CHANGE', 'STRING_NOT_FOUND', 'MULTIPLE_MATCHES', 'PLACEHOLDER_DETECTED'],
   Write: ['INVALID_NOTEBOOK'],
   NotebookEdit: ['FILE_NOT_FOUND', 'WRONG_TOOL', 'INVALID_NOTEBOOK', 'CELL_NOT_FOUND', 'CELL_MOVED'],
-  ApplyPatch: ['FILE_NOT_FOUND', 'FILE_EXISTS', 'WRONG_TOOL', 'NO_CHANGE', 'PATCH_INVALID', 'CONTEXT_NOT_FOUND', 'PLACEHOLDER_DETECTED', 'INVALID_NOTEBOOK'],
+  ApplyPatch: [
+    'FILE_NOT_FOUND',
+    'FILE_EXISTS',
+    'WRONG_TOOL',
+    'NO_CHANGE',
+    'PATCH_INVALID',
+    'CONTEXT_NOT_FOUND',
+    'PLACEHOLDER_DETECTED',
+    'INVALID_NOTEBOOK',
+  ],
   Restore: ['VERSION_NOT_FOUND'],
 };
 

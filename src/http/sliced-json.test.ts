@@ -5,9 +5,12 @@ import { stringifySliced } from './sliced-json.js';
 
 describe('stringifySliced', () => {
   it('gives exactly what JSON.stringify gives', async () => {
-    await fc.assert(fc.asyncProperty(fc.jsonValue(), async (value) => {
-      expect(await stringifySliced(value)).toBe(JSON.stringify(value));
-    }), { numRuns: 1000 });
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (value) => {
+        expect(await stringifySliced(value)).toBe(JSON.stringify(value));
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it('serializes a 10,000,000-line hunk in slices, byte for byte', async () => {
@@ -21,7 +24,7 @@ describe('stringifySliced', () => {
     expect(turns).toBeGreaterThan(0);
   });
 
-  it('sends a PackedHunk\'s JSON bytes as they are, copied into the answer in slices', async () => {
+  it("sends a PackedHunk's JSON bytes as they are, copied into the answer in slices", async () => {
     const lines = Array.from({ length: 2_000_000 }, (_, i) => (i % 2 ? `+é${i}` : `-a"${i}\\`));
     const header = { oldStart: 1, oldLines: 1_000_000, newStart: 1, newLines: 1_000_000 };
     const packed = new PackedHunk(header, Buffer.from(JSON.stringify(lines)));

@@ -16,7 +16,16 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
       {
         result: {
           type: 'text',
-          file: { file_path: 'app.py', content: 'def greet():\n    return "hi"', start_line: 1, num_lines: 2, total_lines: 2, encoding: 'utf-8', line_endings: 'LF', bom: false },
+          file: {
+            file_path: 'app.py',
+            content: 'def greet():\n    return "hi"',
+            start_line: 1,
+            num_lines: 2,
+            total_lines: 2,
+            encoding: 'utf-8',
+            line_endings: 'LF',
+            bom: false,
+          },
         },
         text: '     1→def greet():\n     2→    return "hi"',
       },
@@ -24,9 +33,20 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
         result: {
           type: 'notebook',
           file: {
-            file_path: 'analysis.ipynb', language: 'python', nbformat: 4, nbformat_minor: 5, total_cells: 2,
+            file_path: 'analysis.ipynb',
+            language: 'python',
+            nbformat: 4,
+            nbformat_minor: 5,
+            total_cells: 2,
             cells: [
-              { cell_id: 'load', index: 0, cell_type: 'code', source: "import pandas as pd\ndf = pd.read_csv('data.csv')", execution_count: null, outputs: [] },
+              {
+                cell_id: 'load',
+                index: 0,
+                cell_type: 'code',
+                source: "import pandas as pd\ndf = pd.read_csv('data.csv')",
+                execution_count: null,
+                outputs: [],
+              },
               { cell_id: 'look', index: 1, cell_type: 'code', source: 'df.head()', execution_count: null, outputs: [] },
             ],
           },
@@ -37,7 +57,12 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
   },
   Edit: {
     requests: [{ file_path: 'app.py', old_string: '"hi"', new_string: '"hello"' }],
-    responses: [{ result: { file_path: 'app.py', replacements: 1, match: 'exact', structured_patch: PATCH }, text: 'The file app.py has been updated successfully.' }],
+    responses: [
+      {
+        result: { file_path: 'app.py', replacements: 1, match: 'exact', structured_patch: PATCH },
+        text: 'The file app.py has been updated successfully.',
+      },
+    ],
   },
   MultiEdit: {
     // The second edit's old_string is indented one level too deep: it lands at rung `indentation`.
@@ -53,22 +78,50 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
     responses: [
       {
         result: {
-          file_path: 'app.py', edits_applied: 2, replacements: 2, matches: ['exact', 'indentation'],
-          structured_patch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: ['-def greet():', '-    return "hello"', '+def greet(name):', '+    return f"hello {name}"'] }],
+          file_path: 'app.py',
+          edits_applied: 2,
+          replacements: 2,
+          matches: ['exact', 'indentation'],
+          structured_patch: [
+            {
+              oldStart: 1,
+              oldLines: 2,
+              newStart: 1,
+              newLines: 2,
+              lines: ['-def greet():', '-    return "hello"', '+def greet(name):', '+    return f"hello {name}"'],
+            },
+          ],
         },
         text: 'The file app.py has been updated successfully.',
       },
     ],
   },
   ApplyPatch: {
-    requests: [{ patch: '*** Begin Patch\n*** Update File: app.py\n@@ def greet(name):\n-    return f"hello {name}"\n+    return f"hello, {name}!"\n*** End Patch\n' }],
+    requests: [
+      {
+        patch:
+          '*** Begin Patch\n*** Update File: app.py\n@@ def greet(name):\n-    return f"hello {name}"\n+    return f"hello, {name}!"\n*** End Patch\n',
+      },
+    ],
     responses: [
       {
         result: {
           files: [
             {
-              file_path: 'app.py', type: 'update', match: 'exact', additions: 1, deletions: 1,
-              structured_patch: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: [' def greet(name):', '-    return f"hello {name}"', '+    return f"hello, {name}!"'] }],
+              file_path: 'app.py',
+              type: 'update',
+              match: 'exact',
+              additions: 1,
+              deletions: 1,
+              structured_patch: [
+                {
+                  oldStart: 1,
+                  oldLines: 2,
+                  newStart: 1,
+                  newLines: 2,
+                  lines: [' def greet(name):', '-    return f"hello {name}"', '+    return f"hello, {name}!"'],
+                },
+              ],
             },
           ],
         },
@@ -81,7 +134,9 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
     responses: [
       {
         result: {
-          type: 'create', file_path: 'notes/todo.md', original_file: null,
+          type: 'create',
+          file_path: 'notes/todo.md',
+          original_file: null,
           structured_patch: [{ oldStart: 1, oldLines: 0, newStart: 1, newLines: 2, lines: ['+# TODO', '+- ship it'] }],
         },
         text: 'File created successfully at: notes/todo.md',
@@ -91,25 +146,40 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
   NotebookEdit: {
     requests: [{ notebook_path: 'analysis.ipynb', cell_id: 'look', new_source: 'df.describe()' }],
     responses: [
-      { result: { notebook_path: 'analysis.ipynb', cell_id: 'look', cell_type: 'code', language: 'python', edit_mode: 'replace' }, text: 'Updated cell look with df.describe()' },
+      {
+        result: { notebook_path: 'analysis.ipynb', cell_id: 'look', cell_type: 'code', language: 'python', edit_mode: 'replace' },
+        text: 'Updated cell look with df.describe()',
+      },
     ],
   },
   // Discovery (captured from real calls on app.py and util.py; not replayed: mtimes vary).
   Glob: {
     requests: [{ pattern: '**/*.py' }],
-    responses: [{ result: { filenames: ['util.py', 'app.py'], num_files: 2, total_files: 2, offset: 0, truncated: false, timed_out: false }, text: 'util.py\napp.py' }],
+    responses: [
+      {
+        result: { filenames: ['util.py', 'app.py'], num_files: 2, total_files: 2, offset: 0, truncated: false, timed_out: false },
+        text: 'util.py\napp.py',
+      },
+    ],
   },
   Grep: {
     requests: [{ pattern: 'def \\w+', output_mode: 'content' }],
     responses: [
       {
         result: {
-          mode: 'content', num_files: 2, applied_limit: 250, applied_offset: 0, timed_out: false, skipped_binary: 0, skipped_dirs: 0,
+          mode: 'content',
+          num_files: 2,
+          applied_limit: 250,
+          applied_offset: 0,
+          timed_out: false,
+          skipped_binary: 0,
+          skipped_dirs: 0,
           matches: [
             { file_path: 'app.py', line: 1, text: 'def greet():', kind: 'match' },
             { file_path: 'util.py', line: 1, text: 'def shout(s):', kind: 'match' },
           ],
-          total_matches: 2, truncated: false,
+          total_matches: 2,
+          truncated: false,
         },
         text: 'app.py:1:def greet():\nutil.py:1:def shout(s):',
       },
@@ -125,7 +195,8 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
             { name: 'app.py', type: 'file', size: 29, modified: '2026-12-01T11:55:02.337Z' },
             { name: 'util.py', type: 'file', size: 35, modified: '2026-12-01T11:55:02.425Z' },
           ],
-          total_entries: 2, truncated: false,
+          total_entries: 2,
+          truncated: false,
         },
         text: 'app.py (29 B)\nutil.py (35 B)',
       },

@@ -7,11 +7,13 @@ import { invalidInput, issueFields } from '../tools/parse-input.js';
  * Fastify's validator for the non-tool routes' zod schemas (querystrings, params, headers):
  * the same issue mapper as tool input, fields named `<part>.<path>` (`querystring.file_path`).
  */
-export const zodValidator: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => (data) => {
-  const parsed = schema.safeParse(data);
-  if (parsed.success) return { value: parsed.data };
-  return { error: invalidInput(issueFields(parsed.error.issues, httpPart ?? 'body')) };
-};
+export const zodValidator: FastifySchemaCompiler<z.ZodType> =
+  ({ schema, httpPart }) =>
+  (data) => {
+    const parsed = schema.safeParse(data);
+    if (parsed.success) return { value: parsed.data };
+    return { error: invalidInput(issueFields(parsed.error.issues, httpPart ?? 'body')) };
+  };
 
 /**
  * For a body that callTool validates (once, with the null rule of SPEC §4): Fastify keeps the

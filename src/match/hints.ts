@@ -36,7 +36,11 @@ export function lineHints(lineNo: number, fileLine: string, oldLine: string): st
   }
   const [fileTrail, oldTrail] = [TRAILING.exec(fileLine)?.[0] ?? '', TRAILING.exec(old)?.[0] ?? ''];
   if (fileTrail !== oldTrail && fileLine.trim() !== '') {
-    out.push(fileTrail === '' ? `${at} the file has no trailing whitespace, old_string ends with ${describeIndent(oldTrail)}` : `${at} the file ends the line with ${describeIndent(fileTrail)}, old_string with ${oldTrail === '' ? 'none' : describeIndent(oldTrail)}`);
+    out.push(
+      fileTrail === ''
+        ? `${at} the file has no trailing whitespace, old_string ends with ${describeIndent(oldTrail)}`
+        : `${at} the file ends the line with ${describeIndent(fileTrail)}, old_string with ${oldTrail === '' ? 'none' : describeIndent(oldTrail)}`,
+    );
   }
   const words = wordDifference(fileLine.trim(), old.trim());
   if (words) out.push(`${at} ${words}`);

@@ -18,7 +18,16 @@
  *
  * Nothing here touches the disk or the read state; everything is a pure function of strings.
  */
-export { RUNGS, type EditRequest, type EditSearch, type IndentChange, type LineFit, type LineSearch, type Rung, type Splice } from './types.js';
+export {
+  RUNGS,
+  type EditRequest,
+  type EditSearch,
+  type IndentChange,
+  type LineFit,
+  type LineSearch,
+  type Rung,
+  type Splice,
+} from './types.js';
 export { findEdit, MAX_LISTED_LINES } from './ladder.js';
 export { findLines, rewriteLines, splitLines, type FindLinesOptions } from './lines.js';
 export { applySplices } from './splices.js';

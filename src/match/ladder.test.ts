@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { applySplices, findEdit, type EditRequest } from './index.js';
 
-function edit(text: string, oldString: string, newString: string, opts: Partial<EditRequest> = {}): string | { kind: string; count?: number } {
+function edit(
+  text: string,
+  oldString: string,
+  newString: string,
+  opts: Partial<EditRequest> = {},
+): string | { kind: string; count?: number } {
   const r = findEdit({ text, oldString, newString, replaceAll: false, lineBreak: '\n', ...opts });
   return r.kind === 'ok' ? applySplices(text, r.splices) : r;
 }
@@ -34,9 +39,7 @@ describe('Edit matching (SPEC §6 step 4)', () => {
 
   it('falls back to curly quotes and keeps the file’s quote style', () => {
     const text = 'He said “hello” and ‘goodbye’.\nIt’s done.\n';
-    expect(edit(text, 'said "hello"', 'said "hi" (it\'s "fine")')).toBe(
-      'He said “hi” (it\'s “fine”) and ‘goodbye’.\nIt’s done.\n',
-    );
+    expect(edit(text, 'said "hello"', 'said "hi" (it\'s "fine")')).toBe("He said “hi” (it's “fine”) and ‘goodbye’.\nIt’s done.\n");
     expect(edit(text, "It's done.", "It's 'really' done.")).toBe('He said “hello” and ‘goodbye’.\nIt’s ‘really’ done.\n');
   });
 

@@ -33,7 +33,8 @@ function findSubstring(folded: FoldedText, needle: string, req: EditRequest): Ed
     spans = allIndexes(foldQuotes(folded.text), foldQuotes(needle));
   }
   if (spans.length === 0) return null;
-  if (spans.length > 1 && !req.replaceAll) return multiple(rung, spans.length, lineNumbersOf(folded.text, spans.slice(0, MAX_LISTED_LINES)));
+  if (spans.length > 1 && !req.replaceAll)
+    return multiple(rung, spans.length, lineNumbersOf(folded.text, spans.slice(0, MAX_LISTED_LINES)));
   const replacement = foldString(req.newString);
   const splices = spans.map((at) => {
     const end = at + needle.length;
@@ -68,12 +69,17 @@ function findWholeLines(folded: FoldedText, needle: string, req: EditRequest): E
   const found = findLines(fileLines, oldLines, { to, joined: text, ...(req.replaceAll ? {} : { limit: FIT_LIMIT }) });
   if (found.kind === 'none') return { kind: 'none' };
   const { rung, fits } = found;
-  if (fits.length > 1 && !req.replaceAll) return multiple(rung, fits.length, fits.slice(0, MAX_LISTED_LINES).map((f) => f.start + 1));
+  if (fits.length > 1 && !req.replaceAll)
+    return multiple(
+      rung,
+      fits.length,
+      fits.slice(0, MAX_LISTED_LINES).map((f) => f.start + 1),
+    );
   const starts = lineStarts(text);
   const chosen = nonOverlapping(fits);
   const splices = chosen.map((fit) => {
     const begin = starts[fit.start]!;
-    const end = oldBreak ? starts[fit.end] ?? text.length : starts[fit.end - 1]! + fileLines[fit.end - 1]!.length;
+    const end = oldBreak ? (starts[fit.end] ?? text.length) : starts[fit.end - 1]! + fileLines[fit.end - 1]!.length;
     return splice(folded, req, begin, end, rewriteText(fit, foldString(req.newString)));
   });
   return { kind: 'ok', rung, splices, lines: chosen.map((f) => f.start + 1) };

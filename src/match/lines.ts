@@ -130,7 +130,11 @@ class LineIndex {
     this.starts ??= lineStartsOf(this.lines);
     const starts = this.starts;
     let previous = -1;
-    for (let at = this.joined.indexOf(word, first < starts.length ? starts[first] : Infinity); at !== -1; at = this.joined.indexOf(word, at + 1)) {
+    for (
+      let at = this.joined.indexOf(word, first < starts.length ? starts[first] : Infinity);
+      at !== -1;
+      at = this.joined.indexOf(word, at + 1)
+    ) {
       const line = lineAt(starts, at);
       if (line > last) return;
       if (line !== previous) yield line;

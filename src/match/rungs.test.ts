@@ -15,7 +15,10 @@ describe('the ladder (SPEC §14)', () => {
   });
 
   it('trailing_whitespace: ignores trailing blanks on every line, writes new text as given', () => {
-    expect(edit('x = 1   \ny = 2\t\nz\n', 'x = 1\ny = 2', 'x = 10\ny = 20')).toEqual({ rung: 'trailing_whitespace', text: 'x = 10\ny = 20\nz\n' });
+    expect(edit('x = 1   \ny = 2\t\nz\n', 'x = 1\ny = 2', 'x = 10\ny = 20')).toEqual({
+      rung: 'trailing_whitespace',
+      text: 'x = 10\ny = 20\nz\n',
+    });
   });
 
   it('indentation: four spaces where the file has a tab writes a tab', () => {
@@ -48,17 +51,26 @@ describe('the ladder (SPEC §14)', () => {
     // "x = 1" is in the file twice as text ("x = 1", "x = 10"), once as a whole line: the
     // whole-line rungs would land it, but the exact rung's two matches stop the search.
     expect(edit('x = 1\nx = 10\n', 'x = 1', 'y')).toEqual({ kind: 'multiple', rung: 'exact', count: 2, lines: [1, 2] });
-    expect(findLines(['x = 1', 'x = 10'], ['x = 1'], { rungs: ['trailing_whitespace'] })).toMatchObject({ kind: 'found', fits: [{ start: 0 }] });
+    expect(findLines(['x = 1', 'x = 10'], ['x = 1'], { rungs: ['trailing_whitespace'] })).toMatchObject({
+      kind: 'found',
+      fits: [{ start: 0 }],
+    });
   });
 
   it('replace_all at a fuzzy rung replaces every match of that rung', () => {
     const text = 'if a:\n\tpass\nx\nif a:\n\tpass\n';
-    expect(edit(text, 'if a:\n    pass', 'if b:\n    pass', { replaceAll: true })).toEqual({ rung: 'indentation', text: 'if b:\n\tpass\nx\nif b:\n\tpass\n' });
+    expect(edit(text, 'if a:\n    pass', 'if b:\n    pass', { replaceAll: true })).toEqual({
+      rung: 'indentation',
+      text: 'if b:\n\tpass\nx\nif b:\n\tpass\n',
+    });
   });
 
   it('keeps CRLF outside the match and writes new lines in the file’s ending', () => {
     const text = 'a\r\n\tb  \r\n\tc\r\nd\r\n';
-    expect(edit(text, '    b\n    c', '    B\n    C', { lineBreak: '\r\n' })).toEqual({ rung: 'indentation', text: 'a\r\n\tB\r\n\tC\r\nd\r\n' });
+    expect(edit(text, '    b\n    c', '    B\n    C', { lineBreak: '\r\n' })).toEqual({
+      rung: 'indentation',
+      text: 'a\r\n\tB\r\n\tC\r\nd\r\n',
+    });
   });
 
   it('a whole-line deletion at a fuzzy rung takes its line break', () => {

@@ -1,11 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import {
-  JSONRPCRequestSchema,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  type JSONRPCMessage,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * The hot path of a live session: one JSON-RPC request POSTed, answered as JSON.

@@ -39,7 +39,10 @@ export function pathOfUri(uri: string): string {
     path = '';
   }
   if (path === '') {
-    throw protocolError(ErrorCode.InvalidParams, `Resource URIs are ${FILE_URI_TEMPLATE} with a path relative to the workspace root; got "${uri.slice(0, 200)}".`);
+    throw protocolError(
+      ErrorCode.InvalidParams,
+      `Resource URIs are ${FILE_URI_TEMPLATE} with a path relative to the workspace root; got "${uri.slice(0, 200)}".`,
+    );
   }
   return path;
 }

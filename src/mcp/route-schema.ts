@@ -8,7 +8,7 @@ const jsonRpcMessage = z
     jsonrpc: z.literal('2.0').describe('Always "2.0".'),
     id: jsonRpcId.optional(),
     method: z.string().optional().describe('e.g. initialize, tools/list, tools/call, resources/read, resources/subscribe.'),
-    params: z.record(z.string(), z.unknown()).optional().describe('The method\'s parameters.'),
+    params: z.record(z.string(), z.unknown()).optional().describe("The method's parameters."),
   })
   .describe('One JSON-RPC 2.0 message of the Model Context Protocol.');
 
@@ -16,10 +16,13 @@ const jsonRpcAnswer = z
   .looseObject({
     jsonrpc: z.literal('2.0').describe('Always "2.0".'),
     id: jsonRpcId.nullable().describe('The id of the request answered (null when it could not be read).'),
-    result: z.record(z.string(), z.unknown()).optional().describe('The method\'s result (tools/call: content, structuredContent, isError).'),
+    result: z.record(z.string(), z.unknown()).optional().describe("The method's result (tools/call: content, structuredContent, isError)."),
     error: z
       .object({
-        code: z.number().int().describe('JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found.'),
+        code: z
+          .number()
+          .int()
+          .describe('JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found.'),
         message: z.string().describe('What went wrong.'),
         data: z.unknown().optional().describe('Specifics, when any.'),
       })

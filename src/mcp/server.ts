@@ -118,7 +118,10 @@ function registerSubscriptions(server: Server, shared: McpShared, state: McpSess
     guarded(log, async () => {
       const target = await resolveUri(services, request.params.uri);
       if (!state.subscriptions.has(target.real) && state.subscriptions.size >= MAX_SUBSCRIPTIONS) {
-        throw protocolError(ErrorCode.InvalidParams, `At most ${MAX_SUBSCRIPTIONS} subscriptions per session: unsubscribe from some first.`);
+        throw protocolError(
+          ErrorCode.InvalidParams,
+          `At most ${MAX_SUBSCRIPTIONS} subscriptions per session: unsubscribe from some first.`,
+        );
       }
       state.subscriptions.set(target.real, request.params.uri);
       return {};

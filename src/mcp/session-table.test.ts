@@ -49,7 +49,10 @@ describe('the live MCP session table', () => {
     table.add(fakeSession('a', [], [['/ws/x.txt', 'file:///x.txt']]));
     table.add(fakeSession('b', [], [['/ws/y.txt', 'file:///y.txt']]));
     table.add(fakeSession('c', [], [['/ws/x.txt', 'file:///./x.txt']]));
-    expect([...table.subscribers('/ws/x.txt')].map(([s, uri]) => [s.id, uri])).toEqual([['a', 'file:///x.txt'], ['c', 'file:///./x.txt']]);
+    expect([...table.subscribers('/ws/x.txt')].map(([s, uri]) => [s.id, uri])).toEqual([
+      ['a', 'file:///x.txt'],
+      ['c', 'file:///./x.txt'],
+    ]);
   });
 
   it('closes every session at shutdown', async () => {

@@ -53,9 +53,7 @@ export class CellBuilder {
 
   toText(): string {
     if (this.members.length === 0) return '{}';
-    const members = this.layout.sortedKeys
-      ? [...this.members].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-      : this.members;
+    const members = this.layout.sortedKeys ? [...this.members].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) : this.members;
     const open = this.layout.eol + this.indent + this.layout.unit;
     const lines = members.map((m) => m.rawKey + this.layout.keySep + m.rawValue);
     return `{${open}${lines.join(`,${open}`)}${this.layout.eol}${this.indent}}`;

@@ -21,7 +21,11 @@ function jupyterDump(value: unknown, layout: Layout = JUPYTER): string {
     Array.isArray(x)
       ? x.map(sort)
       : x !== null && typeof x === 'object'
-        ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, sort((x as Json)[k])]))
+        ? Object.fromEntries(
+            Object.keys(x)
+              .sort()
+              .map((k) => [k, sort((x as Json)[k])]),
+          )
         : x;
   // Raw line breaks only occur between tokens (inside strings they are escaped).
   return JSON.stringify(sort(value), null, layout.unit).replace(/\n/g, layout.eol) + layout.final;
@@ -58,9 +62,7 @@ function buildNotebook(cells: Array<{ kind: string; source: unknown; metadata: J
       ...(withId ? { id: `id${i}` } : {}),
       metadata: c.metadata,
       source: c.source,
-      ...(c.kind === 'code'
-        ? { execution_count: i, outputs: [{ name: 'stdout', output_type: 'stream', text: [c.out] }] }
-        : {}),
+      ...(c.kind === 'code' ? { execution_count: i, outputs: [{ name: 'stdout', output_type: 'stream', text: [c.out] }] } : {}),
     })),
     metadata: { language_info: { name: 'python' } },
     nbformat: 4,
@@ -98,7 +100,7 @@ function expected(nb: Json, req: NotebookEditRequest, index: number, newId: stri
 }
 
 describe('editNotebook on generated Jupyter notebooks', () => {
-  it('writes exactly what Jupyter would write for the edited notebook, in the file\'s own layout', () => {
+  it("writes exactly what Jupyter would write for the edited notebook, in the file's own layout", () => {
     fc.assert(
       fc.property(
         layoutArb,

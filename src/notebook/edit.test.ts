@@ -11,12 +11,22 @@ function nb(cells: unknown[], minor = 5, extra: Json = {}): Json {
 }
 const jupyter = (value: unknown) => JSON.stringify(value, null, 1) + '\n';
 const code = (id: string, source: unknown, more: Json = {}) => ({
-  cell_type: 'code', execution_count: 1, id, metadata: {}, outputs: [{ name: 'stdout', output_type: 'stream', text: ['x\n'] }], source, ...more,
+  cell_type: 'code',
+  execution_count: 1,
+  id,
+  metadata: {},
+  outputs: [{ name: 'stdout', output_type: 'stream', text: ['x\n'] }],
+  source,
+  ...more,
 });
 const md = (id: string, source: unknown) => ({ cell_type: 'markdown', id, metadata: {}, source });
 
-const replace = (cellId: string, newSource: string, more: Partial<NotebookEditRequest> = {}): NotebookEditRequest =>
-  ({ cellId, newSource, editMode: 'replace', ...more });
+const replace = (cellId: string, newSource: string, more: Partial<NotebookEditRequest> = {}): NotebookEditRequest => ({
+  cellId,
+  newSource,
+  editMode: 'replace',
+  ...more,
+});
 let n = 0;
 const ids = () => `fresh${++n}`;
 
@@ -51,7 +61,9 @@ describe('replace', () => {
   it('converts markdown to code: adds execution_count null and outputs [], drops attachments', () => {
     const cell = { attachments: { 'a.png': { 'image/png': 'AA==' } }, cell_type: 'markdown', id: 'm', metadata: {}, source: ['x'] };
     const out = editNotebook(jupyter(nb([cell])), replace('m', 'y = 1', { cellType: 'code' }));
-    expect(out.text).toBe(jupyter(nb([{ cell_type: 'code', execution_count: null, id: 'm', metadata: {}, outputs: [], source: ['y = 1'] }])));
+    expect(out.text).toBe(
+      jupyter(nb([{ cell_type: 'code', execution_count: null, id: 'm', metadata: {}, outputs: [], source: ['y = 1'] }])),
+    );
     expect(out.cellType).toBe('code');
   });
 
@@ -67,7 +79,7 @@ describe('replace', () => {
     expect(out.cells[1].source).toEqual(['a\n', 'b']);
   });
 
-  it('keeps the cell\'s own metadata and id text as they were', () => {
+  it("keeps the cell's own metadata and id text as they were", () => {
     const cell = code('c', ['x'], { metadata: { tags: ['keep'], scrolled: true } });
     const out = JSON.parse(editNotebook(jupyter(nb([cell])), replace('c', 'y')).text);
     expect(out.cells[0].metadata).toEqual({ tags: ['keep'], scrolled: true });
@@ -85,7 +97,11 @@ describe('insert and delete', () => {
 
   it('never reuses an id the notebook has', () => {
     const made = ['a', 'b'];
-    const out = editNotebook(jupyter(nb([md('a', ['A'])])), { cellId: 'a', newSource: '', cellType: 'code', editMode: 'insert' }, () => made.shift() ?? 'z');
+    const out = editNotebook(
+      jupyter(nb([md('a', ['A'])])),
+      { cellId: 'a', newSource: '', cellType: 'code', editMode: 'insert' },
+      () => made.shift() ?? 'z',
+    );
     expect(out.cellId).toBe('b');
   });
 
@@ -105,14 +121,22 @@ describe('insert and delete', () => {
   });
 });
 
-describe('layouts other than Jupyter\'s', () => {
+describe("layouts other than Jupyter's", () => {
   it('keeps a 2-space, unsorted notebook: key order, indentation, no trailing newline', () => {
-    const cells = [{ id: 'a', cell_type: 'markdown', source: 'A', metadata: {} }, { id: 'b', cell_type: 'markdown', source: 'B', metadata: {} }];
+    const cells = [
+      { id: 'a', cell_type: 'markdown', source: 'A', metadata: {} },
+      { id: 'b', cell_type: 'markdown', source: 'B', metadata: {} },
+    ];
     const text = JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells }, null, 2);
     const replaced = editNotebook(text, replace('a', 'Z'));
     expect(replaced.text).toBe(text.replace('"source": "A"', '"source": "Z"'));
     const inserted = editNotebook(text, { cellId: 'a', newSource: 'N', cellType: 'markdown', editMode: 'insert' }, () => 'n1');
-    const expected = { nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [cells[0], { id: 'n1', cell_type: 'markdown', source: 'N', metadata: {} }, cells[1]] };
+    const expected = {
+      nbformat: 4,
+      nbformat_minor: 5,
+      metadata: {},
+      cells: [cells[0], { id: 'n1', cell_type: 'markdown', source: 'N', metadata: {} }, cells[1]],
+    };
     expect(inserted.text).toBe(JSON.stringify(expected, null, 2));
   });
 
@@ -132,7 +156,8 @@ describe('layouts other than Jupyter\'s', () => {
   });
 
   it('re-indents a minified notebook with 1 space, moving only whitespace', () => {
-    const text = '{"cells":[{"cell_type":"markdown","id":"a","metadata":{"v":1.0,"e":"\\u00e9"},"source":"A"},' +
+    const text =
+      '{"cells":[{"cell_type":"markdown","id":"a","metadata":{"v":1.0,"e":"\\u00e9"},"source":"A"},' +
       '{"cell_type":"markdown","id":"b","metadata":{},"source":"B"}],"metadata":{"x":1e5},"nbformat":4,"nbformat_minor":5}';
     const out = editNotebook(text, replace('b', 'C'));
     expect(out.reformatted).toBe(true);
@@ -159,7 +184,7 @@ describe('layouts other than Jupyter\'s', () => {
 });
 
 describe('building blocks', () => {
-  it('splits source lines as Python\'s splitlines(keepends=True) does', () => {
+  it("splits source lines as Python's splitlines(keepends=True) does", () => {
     expect(splitSourceLines('a\nb\r\nc\rd\u2028e\n')).toEqual(['a\n', 'b\r\n', 'c\r', 'd\u2028', 'e\n']);
     expect(splitSourceLines('')).toEqual([]);
   });

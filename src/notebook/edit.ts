@@ -57,14 +57,13 @@ function invalidInput(field: string, message: string): ToolError {
  * Applies one NotebookEdit (SPEC §9) to a notebook's text. Only the edited cell's bytes change:
  * the new cell text is spliced over the old cell's span, and nothing else is re-serialized.
  */
-export function editNotebook(
-  input: string,
-  request: NotebookEditRequest,
-  makeId: () => string = randomCellId,
-): NotebookEditOutcome {
+export function editNotebook(input: string, request: NotebookEditRequest, makeId: () => string = randomCellId): NotebookEditOutcome {
   const { editMode, cellId } = request;
   if (cellId === undefined && editMode !== 'insert') {
-    throw invalidInput('cell_id', `cell_id is required for edit_mode "${editMode}"; without cell_id only an insert (at the top) is allowed.`);
+    throw invalidInput(
+      'cell_id',
+      `cell_id is required for edit_mode "${editMode}"; without cell_id only an insert (at the top) is allowed.`,
+    );
   }
   if (editMode === 'insert' && request.cellType === undefined) {
     throw invalidInput('cell_type', 'cell_type ("code" or "markdown") is required to insert a cell.');
@@ -95,7 +94,13 @@ function locateCell(cells: unknown[], cellId: string, positions: CellPositions |
   return findCell(cells, cellId, allowEnd);
 }
 
-function finish(doc: NotebookDocument, change: TextSplice, cell: { id: string; at: number }, type: string, mode: EditMode): NotebookEditOutcome {
+function finish(
+  doc: NotebookDocument,
+  change: TextSplice,
+  cell: { id: string; at: number },
+  type: string,
+  mode: EditMode,
+): NotebookEditOutcome {
   const { id: cellId, at } = cell;
   const text = doc.bom + doc.text.slice(0, change.start) + change.insert + doc.text.slice(change.end);
   const offset = doc.bom.length;
@@ -156,13 +161,7 @@ function replaceCell(doc: NotebookDocument, index: number, source: string, newTy
   return finish(doc, change, { id: cellIdAt(original, index), at: index }, type, 'replace');
 }
 
-function insertCell(
-  doc: NotebookDocument,
-  at: number,
-  type: NewCellType,
-  source: string,
-  makeId: () => string,
-): NotebookEditOutcome {
+function insertCell(doc: NotebookDocument, at: number, type: NewCellType, source: string, makeId: () => string): NotebookEditOutcome {
   const template = doc.cells[at - 1] ?? doc.cells[at];
   const templateIndex = doc.cells[at - 1] !== undefined ? at - 1 : at;
   const indent = cellIndent(doc, templateIndex);

@@ -33,7 +33,9 @@ describe('encodeNotebookEdit', () => {
   });
 
   it('encodes the whole text for a re-indented notebook', () => {
-    const bytes = Buffer.from('{"cells":[{"cell_type":"markdown","metadata":{},"source":"é"}],"metadata":{},"nbformat":4,"nbformat_minor":4}');
+    const bytes = Buffer.from(
+      '{"cells":[{"cell_type":"markdown","metadata":{},"source":"é"}],"metadata":{},"nbformat":4,"nbformat_minor":4}',
+    );
     const decoded = decodeText(bytes);
     const edit = editNotebook(decoded.text, { cellId: 'cell-0', newSource: '概', editMode: 'replace' });
     expect(edit.reformatted).toBe(true);

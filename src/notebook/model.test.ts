@@ -26,7 +26,12 @@ describe('parseNotebook: lists of lines in nbformat 2/3, joined as Jupyter joins
   });
 
   it('leaves nbformat 4 lists as nbformat 4 defines them (concatenated)', () => {
-    const cells = cellsOf({ cells: [{ cell_type: 'markdown', metadata: {}, source: ['a', 'b'] }], metadata: {}, nbformat: 4, nbformat_minor: 5 });
+    const cells = cellsOf({
+      cells: [{ cell_type: 'markdown', metadata: {}, source: ['a', 'b'] }],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5,
+    });
     expect(cellSource(cells[0])).toBe('ab');
   });
 

@@ -46,7 +46,10 @@ export function assertCellNotMoved(positions: CellPositions | undefined, cellId:
   }
   const now = meantCellNow(positions, n);
   if (now === undefined || now === n) return;
-  const where = now === null ? `the cell you were shown as ${cellId} has since been deleted` : `the cell you were shown as ${cellId} is now cell-${now}`;
+  const where =
+    now === null
+      ? `the cell you were shown as ${cellId} has since been deleted`
+      : `the cell you were shown as ${cellId} is now cell-${now}`;
   throw moved(cellId, `${where} (an insert or delete renumbered the cells after it)`, now);
 }
 
@@ -71,8 +74,9 @@ export function renumberedText(kind: CellMove['kind'], at: number, later: number
   const last = first + later - 1;
   const shift = kind === 'insert' ? 1 : -1;
   const direction = kind === 'insert' ? 'down' : 'up';
-  const names = later === 1
-    ? `cell-${first} is now cell-${first + shift}`
-    : `cell-${first} … cell-${last} are now cell-${first + shift} … cell-${last + shift}`;
+  const names =
+    later === 1
+      ? `cell-${first} is now cell-${first + shift}`
+      : `cell-${first} … cell-${last} are now cell-${first + shift} … cell-${last + shift}`;
   return `; the cells after it moved ${direction} one position (${names})`;
 }

@@ -45,7 +45,7 @@ describeCorpus('readNotebook on the corpus', () => {
     expect(read.text).toContain('机器学习练习 3');
   });
 
-  it('uses the cells\' own ids in nbformat 4.5', () => {
+  it("uses the cells' own ids in nbformat 4.5", () => {
     const read = ok(readNotebook(load('nbformat/tests/test4.5.ipynb'), 't.ipynb', {}));
     expect(read.result.file.cells[0]?.cell_id).toBe('2fcdfa53');
     expect(read.text).toContain('<cell id="2fcdfa53" index="0" type="markdown">');

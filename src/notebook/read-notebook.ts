@@ -20,19 +20,14 @@ const HINT_RESERVE = 300;
 const CUT_MARK = '\n… [cell truncated in this text; its full source is in result]';
 
 export type ReadNotebookOutcome =
-  | { ok: true; result: NotebookReadResult; text: string; range: SeenRange | null; total: number }
-  | { ok: false; error: string };
+  { ok: true; result: NotebookReadResult; text: string; range: SeenRange | null; total: number } | { ok: false; error: string };
 
 /**
  * Reads a notebook as cells (SPEC §5): `offset`/`limit` count cells (1-based); a page holds as
  * many cells as fit in the text budget and ends with the hint to continue. `ok: false` means the
  * text is not notebook JSON, and Read returns it as a text file with `notebook_error`.
  */
-export function readNotebook(
-  text: string,
-  relativePath: string,
-  opts: { offset?: number; limit?: number },
-): ReadNotebookOutcome {
+export function readNotebook(text: string, relativePath: string, opts: { offset?: number; limit?: number }): ReadNotebookOutcome {
   const parsed = parseNotebook(text);
   if (!parsed.ok) return parsed;
   const notebook = parsed.notebook;
@@ -103,10 +98,7 @@ function resultOf(notebook: ParsedNotebook, filePath: string, cells: NotebookCel
 }
 
 export function continueHint(start: number, end: number, total: number): string {
-  return (
-    `[Showing cells ${start}-${end} of ${total}. ` +
-    `To read more, call Read with offset=${end + 1} (offset and limit count cells).]`
-  );
+  return `[Showing cells ${start}-${end} of ${total}. ` + `To read more, call Read with offset=${end + 1} (offset and limit count cells).]`;
 }
 
 function emptyText(filePath: string, total: number, offset: number): string {

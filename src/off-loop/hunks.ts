@@ -21,6 +21,8 @@ export function toWire(patch: JsonPatch): { patch: WirePatch; transfer: ArrayBuf
 
 /** On the loop: no parse, no copy. */
 export function fromWire(wire: WirePatch): TextPatch {
-  const hunks = wire.hunks.map(({ linesJson, ...header }) => new PackedHunk(header, Buffer.from(linesJson.buffer, linesJson.byteOffset, linesJson.byteLength)));
+  const hunks = wire.hunks.map(
+    ({ linesJson, ...header }) => new PackedHunk(header, Buffer.from(linesJson.buffer, linesJson.byteOffset, linesJson.byteLength)),
+  );
   return { hunks, additions: wire.additions, deletions: wire.deletions };
 }

@@ -30,7 +30,14 @@ export async function editNotebookOffLoop(
   override?: string,
 ): Promise<OffLoopEdit | null> {
   if (original.length < OFF_LOOP_BYTES) return null;
-  const reply = (await runOnWorker({ id: 0, kind: 'edit', bytes: original, relative, request, ...(override ? { override } : {}) })) as EditReply;
+  const reply = (await runOnWorker({
+    id: 0,
+    kind: 'edit',
+    bytes: original,
+    relative,
+    request,
+    ...(override ? { override } : {}),
+  })) as EditReply;
   return { ...reply, patch: fromWire(reply.patch) };
 }
 
@@ -52,8 +59,12 @@ export async function editTextOffLoop(
   const decode = (b: Buffer) => decodeText(b, reply.encoding).text;
   return {
     bytes,
-    get before() { return decode(original); },
-    get after() { return decode(bytes); },
+    get before() {
+      return decode(original);
+    },
+    get after() {
+      return decode(bytes);
+    },
     patch: fromWire(reply.patch),
     hash: reply.hash,
     total: reply.total,

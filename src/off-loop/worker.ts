@@ -48,7 +48,8 @@ function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[]
     const value = { bytes: out, encoding: edit.encoding, patch: patch.patch, hash: sha256Hex(edit.bytes), outcome };
     return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer, ...patch.transfer] };
   } catch (err) {
-    if (isToolError(err)) return { reply: { id: job.id, ok: false, tool: { code: err.code, message: err.message, details: err.details } }, transfer: [] };
+    if (isToolError(err))
+      return { reply: { id: job.id, ok: false, tool: { code: err.code, message: err.message, details: err.details } }, transfer: [] };
     const e = err instanceof Error ? err : new Error(String(err));
     return { reply: { id: job.id, ok: false, internal: { name: e.name, message: e.message, stack: e.stack ?? '' } }, transfer: [] };
   }

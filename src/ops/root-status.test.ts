@@ -28,7 +28,10 @@ describe('rootProblem (SPEC §10 /readyz reasons)', () => {
   });
 
   it('names a missing root and one that is not a folder', async () => {
-    const missing: RootStatusFs = { stat: () => Promise.reject(Object.assign(new Error(), { code: 'ENOENT' })), access: async () => undefined };
+    const missing: RootStatusFs = {
+      stat: () => Promise.reject(Object.assign(new Error(), { code: 'ENOENT' })),
+      access: async () => undefined,
+    };
     expect(await rootProblem('/ws', false, missing)).toBe('root missing');
     const file: RootStatusFs = { stat: async () => ({ isDirectory: () => false }), access: async () => undefined };
     expect(await rootProblem('/ws', false, file)).toBe('root not a folder');

@@ -94,7 +94,13 @@ const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
  * Applies `hunks` in order; throws CONTEXT_NOT_FOUND / MULTIPLE_MATCHES naming the hunk. Each
  * search can scan the rest of a large file, so a patch of many hunks yields between slices.
  */
-export async function applyHunks(text: string, hunks: Hunk[], filePath: string, lineBreak: string, allowPlaceholders = false): Promise<AppliedHunks> {
+export async function applyHunks(
+  text: string,
+  hunks: Hunk[],
+  filePath: string,
+  lineBreak: string,
+  allowPlaceholders = false,
+): Promise<AppliedHunks> {
   const file = splitFileLines(text);
   const replacements: Replacement[] = [];
   let from = 0;

@@ -21,14 +21,29 @@ const wrap = (body: string) => `*** Begin Patch\n${body}*** End Patch\n`;
 describe('parsePatch (V4A, SPEC §13)', () => {
   it('parses Add, Delete and Update with Move to and an anchored hunk', () => {
     const ops = parsePatch(
-      wrap('*** Add File: path/add.py\n+abc\n+def\n*** Delete File: path/delete.py\n*** Update File: path/update.py\n*** Move to: path/update2.py\n@@ def f():\n-    pass\n+    return 123\n'),
+      wrap(
+        '*** Add File: path/add.py\n+abc\n+def\n*** Delete File: path/delete.py\n*** Update File: path/update.py\n*** Move to: path/update2.py\n@@ def f():\n-    pass\n+    return 123\n',
+      ),
     );
     expect(ops).toEqual([
       { kind: 'add', path: 'path/add.py', line: 2, lines: ['abc', 'def'] },
       { kind: 'delete', path: 'path/delete.py', line: 5 },
       {
-        kind: 'update', path: 'path/update.py', line: 6, moveTo: 'path/update2.py',
-        hunks: [{ anchors: ['def f():'], endOfFile: false, line: 8, lines: [{ kind: '-', text: '    pass' }, { kind: '+', text: '    return 123' }] }],
+        kind: 'update',
+        path: 'path/update.py',
+        line: 6,
+        moveTo: 'path/update2.py',
+        hunks: [
+          {
+            anchors: ['def f():'],
+            endOfFile: false,
+            line: 8,
+            lines: [
+              { kind: '-', text: '    pass' },
+              { kind: '+', text: '    return 123' },
+            ],
+          },
+        ],
       },
     ]);
   });
@@ -37,7 +52,18 @@ describe('parsePatch (V4A, SPEC §13)', () => {
     const [op] = parsePatch(wrap('*** Update File: a.py\n@@ class A\n@@     def f(self):\n x = 1\n\n-y = 2\n+y = 3\n*** End of File\n'));
     expect(op).toMatchObject({
       kind: 'update',
-      hunks: [{ anchors: ['class A', 'def f(self):'], endOfFile: true, lines: [{ kind: ' ', text: 'x = 1' }, { kind: ' ', text: '' }, { kind: '-', text: 'y = 2' }, { kind: '+', text: 'y = 3' }] }],
+      hunks: [
+        {
+          anchors: ['class A', 'def f(self):'],
+          endOfFile: true,
+          lines: [
+            { kind: ' ', text: 'x = 1' },
+            { kind: ' ', text: '' },
+            { kind: '-', text: 'y = 2' },
+            { kind: '+', text: 'y = 3' },
+          ],
+        },
+      ],
     });
   });
 
@@ -88,7 +114,9 @@ describe('parsePatch (V4A, SPEC §13)', () => {
 
   it('refuses a file named twice, as a section or as a Move target, at the second mention', () => {
     expect(failure(() => parsePatch(wrap('*** Delete File: a.txt\n*** Add File: ./a.txt\n+x\n'))).line).toBe(3);
-    expect(failure(() => parsePatch(wrap('*** Add File: b.txt\n+x\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-1\n+2\n'))).line).toBe(4);
+    expect(failure(() => parsePatch(wrap('*** Add File: b.txt\n+x\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-1\n+2\n'))).line).toBe(
+      4,
+    );
   });
 
   it('refuses a header without a path', () => {
@@ -105,15 +133,43 @@ describe('parseOperations (Responses API apply_patch_call.operation)', () => {
     ]);
     expect(ops).toEqual([
       { kind: 'add', path: 'n.txt', line: 1, lines: ['a', 'b'] },
-      { kind: 'update', path: 'u.txt', line: 1, moveTo: 'v.txt', hunks: [{ anchors: [], endOfFile: false, line: 1, lines: [{ kind: '-', text: 'x' }, { kind: '+', text: 'y' }] }] },
+      {
+        kind: 'update',
+        path: 'u.txt',
+        line: 1,
+        moveTo: 'v.txt',
+        hunks: [
+          {
+            anchors: [],
+            endOfFile: false,
+            line: 1,
+            lines: [
+              { kind: '-', text: 'x' },
+              { kind: '+', text: 'y' },
+            ],
+          },
+        ],
+      },
       { kind: 'delete', path: 'd.txt', line: 1 },
     ]);
   });
 
   it('names the operation and the line of its diff in PATCH_INVALID', () => {
-    const f = failure(() => parseOperations([{ type: 'delete_file', path: 'a' }, { type: 'create_file', path: 'b', diff: '+ok\nno plus\n' }]));
+    const f = failure(() =>
+      parseOperations([
+        { type: 'delete_file', path: 'a' },
+        { type: 'create_file', path: 'b', diff: '+ok\nno plus\n' },
+      ]),
+    );
     expect(f.details).toMatchObject({ operation: 1, line: 2 });
     expect(failure(() => parseOperations([{ type: 'update_file', path: 'a', diff: '' }])).details).toMatchObject({ operation: 0, line: 1 });
-    expect(failure(() => parseOperations([{ type: 'delete_file', path: 'a' }, { type: 'delete_file', path: 'a' }])).details).toMatchObject({ operation: 1 });
+    expect(
+      failure(() =>
+        parseOperations([
+          { type: 'delete_file', path: 'a' },
+          { type: 'delete_file', path: 'a' },
+        ]),
+      ).details,
+    ).toMatchObject({ operation: 1 });
   });
 });

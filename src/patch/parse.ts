@@ -118,7 +118,8 @@ function parseFileSection(cur: Cursor): FileOp {
       cur.at += 1;
     }
     const hunks = parseHunks(cur);
-    if (hunks.length === 0) throw patchInvalid(line, `the Update of '${file}' has no hunk (a '@@' line followed by ' ', '-' and '+' lines).`);
+    if (hunks.length === 0)
+      throw patchInvalid(line, `the Update of '${file}' has no hunk (a '@@' line followed by ' ', '-' and '+' lines).`);
     return { kind: 'update', path: file, line, moveTo, hunks };
   }
   throw patchInvalid(
@@ -174,7 +175,10 @@ function parseHunk(cur: Cursor, first: boolean): Hunk {
     cur.at += 1;
   }
   if (!sawMarker && !first) {
-    throw patchInvalid(cur.lineNo, `expected a hunk starting with '@@', got '${cur.peek}'. Every line of a hunk starts with ' ' (context), '-' (removed) or '+' (added).`);
+    throw patchInvalid(
+      cur.lineNo,
+      `expected a hunk starting with '@@', got '${cur.peek}'. Every line of a hunk starts with ' ' (context), '-' (removed) or '+' (added).`,
+    );
   }
   const hunk: Hunk = { anchors, lines: [], endOfFile: false, line: start };
   while (!cur.done) {
@@ -192,7 +196,10 @@ function parseHunk(cur: Cursor, first: boolean): Hunk {
   }
   if (hunk.lines.length === 0) {
     const what = cur.done ? 'the patch ends' : `'${cur.peek}' follows`;
-    throw patchInvalid(cur.done ? start : cur.lineNo, `the hunk has no lines (${what}). Every line of a hunk starts with ' ' (context), '-' (removed) or '+' (added).`);
+    throw patchInvalid(
+      cur.done ? start : cur.lineNo,
+      `the hunk has no lines (${what}). Every line of a hunk starts with ' ' (context), '-' (removed) or '+' (added).`,
+    );
   }
   return hunk;
 }
@@ -230,7 +237,10 @@ export function parseOperations(operations: PatchOperation[]): FileOp[] {
       return parseOperation(op);
     } catch (err) {
       if (err instanceof ToolError && err.code === 'PATCH_INVALID') {
-        throw new ToolError('PATCH_INVALID', `Operation ${index} (${op.type} ${op.path}): ${err.message}`, { ...err.details, operation: index });
+        throw new ToolError('PATCH_INVALID', `Operation ${index} (${op.type} ${op.path}): ${err.message}`, {
+          ...err.details,
+          operation: index,
+        });
       }
       throw err;
     }

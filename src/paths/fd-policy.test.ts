@@ -75,7 +75,10 @@ describe.runIf(FD_CHECKS)('CheckedDir steps (Linux /proc/self/fd)', () => {
 });
 
 describe.runIf(FD_CHECKS)('opened files are checked by their descriptor', () => {
-  for (const [name, open] of [['openFileDirect', openFileDirect], ['openFileChecked', openFileChecked]] as const) {
+  for (const [name, open] of [
+    ['openFileDirect', openFileDirect],
+    ['openFileChecked', openFileChecked],
+  ] as const) {
     it(`${name}: a parent that leads outside is refused before a byte is read`, () => {
       expect(codeOf(() => open(root, path.join(root, 'out', 'f.txt')))).toBe('PATH_OUTSIDE_WORKSPACE');
     });

@@ -95,22 +95,37 @@ describe('checkLexical: refusals (PATH_OUTSIDE_WORKSPACE, before any file system
     expect(err.message).not.toContain('\0');
   });
 
-  it.each(['\\\\host\\share', '\\\\host\\share\\a.txt', '//host/share', '//host/share/a.txt', '\\\\?\\C:\\x', '\\\\.\\pipe\\x', '/\\host\\share', '\\/host/share', '///srv/ws/a.txt'])(
-    'refuses a UNC form: %j',
-    (input) => {
-      const err = expectOutside(input);
-      expect(err.message).toContain('UNC');
-    },
-  );
+  it.each([
+    '\\\\host\\share',
+    '\\\\host\\share\\a.txt',
+    '//host/share',
+    '//host/share/a.txt',
+    '\\\\?\\C:\\x',
+    '\\\\.\\pipe\\x',
+    '/\\host\\share',
+    '\\/host/share',
+    '///srv/ws/a.txt',
+  ])('refuses a UNC form: %j', (input) => {
+    const err = expectOutside(input);
+    expect(err.message).toContain('UNC');
+  });
 
-  it.each(['..', '../', '../a.txt', '../../etc/passwd', 'a/../../b', 'notebooks/../../etc/passwd', './..', 'a/b/../../..', '../ws/a.txt', '../ws'])(
-    'refuses a ".." that climbs out, even one that would come back in: %j',
-    (input) => {
-      const err = expectOutside(input);
-      expect(err.message).toContain('climbs out');
-      expect(err.message).toContain(JSON.stringify(input));
-    },
-  );
+  it.each([
+    '..',
+    '../',
+    '../a.txt',
+    '../../etc/passwd',
+    'a/../../b',
+    'notebooks/../../etc/passwd',
+    './..',
+    'a/b/../../..',
+    '../ws/a.txt',
+    '../ws',
+  ])('refuses a ".." that climbs out, even one that would come back in: %j', (input) => {
+    const err = expectOutside(input);
+    expect(err.message).toContain('climbs out');
+    expect(err.message).toContain(JSON.stringify(input));
+  });
 
   it('names the offending relative path so the model can correct it', () => {
     expect(expectOutside('notebooks/../../etc/passwd').message).toBe(
@@ -125,12 +140,18 @@ describe('checkLexical: refusals (PATH_OUTSIDE_WORKSPACE, before any file system
     },
   );
 
-  it.each(['/srv/ws-evil', '/srv/ws-evil/a.txt', '/srv/ws2/a.txt', '/srv/ws.bak/a.txt', '/srv/wsx', '/srv/w', '/srv/ws ', '/srv/ws\\a.txt'])(
-    'refuses a sibling whose name starts with the root name: %j',
-    (input) => {
-      expectOutside(input);
-    },
-  );
+  it.each([
+    '/srv/ws-evil',
+    '/srv/ws-evil/a.txt',
+    '/srv/ws2/a.txt',
+    '/srv/ws.bak/a.txt',
+    '/srv/wsx',
+    '/srv/w',
+    '/srv/ws ',
+    '/srv/ws\\a.txt',
+  ])('refuses a sibling whose name starts with the root name: %j', (input) => {
+    expectOutside(input);
+  });
 
   it.each(['../ws-evil/a.txt', '../ws2/a.txt', '../ws.bak/a.txt'])('refuses a relative climb into a sibling: %j', (input) => {
     expectOutside(input);
@@ -151,7 +172,7 @@ describe('checkLexical: refusals (PATH_OUTSIDE_WORKSPACE, before any file system
     expect(rejection('é'.repeat(2049)).code).toBe('INVALID_INPUT');
   });
 
-  it('does not echo a relative input that spells the root\'s path', () => {
+  it("does not echo a relative input that spells the root's path", () => {
     const err = expectOutside('../../srv/ws/a.txt');
     expect(err.message).toBe('This path climbs out of the workspace with "..". Use a path inside the workspace, relative to its root.');
   });

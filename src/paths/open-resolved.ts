@@ -47,7 +47,12 @@ export async function openResolved(root: string, first: ResolvedTarget): Promise
     if (stat.dev === expected.dev && stat.ino === expected.ino && stat.isFile()) return { handle, target, stat };
     await handle.close();
   }
-  throw new ToolError('FS_BUSY', `${showName(first.relative)} kept changing while being opened; retry in a moment.`, {}, { 'Retry-After': '1' });
+  throw new ToolError(
+    'FS_BUSY',
+    `${showName(first.relative)} kept changing while being opened; retry in a moment.`,
+    {},
+    { 'Retry-After': '1' },
+  );
 }
 
 /** The path changed under us: resolve it again, with the same deny globs as the first time. */

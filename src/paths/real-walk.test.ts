@@ -34,7 +34,13 @@ function fakeFs(tree: Record<string, Node>) {
   };
 }
 
-const BASE: Record<string, Node> = { '/': { type: 'dir' }, '/r': { type: 'dir' }, '/r/d': { type: 'dir' }, '/r/f': { type: 'file' }, '/o': { type: 'dir' } };
+const BASE: Record<string, Node> = {
+  '/': { type: 'dir' },
+  '/r': { type: 'dir' },
+  '/r/d': { type: 'dir' },
+  '/r/f': { type: 'file' },
+  '/o': { type: 'dir' },
+};
 
 async function both(tree: Record<string, Node>, names: string[]): Promise<WalkResult> {
   const f = fakeFs({ ...BASE, ...tree });

@@ -35,7 +35,10 @@ export async function resolvePath(rootIn: string, input: string, fsx: WalkFs = f
   if (plain) return { relative, absolute, real: absolute, stat: plain };
   const fast = resolveExisting(root, absolute, fsx);
   if (fast === 'outside') {
-    throw new ToolError('PATH_OUTSIDE_WORKSPACE', `${shown} resolves outside the workspace through a symbolic link. Use a path inside the workspace.`);
+    throw new ToolError(
+      'PATH_OUTSIDE_WORKSPACE',
+      `${shown} resolves outside the workspace through a symbolic link. Use a path inside the workspace.`,
+    );
   }
   if (fast) return { relative, absolute, real: fast.real, stat: fast.stat };
   const walked = await walkRetrying(root, names, fsx, shown);
@@ -135,9 +138,14 @@ function walkFailure(err: unknown, root: string, relative: string): unknown {
   if (code === 'EACCES' || code === 'EPERM') {
     // Security: a refusal met outside the root says only "outside", nothing about what is there.
     if (!isInside(root, err.at)) {
-      return new ToolError('PATH_OUTSIDE_WORKSPACE', `${relative} resolves outside the workspace through a symbolic link. Use a path inside the workspace.`);
+      return new ToolError(
+        'PATH_OUTSIDE_WORKSPACE',
+        `${relative} resolves outside the workspace through a symbolic link. Use a path inside the workspace.`,
+      );
     }
-    return new ToolError('FS_PERMISSION_DENIED', `Permission denied while looking up ${relative}; the server cannot reach it.`, { errno: code });
+    return new ToolError('FS_PERMISSION_DENIED', `Permission denied while looking up ${relative}; the server cannot reach it.`, {
+      errno: code,
+    });
   }
   if (code === 'ENAMETOOLONG') {
     return new ToolError('INVALID_INPUT', `${relative} is too long a path for the file system.`);

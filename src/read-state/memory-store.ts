@@ -1,9 +1,4 @@
-import type {
-  ReadObservation,
-  ReadRecord,
-  ReadStateStore,
-  WriteObservation,
-} from './types.js';
+import type { ReadObservation, ReadRecord, ReadStateStore, WriteObservation } from './types.js';
 import { TextCache } from './text-cache.js';
 import { mergeRanges, sameStamp } from './unchanged.js';
 

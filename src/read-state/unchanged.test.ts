@@ -34,11 +34,31 @@ describe('isUnchangedSince (SPEC §5)', () => {
 describe('hasSeenInFull (SPEC §5)', () => {
   it('holds for one full read or pages that add up to everything', () => {
     expect(hasSeenInFull(rec({ total: 10, seen: [[1, 10]] }))).toBe(true);
-    expect(hasSeenInFull(rec({ total: 10, seen: [[1, 4], [5, 10]] }))).toBe(true);
+    expect(
+      hasSeenInFull(
+        rec({
+          total: 10,
+          seen: [
+            [1, 4],
+            [5, 10],
+          ],
+        }),
+      ),
+    ).toBe(true);
   });
   it('does not hold for a read of part of the file', () => {
     expect(hasSeenInFull(rec({ total: 10, seen: [[1, 9]] }))).toBe(false);
-    expect(hasSeenInFull(rec({ total: 10, seen: [[1, 4], [6, 10]] }))).toBe(false);
+    expect(
+      hasSeenInFull(
+        rec({
+          total: 10,
+          seen: [
+            [1, 4],
+            [6, 10],
+          ],
+        }),
+      ),
+    ).toBe(false);
     expect(hasSeenInFull(rec({ total: 10, seen: [] }))).toBe(false);
   });
   it('holds for an empty file once read, never for an unknown total', () => {
@@ -49,7 +69,17 @@ describe('hasSeenInFull (SPEC §5)', () => {
 
 describe('helpers', () => {
   it('mergeRanges sorts and joins overlapping and adjacent ranges', () => {
-    expect(mergeRanges([[8, 9], [1, 3], [4, 5], [2, 4]])).toEqual([[1, 5], [8, 9]]);
+    expect(
+      mergeRanges([
+        [8, 9],
+        [1, 3],
+        [4, 5],
+        [2, 4],
+      ]),
+    ).toEqual([
+      [1, 5],
+      [8, 9],
+    ]);
   });
   it('stampOf keeps exactly the four fields', () => {
     expect(stampOf({ size: 1, mtimeMs: 2, ctimeMs: 3, ino: 4, dev: 9 } as never)).toEqual({ size: 1, mtimeMs: 2, ctimeMs: 3, ino: 4 });

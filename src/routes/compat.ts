@@ -29,9 +29,9 @@ export function registerCompatRoutes(app: FastifyInstance, services: AppServices
     schema: {
       summary: "Anthropic's text editor tool (str_replace_based_edit_tool) on sidefile's tools",
       description:
-        'The body is the model\'s `tool_use.input` for `text_editor_20250728` (and `undo_edit` of earlier versions). ' +
+        "The body is the model's `tool_use.input` for `text_editor_20250728` (and `undo_edit` of earlier versions). " +
         'view → Read (a folder: two levels deep), str_replace → Edit (with the matching ladder), create → Write, ' +
-        'insert → insert after a line, undo_edit → restore the version this session\'s last write replaced. ' +
+        "insert → insert after a line, undo_edit → restore the version this session's last write replaced. " +
         'The answer is ready for the `tool_result` block.',
       operationId: 'compatAnthropicTextEditor',
       tags: ['compat'],

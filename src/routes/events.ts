@@ -36,7 +36,11 @@ export function registerEventRoutes(app: FastifyInstance, services: AppServices)
     const kept = (await services.history.since?.(lastId, MAX_REPLAY + 1)) ?? [];
     const known = new Set(recent.frames.map((f) => f.version).filter((v): v is string => v !== null));
     // Security: like a history listing, replay leaves out files the read deny globs cover.
-    const older = historyFrames(lastId, kept.filter((k) => !denied(k.key)), known);
+    const older = historyFrames(
+      lastId,
+      kept.filter((k) => !denied(k.key)),
+      known,
+    );
     return capReplay([...older, ...recent.frames]);
   };
   // preClose runs before the server stops accepting and waits for connections to end.
@@ -59,7 +63,9 @@ export function registerEventRoutes(app: FastifyInstance, services: AppServices)
           description: streamDescription,
           content: {
             'text/event-stream': {
-              schema: z.string().describe('Server-sent events: `event: file_changed` frames with JSON `data:` lines, and heartbeat comments.'),
+              schema: z
+                .string()
+                .describe('Server-sent events: `event: file_changed` frames with JSON `data:` lines, and heartbeat comments.'),
             },
           },
         },

@@ -34,7 +34,11 @@ const historyResponse = z
 const workspaceHistoryResponse = z
   .object({
     versions: z
-      .array(versionSchema.extend({ file_path: z.string().describe('The file, relative to the root.') }).describe('One kept version of one file.'))
+      .array(
+        versionSchema
+          .extend({ file_path: z.string().describe('The file, relative to the root.') })
+          .describe('One kept version of one file.'),
+      )
       .describe('Newest first, across every file; at most `limit`.'),
   })
   .describe('The newest versions across the workspace (without file_path).');
@@ -44,9 +48,23 @@ const restoreResponse = z
   .describe('The version is the current content again.');
 
 const RESTORE_CODES: readonly ErrorCode[] = [
-  'INVALID_INPUT', 'UNAUTHORIZED', 'PATH_OUTSIDE_WORKSPACE', 'PATH_DENIED', 'READ_ONLY', 'NOT_A_FILE',
-  'VERSION_NOT_FOUND', 'FILE_TOO_LARGE', 'FILE_MODIFIED_SINCE_READ', 'SECRET_DETECTED', 'UNSUPPORTED_ENCODING',
-  'PAYLOAD_TOO_LARGE', 'LOCK_TIMEOUT', 'STORAGE_FULL', 'FS_PERMISSION_DENIED', 'FS_BUSY', 'INTERNAL',
+  'INVALID_INPUT',
+  'UNAUTHORIZED',
+  'PATH_OUTSIDE_WORKSPACE',
+  'PATH_DENIED',
+  'READ_ONLY',
+  'NOT_A_FILE',
+  'VERSION_NOT_FOUND',
+  'FILE_TOO_LARGE',
+  'FILE_MODIFIED_SINCE_READ',
+  'SECRET_DETECTED',
+  'UNSUPPORTED_ENCODING',
+  'PAYLOAD_TOO_LARGE',
+  'LOCK_TIMEOUT',
+  'STORAGE_FULL',
+  'FS_PERMISSION_DENIED',
+  'FS_BUSY',
+  'INTERNAL',
 ];
 
 /** `GET /v1/history` and `POST /v1/history/restore` (SPEC §10). */
@@ -59,7 +77,7 @@ export function registerHistoryRoutes(app: FastifyInstance, services: AppService
       summary: 'List the kept versions of a file, or the newest across the workspace',
       description:
         'Each successful write first keeps the content it replaces (or "did not exist"). With file_path: ' +
-        'that file\'s versions, newest first (at most --history-versions per file; contents over 64 MiB are not kept). ' +
+        "that file's versions, newest first (at most --history-versions per file; contents over 64 MiB are not kept). " +
         'Without: the newest versions across the workspace, each with its file_path, `limit` at a time ' +
         '(default 100, at most 1000); page back with `before` = the last version id seen. ' +
         'This is how an agent that reconnects learns what changed.',

@@ -86,7 +86,9 @@ function hijack(reply: FastifyReply): void {
 async function handOver(transport: WebStandardStreamableHTTPServerTransport, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   hijack(reply);
   try {
-    await requestLog.run(request.log, () => serveWeb(transport, request.raw, reply.raw, request.method === 'POST' ? request.body : undefined));
+    await requestLog.run(request.log, () =>
+      serveWeb(transport, request.raw, reply.raw, request.method === 'POST' ? request.body : undefined),
+    );
   } catch (err) {
     request.log.error({ err }, 'MCP transport failed');
     if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' });

@@ -108,16 +108,18 @@ export function registerToolList(app: FastifyInstance, tools: readonly ToolDefin
         // narrow it by hand for the common call. The dialect shapes are in the description.
         200: z
           .object({
-            tools: z.array(
-              z.object({
-                name: z.string().describe(`${joinNames(names, 'or')}.`),
-                title: z.string().describe('A short human title.'),
-                method: z.literal('POST').describe('The HTTP method of the endpoint.'),
-                endpoint: z.string().describe('POST here with the input as JSON body.'),
-                description: z.string().describe('Written for a model.'),
-                input_schema: z.record(z.string(), z.unknown()).describe('JSON Schema of the input.'),
-              }),
-            ).describe(`${joinNames(names)}, each ready to hand to a model.`),
+            tools: z
+              .array(
+                z.object({
+                  name: z.string().describe(`${joinNames(names, 'or')}.`),
+                  title: z.string().describe('A short human title.'),
+                  method: z.literal('POST').describe('The HTTP method of the endpoint.'),
+                  endpoint: z.string().describe('POST here with the input as JSON body.'),
+                  description: z.string().describe('Written for a model.'),
+                  input_schema: z.record(z.string(), z.unknown()).describe('JSON Schema of the input.'),
+                }),
+              )
+              .describe(`${joinNames(names)}, each ready to hand to a model.`),
           })
           .describe('The tools (without `dialect`; with one, the shape that model API takes).'),
         ...errorResponses([]),

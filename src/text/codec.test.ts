@@ -4,14 +4,7 @@ import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { CORPUS, HAS_CORPUS, corpusNames, describeCorpus } from '../../test/support/corpus.js';
 import { ToolError } from '../errors.js';
-import {
-  canonicalEncoding,
-  decodeText,
-  detectLineEndings,
-  dominantLineBreak,
-  encodeText,
-  roundTrips,
-} from './codec.js';
+import { canonicalEncoding, decodeText, detectLineEndings, dominantLineBreak, encodeText, roundTrips } from './codec.js';
 
 const corpus = CORPUS;
 const manifest = (HAS_CORPUS ? JSON.parse(fs.readFileSync(path.join(corpus, 'text-manifest.json'), 'utf8')) : {}) as Record<

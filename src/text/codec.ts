@@ -188,9 +188,7 @@ export function encodeText(text: string, enc: TextEncoding): Buffer {
       });
     }
     body = iconv.encode(text, encoding, { addBOM: false });
-    const lossless = encoding.startsWith('utf-')
-      ? !hasLoneSurrogate(text)
-      : iconv.decode(body, encoding, { stripBOM: false }) === text;
+    const lossless = encoding.startsWith('utf-') ? !hasLoneSurrogate(text) : iconv.decode(body, encoding, { stripBOM: false }) === text;
     if (!lossless) throw unencodableError(text, encoding);
   }
   const bom = enc.bom ? bomBytes(encoding) : undefined;

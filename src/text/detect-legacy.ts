@@ -120,10 +120,7 @@ export function detectLegacyEncoding(bytes: Buffer): { encoding: string; text: s
     if (penalty === Infinity) continue;
     ranked.push({ ...c, penalty });
   }
-  ranked.sort(
-    (a, b) =>
-      bucket(a.penalty) - bucket(b.penalty) || b.confidence - a.confidence || a.order - b.order,
-  );
+  ranked.sort((a, b) => bucket(a.penalty) - bucket(b.penalty) || b.confidence - a.confidence || a.order - b.order);
   for (const c of ranked) {
     const text = sample.length === bytes.length ? iconv.decode(bytes, c.encoding, { stripBOM: false }) : losslessDecode(bytes, c.encoding);
     if (text !== null) return { encoding: c.encoding, text };

@@ -67,14 +67,7 @@ function unitIs(buf: Buffer, at: number, code: number, layout: UnitLayout): bool
  * offset of `buf[0]`. When `final` is false, a CR in the last unit is left unconsumed, since
  * its LF may start the next chunk.
  */
-export function scanBreaks(
-  buf: Buffer,
-  from: number,
-  base: number,
-  final: boolean,
-  layout: UnitLayout,
-  onBreak: OnBreak,
-): ScanOutcome {
+export function scanBreaks(buf: Buffer, from: number, base: number, final: boolean, layout: UnitLayout, onBreak: OnBreak): ScanOutcome {
   const w = layout.unit;
   let i = from;
   let nextLF = -2;

@@ -31,8 +31,22 @@ function commonHanSet(): Set<number> {
     }
   };
   addBlock('gbk', [0xb0, 0xd7], [[0xa1, 0xfe]]); // GB2312 level 1
-  addBlock('big5', [0xa4, 0xc6], [[0x40, 0x7e], [0xa1, 0xfe]]); // Big5 frequently used
-  addBlock('shift_jis', [0x88, 0x98], [[0x40, 0x7e], [0x80, 0xfc]]); // JIS X 0208 level 1
+  addBlock(
+    'big5',
+    [0xa4, 0xc6],
+    [
+      [0x40, 0x7e],
+      [0xa1, 0xfe],
+    ],
+  ); // Big5 frequently used
+  addBlock(
+    'shift_jis',
+    [0x88, 0x98],
+    [
+      [0x40, 0x7e],
+      [0x80, 0xfc],
+    ],
+  ); // JIS X 0208 level 1
   commonHan = set;
   return set;
 }
@@ -137,11 +151,15 @@ export function implausibility(text: string, encoding: string): number {
       if (!COMMON_HANGUL.has(c)) bad += c >= 0xac00 ? 0.5 : 1; // lone jamo (ㄴ) are rarer still
     } else if (RARE_SIGNS.has(c)) bad += 1;
     else if (UNCOMMON_SIGNS.has(c)) bad += 0.5;
-    else if (/\p{M}/u.test(String.fromCodePoint(c)) && !isLetterAt(cps, i - 1)) bad += 1; // a mark on nothing
+    else if (/\p{M}/u.test(String.fromCodePoint(c)) && !isLetterAt(cps, i - 1))
+      bad += 1; // a mark on nothing
     else if (kind === 'letter') bad += letterBadness(cps, i, run);
-    else if (c >= 0xff61 && c <= 0xff9f) bad += 1; // half-width katakana: rare outside old Japanese
-    else if (c >= 0x2500 && c <= 0x259f) bad += 0.5; // box drawing: KOI8/CP866 misreads
-    else if (run >= 3 && /\p{S}/u.test(String.fromCodePoint(c))) bad += 0.5; // € amid accented letters
+    else if (c >= 0xff61 && c <= 0xff9f)
+      bad += 1; // half-width katakana: rare outside old Japanese
+    else if (c >= 0x2500 && c <= 0x259f)
+      bad += 0.5; // box drawing: KOI8/CP866 misreads
+    else if (run >= 3 && /\p{S}/u.test(String.fromCodePoint(c)))
+      bad += 0.5; // € amid accented letters
     else if (c <= 0xff && c !== 0xb7 && isLetterAt(cps, i - 1) && isLetterAt(cps, i + 1)) bad += 1; // Ж§Ч
   }
   // Japanese has no Hangul and Korean no kana: a text with both is a misread.

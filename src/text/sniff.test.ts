@@ -34,7 +34,10 @@ describe('sniff', () => {
 
   it('calls one C0 control other than tab, line breaks, form feed and escape binary (SPEC §5)', () => {
     for (const c of [0x01, 0x02, 0x07, 0x08, 0x0e, 0x1a, 0x1f, 0x7f]) {
-      expect(sniff(Buffer.from(`a long line of ordinary text ${String.fromCharCode(c)} and more\n`, 'latin1')), `0x${c.toString(16)}`).toEqual({ kind: 'binary' });
+      expect(
+        sniff(Buffer.from(`a long line of ordinary text ${String.fromCharCode(c)} and more\n`, 'latin1')),
+        `0x${c.toString(16)}`,
+      ).toEqual({ kind: 'binary' });
     }
     expect(sniff(Buffer.from('tab\there\fform feed\vvertical tab\rCR\r\nCRLF\n\x1b[1mbold\x1b[0m\n'))).toEqual({ kind: 'text' });
   });

@@ -11,8 +11,7 @@ export const SNIFF_BYTES = 8192;
 
 const startsWith = hasBytesAt;
 
-const bytesOf = (magic: number[] | string): Buffer =>
-  typeof magic === 'string' ? Buffer.from(magic, 'latin1') : Buffer.from(magic);
+const bytesOf = (magic: number[] | string): Buffer => (typeof magic === 'string' ? Buffer.from(magic, 'latin1') : Buffer.from(magic));
 
 const PNG = bytesOf([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const JPEG = bytesOf([0xff, 0xd8, 0xff]);

@@ -25,11 +25,21 @@ function invalid(raw: unknown): unknown {
 describe('tool input: null for an optional field means left out (SPEC §4)', () => {
   it('drops null for optional and defaulted fields, at any depth, in arrays and unions', () => {
     const parsed = parseToolInput(edits, {
-      file_path: 'a', limit: null, mode: null,
-      edits: [{ old_string: 'x', replace_all: null }, { old_string: 'y', replace_all: true }],
+      file_path: 'a',
+      limit: null,
+      mode: null,
+      edits: [
+        { old_string: 'x', replace_all: null },
+        { old_string: 'y', replace_all: true },
+      ],
       op: { kind: 'x', n: null },
     });
-    expect(parsed).toEqual({ file_path: 'a', mode: 'a', edits: [{ old_string: 'x' }, { old_string: 'y', replace_all: true }], op: { kind: 'x' } });
+    expect(parsed).toEqual({
+      file_path: 'a',
+      mode: 'a',
+      edits: [{ old_string: 'x' }, { old_string: 'y', replace_all: true }],
+      op: { kind: 'x' },
+    });
     expect(parseToolInput(edits, { file_path: 'a', edits: [], op: null })).toEqual({ file_path: 'a', mode: 'a', edits: [] });
   });
 
@@ -48,7 +58,10 @@ describe('tool input: null for an optional field means left out (SPEC §4)', () 
   });
 
   it('names each unknown key, nested too, and lists the fields in the message', () => {
-    const err = invalid({ file_path: 'a', extra: 1, edits: [{ old_string: 'x', other: 2 }] }) as { message: string; details: { fields: Array<{ field: string }> } };
+    const err = invalid({ file_path: 'a', extra: 1, edits: [{ old_string: 'x', other: 2 }] }) as {
+      message: string;
+      details: { fields: Array<{ field: string }> };
+    };
     expect(err.details.fields.map((f) => f.field).sort()).toEqual(['body.edits.0.other', 'body.extra']);
     expect(err.message).toMatch(/^Invalid request: .*body\.extra: .*\.$/);
   });

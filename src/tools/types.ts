@@ -22,7 +22,6 @@ export interface ToolSettings extends WriteSettings {
   searchMaxEntries: number;
 }
 
-
 /** The plain object every tool's `run` gets: no Fastify, no whole config. A WriteContext too. */
 export interface ToolContext extends WriteContext {
   log: Log;

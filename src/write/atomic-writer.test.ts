@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isToolError } from '../errors.js';
 import { FD_CHECKS } from '../paths/fd-policy.js';
 import { atomicDelete, atomicWrite, nodeWriterFs, type WriterFs } from './atomic-writer.js';
-import { cleanupJournal, journalAdd, journalEntries } from './journal.js';
+import { cleanupJournal, journalEntries } from './journal.js';
 
 let base: string;
 let root: string;
@@ -82,7 +82,9 @@ describe('atomicWrite', () => {
         return nodeWriterFs.mkdir(p);
       },
     };
-    const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('hi'), previous: null, createParents: true, fs }).catch((e) => e);
+    const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('hi'), previous: null, createParents: true, fs }).catch(
+      (e) => e,
+    );
     expect(isToolError(err) && err.code).toBe('PATH_OUTSIDE_WORKSPACE');
     expect(await fsp.readdir(outside)).toEqual([]);
   });
@@ -113,7 +115,9 @@ describe('atomicWrite', () => {
         return handle;
       },
     };
-    const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('pwned'), previous: null, fs: swapping }).catch((e: unknown) => e);
+    const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('pwned'), previous: null, fs: swapping }).catch(
+      (e: unknown) => e,
+    );
     expect(isToolError(err) && err.code).toBe('PATH_OUTSIDE_WORKSPACE');
     expect(await fsp.readFile(outside, 'utf8')).toBe('secret');
     expect((await fsp.lstat(t.real)).isSymbolicLink()).toBe(true);
@@ -140,7 +144,9 @@ describe('atomicWrite', () => {
         return handle;
       },
     };
-    const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('pwned'), previous: null, fs: swapping }).catch((e: unknown) => e);
+    const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('pwned'), previous: null, fs: swapping }).catch(
+      (e: unknown) => e,
+    );
     expect(isToolError(err) && err.code).toBe('FILE_MODIFIED_SINCE_READ');
     expect(await fsp.readdir(outside)).toEqual(['a.txt']);
     expect(await fsp.readFile(path.join(outside, 'a.txt'), 'utf8')).toBe('outside');
@@ -153,7 +159,11 @@ describe('atomicWrite', () => {
     const t = target('a.txt');
     await fsp.writeFile(t.real, 'old');
     const err = await atomicWrite({
-      root, dataDir, target: t, bytes: Buffer.from('new'), previous: null,
+      root,
+      dataDir,
+      target: t,
+      bytes: Buffer.from('new'),
+      previous: null,
       lastCheck: () => {
         throw Object.assign(new Error('stale'), { code: 'ESTALE_TEST' });
       },
@@ -178,22 +188,33 @@ describe('atomicWrite', () => {
       const t = target('a.txt');
       await fsp.writeFile(t.real, 'old');
       const faulty: WriterFs = { ...nodeWriterFs };
-      if (where === 'open') faulty.open = async () => { throw errno(code); };
-      if (where === 'rename') faulty.rename = async () => { throw errno(code); };
+      if (where === 'open')
+        faulty.open = async () => {
+          throw errno(code);
+        };
+      if (where === 'rename')
+        faulty.rename = async () => {
+          throw errno(code);
+        };
       if (where === 'write') {
         faulty.open = async (p, flags, mode) => {
           const handle = await nodeWriterFs.open(p, flags, mode);
           if (flags !== 'wx') return handle;
           return new Proxy(handle, {
             get(h, prop) {
-              if (prop === 'writeFile') return async () => { throw errno(code); };
+              if (prop === 'writeFile')
+                return async () => {
+                  throw errno(code);
+                };
               const v = Reflect.get(h, prop) as unknown;
               return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(h) : v;
             },
           }) as FileHandle;
         };
       }
-      const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('new'), previous: null, fs: faulty }).catch((e: unknown) => e);
+      const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('new'), previous: null, fs: faulty }).catch(
+        (e: unknown) => e,
+      );
       expect(isToolError(err) && err.code).toBe(expected);
       if (expected === 'FS_BUSY') expect(isToolError(err) && err.headers['Retry-After']).toBe('1');
       expect(await fsp.readFile(t.real, 'utf8')).toBe('old');
@@ -212,66 +233,22 @@ describe('atomicDelete', () => {
   });
 });
 
-describe('cleanupJournal', () => {
-  it('removes the temp files the journal lists, and only those', async () => {
-    const temp = path.join(root, '.sidefile-tmp-abc');
-    const other = path.join(root, 'keep.txt');
-    await fsp.writeFile(temp, 'partial');
-    await fsp.writeFile(other, 'keep');
-    journalAdd(dataDir, temp);
-    journalAdd(dataDir, other);
-    expect(await cleanupJournal(dataDir)).toBe(1);
-    expect(await leftovers()).toEqual([]);
-    expect(await fsp.readFile(other, 'utf8')).toBe('keep');
-    expect(await journalEntries(dataDir)).toEqual([]);
-  });
-
-  it.runIf(FD_CHECKS)('with the root, never removes outside a folder swapped for a link to the outside', async () => {
-    const outside = path.join(base, 'outside');
-    await fsp.mkdir(outside);
-    await fsp.writeFile(path.join(outside, '.sidefile-tmp-abc'), 'not ours');
-    journalAdd(dataDir, path.join(root, 'd', '.sidefile-tmp-abc'));
-    await fsp.symlink(outside, path.join(root, 'd'));
-    expect(await cleanupJournal(dataDir, root)).toBe(0);
-    expect(await fsp.readFile(path.join(outside, '.sidefile-tmp-abc'), 'utf8')).toBe('not ours');
-  });
-
-  it('does nothing without a journal', async () => {
-    expect(await cleanupJournal(path.join(base, 'none'))).toBe(0);
-  });
-});
-
-describe('journal', () => {
-  it('lists a temp file until it is unlisted, and compacts nothing live away', async () => {
-    const { journalRemove, closeJournal } = await import('./journal.js');
-    const a = path.join(root, '.sidefile-tmp-a');
-    const b = path.join(root, '.sidefile-tmp-b');
-    journalAdd(dataDir, a);
-    journalAdd(dataDir, b);
-    journalRemove(dataDir, a);
-    expect(await journalEntries(dataDir)).toEqual([b]);
-    for (let i = 0; i < 10_001; i += 1) {
-      journalAdd(dataDir, `${a}${i}`);
-      journalRemove(dataDir, `${a}${i}`);
-    }
-    expect(await journalEntries(dataDir)).toEqual([b]);
-    expect((await fsp.stat(path.join(dataDir, 'tmp-journal.log'))).size).toBeLessThan(200_000);
-    closeJournal(dataDir);
-    journalRemove(dataDir, b);
-    expect(await journalEntries(dataDir)).toEqual([b]);
-  });
-});
-
 describe('a temp file that cannot be removed', () => {
   it('stays journaled, so start-up removes it', async () => {
     const t = target('a.txt');
     await fsp.writeFile(t.real, 'old');
     const stuck: WriterFs = {
       ...nodeWriterFs,
-      rename: async () => { throw errno('EIO'); },
-      unlink: async () => { throw errno('EROFS'); },
+      rename: async () => {
+        throw errno('EIO');
+      },
+      unlink: async () => {
+        throw errno('EROFS');
+      },
     };
-    const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('new'), previous: null, fs: stuck }).catch((e: unknown) => e);
+    const err = await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('new'), previous: null, fs: stuck }).catch(
+      (e: unknown) => e,
+    );
     expect(isToolError(err) && err.code).toBe('INTERNAL');
     expect(await leftovers()).toHaveLength(1);
     expect(await journalEntries(dataDir)).toHaveLength(1);

@@ -118,7 +118,11 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
   } catch (err) {
     // A temp file that cannot be removed now stays journaled, for start-up to remove.
     const dir = opts.dir ?? own;
-    if (created && dir) created = !(await fsx.unlink(dir.at(tempName)).then(() => true, () => false));
+    if (created && dir)
+      created = !(await fsx.unlink(dir.at(tempName)).then(
+        () => true,
+        () => false,
+      ));
     // The rename never happens without `alongside` settled: keep its side effects ordered.
     await opts.alongside?.catch(() => {});
     throw mapWriteError(err);
@@ -167,7 +171,11 @@ export async function atomicDelete(opts: AtomicDeleteOptions): Promise<void> {
  */
 export async function openTargetDir(root: string, real: string, opts: { create: boolean; fs?: WriterFs }): Promise<CheckedDir>;
 export async function openTargetDir(root: string, real: string, opts?: { create?: false; fs?: WriterFs }): Promise<CheckedDir | null>;
-export async function openTargetDir(root: string, real: string, opts: { create?: boolean; fs?: WriterFs } = {}): Promise<CheckedDir | null> {
+export async function openTargetDir(
+  root: string,
+  real: string,
+  opts: { create?: boolean; fs?: WriterFs } = {},
+): Promise<CheckedDir | null> {
   const want = path.dirname(real);
   // Security: only ever a folder inside the root (the resolver made sure; a caller bug must not widen it).
   if (!isInside(root, want)) throw outsideError();
@@ -240,7 +248,12 @@ export async function writeAndSync(handle: TempFile, opts: Pick<AtomicWriteOptio
  * replaces (or the unlink removes) is not a link swapped in since it was loaded. Without
  * /proc/self/fd the path itself is re-resolved as well (the previous behaviour).
  */
-export function assertStillTarget(opts: { root: string; target: WriteTarget }, dir: CheckedDir, name: string, fsx: ResolveFs = nodeWriterFs): void {
+export function assertStillTarget(
+  opts: { root: string; target: WriteTarget },
+  dir: CheckedDir,
+  name: string,
+  fsx: ResolveFs = nodeWriterFs,
+): void {
   dir.recheck(opts.root);
   let entry: fs.Stats | null = null;
   try {

@@ -70,7 +70,10 @@ export interface CommittedChange {
 }
 
 export async function commitFiles(ctx: CommitContext, plan: MultiPlan): Promise<CommittedChange[]> {
-  const releases = await lockAll(ctx, plan.targets.map((t) => t.real));
+  const releases = await lockAll(
+    ctx,
+    plan.targets.map((t) => t.real),
+  );
   const dirs = new Map<string, CheckedDir | null>();
   let done = false;
   try {
@@ -83,7 +86,8 @@ export async function commitFiles(ctx: CommitContext, plan: MultiPlan): Promise<
     }
     // Folders of new files (an Add into a new folder, a Move's destination), once every check passed.
     for (const c of changes) {
-      if (c.bytes !== null && !dirs.get(c.target.real)) dirs.set(c.target.real, await openTargetDir(ctx.root, c.target.real, { create: true }));
+      if (c.bytes !== null && !dirs.get(c.target.real))
+        dirs.set(c.target.real, await openTargetDir(ctx.root, c.target.real, { create: true }));
     }
     const committed = await writeAll(ctx, plan.tool, changes, dirs);
     done = true;
@@ -119,7 +123,12 @@ interface Staged {
   version: Promise<string | null>;
 }
 
-async function writeAll(ctx: CommitContext, tool: WriteToolName, changes: PlannedChange[], dirs: Map<string, CheckedDir | null>): Promise<CommittedChange[]> {
+async function writeAll(
+  ctx: CommitContext,
+  tool: WriteToolName,
+  changes: PlannedChange[],
+  dirs: Map<string, CheckedDir | null>,
+): Promise<CommittedChange[]> {
   const dataDir = ctx.settings.dataDir;
   const staged: Staged[] = changes.map((change) => {
     const dir = dirs.get(change.target.real) ?? null;
@@ -130,7 +139,12 @@ async function writeAll(ctx: CommitContext, tool: WriteToolName, changes: Planne
       dir,
       name,
       temp: change.bytes === null ? null : newTempName(),
-      version: keepHistory(ctx, tool, keyOf(ctx, change.target), { at, current: change.current, knownHash: change.knownHash ?? null, change: change.type }),
+      version: keepHistory(ctx, tool, keyOf(ctx, change.target), {
+        at,
+        current: change.current,
+        knownHash: change.knownHash ?? null,
+        change: change.type,
+      }),
     };
   });
   for (const s of staged) s.version.catch(() => {});
@@ -182,7 +196,8 @@ function commitSync(ctx: CommitContext, staged: Staged[], state: { recorded: boo
     assertStillTarget({ root: ctx.root, target: change.target }, dir, name);
     assertStillCurrent(dir.at(name), change.current);
     if (temp !== null) record.renames.push({ temp: path.join(dir.real, temp), target: path.join(dir.real, name) });
-    else if (change.current.stat) record.removes.push({ path: path.join(dir.real, name), dev: change.current.stat.dev, ino: change.current.stat.ino });
+    else if (change.current.stat)
+      record.removes.push({ path: path.join(dir.real, name), dev: change.current.stat.dev, ino: change.current.stat.ino });
   }
   // One rename or one removal is atomic on its own: a record would only add an fsync.
   const single = record.renames.length + record.removes.length <= 1;
@@ -206,7 +221,12 @@ function finish(ctx: CommitContext, tool: WriteToolName, s: Staged, version: str
   const patch = makePatch(change.target.relative, change.before, change.after);
   if (change.bytes !== null) {
     const at = s.dir!.at(s.name);
-    recordWrite(ctx, change.target.real, at, { hash: sha256Hex(change.bytes), unit: 'lines', total: countTextLines(change.after), bytes: change.bytes });
+    recordWrite(ctx, change.target.real, at, {
+      hash: sha256Hex(change.bytes),
+      unit: 'lines',
+      total: countTextLines(change.after),
+      bytes: change.bytes,
+    });
   }
   announce(ctx, tool, change.target, { type: change.type, patch, version });
   return { change, patch, version };

@@ -39,7 +39,8 @@ async function interrupted(renamed: number, removed: boolean) {
   closeJournal(dataDir); // the process dies: the journal is all that is left
 }
 
-const contents = async () => Object.fromEntries(await Promise.all((await fsp.readdir(ws)).sort().map(async (n) => [n, await fsp.readFile(at(n), 'utf8')])));
+const contents = async () =>
+  Object.fromEntries(await Promise.all((await fsp.readdir(ws)).sort().map(async (n) => [n, await fsp.readFile(at(n), 'utf8')])));
 
 describe('journal commit records (SPEC §13: a crash during the renames is completed at start-up)', () => {
   for (const renamed of [0, 1, 2]) {
@@ -59,7 +60,11 @@ describe('journal commit records (SPEC §13: a crash during the renames is compl
     await fsp.mkdir(outside);
     await fsp.writeFile(path.join(outside, '.sidefile-tmp-o'), 'planted\n');
     await fsp.writeFile(path.join(outside, 'o'), 'outside\n');
-    journalCommit(dataDir, { id: 'evil', renames: [{ temp: path.join(outside, '.sidefile-tmp-o'), target: path.join(outside, 'o') }], removes: [] });
+    journalCommit(dataDir, {
+      id: 'evil',
+      renames: [{ temp: path.join(outside, '.sidefile-tmp-o'), target: path.join(outside, 'o') }],
+      removes: [],
+    });
     closeJournal(dataDir);
     await cleanupJournal(dataDir, ws);
     expect(await contents()).toEqual({ a: 'new a\n', b: 'new b\n' });
@@ -87,7 +92,10 @@ describe('journal commit records (SPEC §13: a crash during the renames is compl
 
   it('ignores a torn record line (the crash came while it was written: its renames never began)', async () => {
     await fsp.mkdir(dataDir, { recursive: true });
-    await fsp.writeFile(path.join(dataDir, 'tmp-journal.log'), `+${JSON.stringify(at('.sidefile-tmp-q'))}\nP{"id":"c2","renames":[{"temp":`);
+    await fsp.writeFile(
+      path.join(dataDir, 'tmp-journal.log'),
+      `+${JSON.stringify(at('.sidefile-tmp-q'))}\nP{"id":"c2","renames":[{"temp":`,
+    );
     await fsp.writeFile(at('.sidefile-tmp-q'), 'x');
     await fsp.writeFile(at('a'), 'old\n');
     await cleanupJournal(dataDir);

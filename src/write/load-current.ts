@@ -84,6 +84,8 @@ function repointed(root: string, at: string): ToolError {
     // A loop or a vanished link: treated as leading nowhere inside.
   }
   if (now === null || !isInside(root, now)) return outsideError();
-  return new ToolError('FILE_MODIFIED_SINCE_READ', 'The file was replaced by a link after it was read; nothing was written. Read it again, then retry.');
+  return new ToolError(
+    'FILE_MODIFIED_SINCE_READ',
+    'The file was replaced by a link after it was read; nothing was written. Read it again, then retry.',
+  );
 }
-

@@ -11,7 +11,7 @@ const text = fc.tuple(fc.array(line, { maxLength: 30 }), fc.boolean()).map(([ls,
 const numbered = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i)).join('\n') + '\n';
 
 describe('hunk lines as JSON (SPEC §8 "Bounded work")', () => {
-  it('writes a whole-region hunk\'s lines exactly as JSON.stringify does, for any texts', () => {
+  it("writes a whole-region hunk's lines exactly as JSON.stringify does, for any texts", () => {
     fc.assert(
       fc.property(text, text, fc.integer({ min: 0, max: 4 }), (before, after, context) => {
         const region = wholeRegion(before, after, context, 0);
@@ -26,7 +26,7 @@ describe('hunk lines as JSON (SPEC §8 "Bounded work")', () => {
     );
   });
 
-  it('gives makePatch\'s hunks and counts as JSON, for small diffs and for a whole-region rewrite', () => {
+  it("gives makePatch's hunks and counts as JSON, for small diffs and for a whole-region rewrite", () => {
     const cases: Array<[string, string]> = [
       ['a\nb\nc\n', 'a\nB\nc\n'],
       ['one\\ntwo\n"x"\n', 'one\\ntwo\n"y"\nno eol'],
@@ -36,7 +36,9 @@ describe('hunk lines as JSON (SPEC §8 "Bounded work")', () => {
     for (const [before, after] of cases) {
       const plain = makePatch('f', before, after);
       const json = makeJsonPatch('f', before, after);
-      expect(json.hunks.map(({ linesJson, ...h }) => ({ ...h, lines: JSON.parse(Buffer.from(linesJson).toString()) as string[] }))).toEqual(plain.hunks);
+      expect(json.hunks.map(({ linesJson, ...h }) => ({ ...h, lines: JSON.parse(Buffer.from(linesJson).toString()) as string[] }))).toEqual(
+        plain.hunks,
+      );
       expect(json.hunks.map((h) => Buffer.from(h.linesJson).toString())).toEqual(plain.hunks.map((h) => JSON.stringify(h.lines)));
       expect([json.additions, json.deletions]).toEqual([plain.additions, plain.deletions]);
     }

@@ -22,7 +22,7 @@ describe('bounded diff (SPEC §8 "Bounded work")', () => {
   });
 
   it('costs linear time on a 16 MiB rewrite (a quadratic diff would take hours)', () => {
-    const n = 16 * 1024 * 1024 / 64;
+    const n = (16 * 1024 * 1024) / 64;
     const before = numbered(n, (i) => `${i} ${'x'.repeat(56)}`);
     const after = numbered(n, (i) => `${i} ${'y'.repeat(56)}`);
     const started = performance.now();

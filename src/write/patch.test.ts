@@ -43,26 +43,33 @@ describe('makePatch', () => {
   it('makes the one-line hunk exactly as the diff package does, repeated lines and CRs included', () => {
     let direct = 0;
     fc.assert(
-      fc.property(fc.array(line, { minLength: 1, maxLength: 30 }), fc.nat(), line, fc.boolean(), fc.integer({ min: 0, max: 4 }), (ls, at, now, finalBreak, context) => {
-        const edited = [...ls];
-        edited[at % ls.length] = now;
-        const before = ls.join('\n') + (finalBreak ? '\n' : '');
-        const after = edited.join('\n') + (finalBreak ? '\n' : '');
-        const full = structuredPatch('f', 'f', before, after, undefined, undefined, { context }).hunks;
-        const one = oneLineHunk(before, after, context);
-        if (one !== null) {
-          direct += 1;
-          expect([one]).toEqual(full);
-          expect(makePatch('f', before, after, context).hunks).toEqual(full);
-        }
-      }),
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 30 }),
+        fc.nat(),
+        line,
+        fc.boolean(),
+        fc.integer({ min: 0, max: 4 }),
+        (ls, at, now, finalBreak, context) => {
+          const edited = [...ls];
+          edited[at % ls.length] = now;
+          const before = ls.join('\n') + (finalBreak ? '\n' : '');
+          const after = edited.join('\n') + (finalBreak ? '\n' : '');
+          const full = structuredPatch('f', 'f', before, after, undefined, undefined, { context }).hunks;
+          const one = oneLineHunk(before, after, context);
+          if (one !== null) {
+            direct += 1;
+            expect([one]).toEqual(full);
+            expect(makePatch('f', before, after, context).hunks).toEqual(full);
+          }
+        },
+      ),
       { numRuns: 3000 },
     );
     // The property is not vacuous: many cases take the direct path.
     expect(direct).toBeGreaterThan(300);
   });
 
-  it('answers a one-line change of a large file with the diff package\'s hunk, at file line numbers', () => {
+  it("answers a one-line change of a large file with the diff package's hunk, at file line numbers", () => {
     const ls = Array.from({ length: 2000 }, (_, i) => `line ${i}`);
     const before = `${ls.join('\n')}\n`;
     const after = before.replace('line 1500\n', 'changed\n');

@@ -72,8 +72,14 @@ function planPatch(name: string, before: string, after: string, context: number,
   const one = lines <= 4 * (context + margin + 1) ? oneLineHunk(window.before, window.after, context) : null;
   if (one) return { hunks: [{ ...one, oldStart: one.oldStart + window.skippedLines, newStart: one.newStart + window.skippedLines }] };
   const maxEditLength = Math.floor(Math.min(MAX_EDIT_LENGTH, LINE_BUDGET / lines));
-  const patch = maxEditLength < MIN_EDIT_LENGTH ? undefined
-    : structuredPatch(name, name, window.before, window.after, undefined, undefined, { context, maxEditLength, timeout: DIFF_TIMEOUT_MS });
+  const patch =
+    maxEditLength < MIN_EDIT_LENGTH
+      ? undefined
+      : structuredPatch(name, name, window.before, window.after, undefined, undefined, {
+          context,
+          maxEditLength,
+          timeout: DIFF_TIMEOUT_MS,
+        });
   if (patch === undefined) return { whole: window };
   const hunks = patch.hunks.map((h) => ({
     oldStart: h.oldStart + window.skippedLines,
@@ -114,7 +120,11 @@ export function makeJsonPatch(name: string, before: string, after: string, conte
   }
   const region = wholeRegion(plan.whole.before, plan.whole.after, context, plan.whole.skippedLines);
   if (region === null) return { hunks: [], additions: 0, deletions: 0 };
-  return { hunks: [{ ...region.header, linesJson: regionLinesJson(region.parts) }], additions: region.additions, deletions: region.deletions };
+  return {
+    hunks: [{ ...region.header, linesJson: regionLinesJson(region.parts) }],
+    additions: region.additions,
+    deletions: region.deletions,
+  };
 }
 
 interface DiffWindow {

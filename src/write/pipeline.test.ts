@@ -48,7 +48,10 @@ function failingWrite(code: string): WriterFs {
       if (flags !== 'wx') return handle;
       return new Proxy(handle, {
         get(h, prop) {
-          if (prop === 'writeFile') return async () => { throw errno(code); };
+          if (prop === 'writeFile')
+            return async () => {
+              throw errno(code);
+            };
           const v = Reflect.get(h, prop) as unknown;
           return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(h) : v;
         },
@@ -61,7 +64,12 @@ const file = (rel: string) => path.join(bed.root, rel);
 const temps = async () => (await fsp.readdir(bed.root)).filter((n) => n.startsWith('.sidefile-tmp-'));
 
 describe('the write pipeline (SPEC §8)', () => {
-  for (const [code, expected] of [['ENOSPC', 'STORAGE_FULL'], ['EACCES', 'FS_PERMISSION_DENIED'], ['EROFS', 'FS_PERMISSION_DENIED'], ['EMFILE', 'FS_BUSY']]) {
+  for (const [code, expected] of [
+    ['ENOSPC', 'STORAGE_FULL'],
+    ['EACCES', 'FS_PERMISSION_DENIED'],
+    ['EROFS', 'FS_PERMISSION_DENIED'],
+    ['EMFILE', 'FS_BUSY'],
+  ]) {
     it(`answers ${expected} for ${code}: original intact, temp removed, lock released, no event`, async () => {
       await fsp.writeFile(file('a.txt'), 'old');
       await bed.markRead('a.txt');
@@ -112,13 +120,16 @@ describe('the write pipeline (SPEC §8)', () => {
   it('refuses when the file changes after it was loaded (the last check before the rename)', async () => {
     await fsp.writeFile(file('a.txt'), 'old');
     await bed.markRead('a.txt');
-    const err = await write('a.txt', plan('new', {
-      compute: () => {
-        // Another program writes while this write is being prepared.
-        writeFileSync(file('a.txt'), 'theirs!');
-        return { bytes: Buffer.from('mine'), before: 'old', after: 'mine', extra: null };
-      },
-    })).catch((e: unknown) => e);
+    const err = await write(
+      'a.txt',
+      plan('new', {
+        compute: () => {
+          // Another program writes while this write is being prepared.
+          writeFileSync(file('a.txt'), 'theirs!');
+          return { bytes: Buffer.from('mine'), before: 'old', after: 'mine', extra: null };
+        },
+      }),
+    ).catch((e: unknown) => e);
     expect(isToolError(err) && err.code).toBe('FILE_MODIFIED_SINCE_READ');
     expect(await fsp.readFile(file('a.txt'), 'utf8')).toBe('theirs!');
   });

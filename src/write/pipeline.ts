@@ -132,10 +132,17 @@ async function writeLocked<T>(ctx: WriteContext, target: ResolvedPath, plan: Wri
   }
 }
 
-async function writeInDir<T>(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<T>, release: () => void, dir: CheckedDir | null): Promise<Locked<T>> {
+async function writeInDir<T>(
+  ctx: WriteContext,
+  target: ResolvedPath,
+  plan: WritePlan<T>,
+  release: () => void,
+  dir: CheckedDir | null,
+): Promise<Locked<T>> {
   const current = await loadCurrent(ctx.root, dir, target.real, target.denied);
   plan.precheck?.(current);
-  const knownHash = current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat, plan.staleDiff) : null;
+  const knownHash =
+    current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat, plan.staleDiff) : null;
   const computed = await plan.compute(current);
   const realRel = historyKey(ctx.root, target);
   const reached = [target.relative, realRel];
@@ -171,7 +178,12 @@ async function discardOnFailure(ctx: WriteContext, key: string, version: () => s
 }
 
 /** The after-write hooks, called under the lock so that a file's events come in disk order. */
-export function announce(ctx: WriteContext, tool: WriteToolName, target: ResolvedPath, done: { type: WriteEvent['type']; patch: TextPatch; version: string | null }): void {
+export function announce(
+  ctx: WriteContext,
+  tool: WriteToolName,
+  target: ResolvedPath,
+  done: { type: WriteEvent['type']; patch: TextPatch; version: string | null },
+): void {
   ctx.afterWrite({
     tool,
     session: ctx.session,
@@ -198,7 +210,12 @@ interface StoreStep {
 }
 
 /** The atomic write, with the history version kept alongside and the read state recorded. */
-async function store(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<unknown>, step: StoreStep): Promise<{ version: string | null; patch: TextPatch }> {
+async function store(
+  ctx: WriteContext,
+  target: ResolvedPath,
+  plan: WritePlan<unknown>,
+  step: StoreStep,
+): Promise<{ version: string | null; patch: TextPatch }> {
   const { computed, bytes } = step;
   let version: string | null = null;
   // Bounded work (SPEC §8): the diff is built in slices, before the write, so a huge one never
@@ -226,7 +243,13 @@ async function store(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<un
     },
     afterRename: (at) => {
       derived ??= derive();
-      recordWrite(ctx, target.real, at, { hash: derived.hash, unit: plan.unit, total: derived.total, bytes, ...(computed.positions ? { positions: computed.positions } : {}) });
+      recordWrite(ctx, target.real, at, {
+        hash: derived.hash,
+        unit: plan.unit,
+        total: derived.total,
+        bytes,
+        ...(computed.positions ? { positions: computed.positions } : {}),
+      });
       announce(ctx, plan.tool, target, { type: step.type, patch, version });
       // The folder's fsync only makes this rename durable; the next writer need not wait for it.
       step.release();

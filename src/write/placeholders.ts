@@ -21,7 +21,8 @@ export interface PlaceholderHit {
 const WORDS = /rest of|existing|unchanged|the same|omitted|remaining|as before|for brevity|stays?\b|remains?\b/i;
 const COMMENT = /^(?:\/\/+|#+|\/\*+|\*+|<!--|--|;+|%+|\{\/\*)\s*(.*?)\s*(?:\*+\/\}?|-->)?$/i;
 const ELLIPSIS = /^(?:\.{3}|…)/;
-const KEYWORDS = /\b(existing|rest|unchanged|same|omitted|remaining|previous|other|code|here|etc|implementation|methods?|functions?|truncated|before|above|below)\b/i;
+const KEYWORDS =
+  /\b(existing|rest|unchanged|same|omitted|remaining|previous|other|code|here|etc|implementation|methods?|functions?|truncated|before|above|below)\b/i;
 
 const PHRASES: RegExp[] = [
   /^(?:the )?rest of (?:the |this |your )?\w+(?: \w+)?(?: (?:is |are |remains? |stays? |goes )?(?:unchanged|the same|omitted|as before|here|as is|follows))?$/,

@@ -8,9 +8,7 @@ export const hunkSchema = z
     oldLines: z.number().int().nonnegative().describe('Lines of the old file the hunk covers.'),
     newStart: z.number().int().nonnegative().describe('First line of the hunk in the new file (1-based).'),
     newLines: z.number().int().nonnegative().describe('Lines of the new file the hunk covers.'),
-    lines: z
-      .array(z.string())
-      .describe('The hunk lines, each prefixed with " " (context), "-" (removed) or "+" (added).'),
+    lines: z.array(z.string()).describe('The hunk lines, each prefixed with " " (context), "-" (removed) or "+" (added).'),
   })
   .describe('One hunk, as the diff package’s structuredPatch returns it.');
 

@@ -28,7 +28,14 @@ describe('secret guard', () => {
     }
   });
 
-  for (const [kind, secret] of [['AWS', AWS], ['GitHub', GH], ['Slack', SLACK], ['OpenAI', OPENAI], ['Anthropic', ANTHROPIC], ['private key', KEY]] as const) {
+  for (const [kind, secret] of [
+    ['AWS', AWS],
+    ['GitHub', GH],
+    ['Slack', SLACK],
+    ['OpenAI', OPENAI],
+    ['Anthropic', ANTHROPIC],
+    ['private key', KEY],
+  ] as const) {
     it(`refuses a ${kind} secret added to CLAUDE.md without echoing it`, () => {
       const err = refusal(['CLAUDE.md'], '# notes\n', `# notes\ntoken: ${secret}\n`);
       expect(err?.code).toBe('SECRET_DETECTED');
@@ -50,7 +57,17 @@ describe('secret guard', () => {
   });
 
   it('compares protected names case-insensitively, CLAUDE.local.md and any-case memory folders included', () => {
-    for (const p of ['claude.md', 'CLAUDE.local.md', 'claude.LOCAL.md', 'agents.MD', 'a/Gemini.md', 'QWEN.MD', '.CursorRules', 'Memory/x.txt', 'a/MEMORY/b.json']) {
+    for (const p of [
+      'claude.md',
+      'CLAUDE.local.md',
+      'claude.LOCAL.md',
+      'agents.MD',
+      'a/Gemini.md',
+      'QWEN.MD',
+      '.CursorRules',
+      'Memory/x.txt',
+      'a/MEMORY/b.json',
+    ]) {
       expect(isProtectedFile(p), p).toBe(true);
       expect(refusal([p], '', `token ${GH}\n`)?.code, p).toBe('SECRET_DETECTED');
     }
@@ -59,7 +76,8 @@ describe('secret guard', () => {
 
   it('finds a token written as JSON escapes in a protected notebook or JSON file', () => {
     const escaped = '\\u0067hp_' + 'a'.repeat(36); // \u0067hp_… in the JSON text is ghp_…
-    const nb = (source: string) => `{"cells":[{"cell_type":"markdown","metadata":{},"source":"${source}"}],"metadata":{},"nbformat":4,"nbformat_minor":4}`;
+    const nb = (source: string) =>
+      `{"cells":[{"cell_type":"markdown","metadata":{},"source":"${source}"}],"metadata":{},"nbformat":4,"nbformat_minor":4}`;
     for (const p of ['memory/notes.ipynb', 'memory/keys.json', 'Memory/keys.JSON']) {
       const err = refusal([p], nb('hello'), nb(`token ${escaped}`));
       expect(err?.code, p).toBe('SECRET_DETECTED');

@@ -9,7 +9,10 @@ const PROTECTED_NAMES = new Set(['claude.md', 'claude.local.md', 'agents.md', 'g
  * for an agent that loads `claude.md`, `Claude.MD` is the same file.
  */
 export function isProtectedFile(relative: string): boolean {
-  const parts = relative.toLowerCase().split('/').filter((p) => p !== '' && p !== '.');
+  const parts = relative
+    .toLowerCase()
+    .split('/')
+    .filter((p) => p !== '' && p !== '.');
   const name = parts[parts.length - 1];
   if (name !== undefined && PROTECTED_NAMES.has(name)) return true;
   // Only folders count: `memory.md` or a file named `memory` elsewhere is not protected.

@@ -21,7 +21,13 @@ export interface StaleDiffPlan {
   decode(bytes: Buffer): string;
 }
 
-export function staleError(ctx: WriteContext, target: ResolvedPath, rec: ReadRecord, current: { bytes: Buffer; stat: Stats }, plan?: StaleDiffPlan): ToolError {
+export function staleError(
+  ctx: WriteContext,
+  target: ResolvedPath,
+  rec: ReadRecord,
+  current: { bytes: Buffer; stat: Stats },
+  plan?: StaleDiffPlan,
+): ToolError {
   const read = plan && rec.hash !== null ? ctx.readState.bytesOf(rec.hash) : undefined;
   if (!plan || !read) return plainStale(target);
   const after = plan.decode(current.bytes);

@@ -20,7 +20,10 @@ export function checkReadState(
   if (need === 'none') return null;
   const rec = ctx.readState.get(ctx.session, target.real);
   if (!rec) {
-    throw new ToolError('FILE_NOT_READ', `File ${target.relative} has not been read yet in this session. Read it first before writing to it.`);
+    throw new ToolError(
+      'FILE_NOT_READ',
+      `File ${target.relative} has not been read yet in this session. Read it first before writing to it.`,
+    );
   }
   if (!isUnchangedSince(rec, stampOf(stat), bytes)) throw staleError(ctx, target, rec, { bytes, stat }, staleDiff);
   // A record moved forward by a stale edit's diff (SPEC §14) lets edits land, not whole-file writes.
@@ -72,4 +75,3 @@ export function changedMeanwhile(): ToolError {
     'The file was changed on disk while this write was being prepared; nothing was written. Read it again, then retry.',
   );
 }
-

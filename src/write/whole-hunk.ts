@@ -1,4 +1,3 @@
-
 /** One hunk, exactly as the diff package's structuredPatch returns it. */
 export interface PatchHunk {
   oldStart: number;

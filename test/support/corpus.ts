@@ -21,7 +21,9 @@ export function corpusNames(dir: string): string[] {
 
 /** `text-manifest.json`: each corpus text file's expected text and encoding; {} without the corpus. */
 export function textManifest(): Record<string, { encoding: string; text: string }> {
-  return HAS_CORPUS ? (JSON.parse(readFileSync(path.join(CORPUS, 'text-manifest.json'), 'utf8')) as Record<string, { encoding: string; text: string }>) : {};
+  return HAS_CORPUS
+    ? (JSON.parse(readFileSync(path.join(CORPUS, 'text-manifest.json'), 'utf8')) as Record<string, { encoding: string; text: string }>)
+    : {};
 }
 
 /** The manifest's "utf-16le with BOM" / "cp1251" / "ascii" as an iconv name. */

@@ -31,7 +31,7 @@ const straighten = (s: string) => [...s].map((c) => CURLY[c] ?? c).join('');
 /** Non-overlapping occurrences, scanning left to right. */
 function occurrences(hay: string, needle: string): number[] {
   const out: number[] = [];
-  for (let i = 0; i + needle.length <= hay.length; ) {
+  for (let i = 0; i + needle.length <= hay.length;) {
     if (hay.startsWith(needle, i)) {
       out.push(i);
       i += needle.length;

@@ -82,7 +82,13 @@ function perturb(kind: Kind, p: Pick, rand: () => number): { old: string[]; neu:
       return { old, neu };
     }
     case 'unicode': {
-      const subs: Array<[RegExp, string]> = [[/ - /, ' \u2013 '], [/-/, '\u2212'], [/(\S) (\S)/, '$1\u00a0$2'], [/\.\.\./, '\u2026'], [/--/, '\u2014']];
+      const subs: Array<[RegExp, string]> = [
+        [/ - /, ' \u2013 '],
+        [/-/, '\u2212'],
+        [/(\S) (\S)/, '$1\u00a0$2'],
+        [/\.\.\./, '\u2026'],
+        [/--/, '\u2014'],
+      ];
       const order = [...subs].sort(() => rand() - 0.5);
       for (const [from, to] of order) {
         const j = window.findIndex((l) => from.test(l));

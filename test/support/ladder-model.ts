@@ -6,9 +6,7 @@
  */
 import { fileLineEnding, referenceEdit } from './edit-model.js';
 
-export type LadderOutcome =
-  | { ok: true; text: string; rung: string }
-  | { ok: false; code: string; rung?: string; lines?: number[] };
+export type LadderOutcome = { ok: true; text: string; rung: string } | { ok: false; code: string; rung?: string; lines?: number[] };
 
 const LINE_RUNGS = ['line_numbers', 'trailing_whitespace', 'indentation', 'unicode'] as const;
 type LineRung = (typeof LINE_RUNGS)[number];
@@ -129,7 +127,8 @@ function rewrite(rung: LineRung, fit: Fit, newText: string): string {
 export function referenceLadder(text: string, oldString: string, newString: string, replaceAll: boolean): LadderOutcome {
   const first = referenceEdit(text, oldString, newString, replaceAll);
   if (first.ok) return { ok: true, text: first.text, rung: rungOneOrTwo(text, oldString) };
-  if (first.code === 'MULTIPLE_MATCHES') return { ok: false, code: first.code, rung: rungOneOrTwo(text, oldString), lines: firstLines(text, oldString) };
+  if (first.code === 'MULTIPLE_MATCHES')
+    return { ok: false, code: first.code, rung: rungOneOrTwo(text, oldString), lines: firstLines(text, oldString) };
   if (first.code !== 'STRING_NOT_FOUND') return { ok: false, code: first.code };
   // Line breaks folded, with each folded char's original index, as §6 says.
   const at: number[] = [];
@@ -185,7 +184,11 @@ function rungOneOrTwo(text: string, oldString: string): string {
 
 /** 1-based lines of the non-overlapping occurrences at rung 1 or 2. */
 function firstLines(text: string, oldString: string): number[] {
-  const straight = (s: string) => s.replace(/\r\n?/g, '\n').replace(/[\u2018\u2019]/g, "'").replace(/[\u201C\u201D]/g, '"');
+  const straight = (s: string) =>
+    s
+      .replace(/\r\n?/g, '\n')
+      .replace(/[\u2018\u2019]/g, "'")
+      .replace(/[\u201C\u201D]/g, '"');
   const exact = rungOneOrTwo(text, oldString) === 'exact';
   const hay = exact ? text.replace(/\r\n?/g, '\n') : straight(text);
   const needle = exact ? oldString.replace(/\r\n?/g, '\n') : straight(oldString);

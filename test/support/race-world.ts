@@ -39,7 +39,16 @@ export interface RaceWorld {
 }
 
 export const nb = (source: string) =>
-  JSON.stringify({ cells: [{ cell_type: 'code', id: 'a', metadata: {}, source: [source], outputs: [], execution_count: null }], metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1) + '\n';
+  JSON.stringify(
+    {
+      cells: [{ cell_type: 'code', id: 'a', metadata: {}, source: [source], outputs: [], execution_count: null }],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5,
+    },
+    null,
+    1,
+  ) + '\n';
 
 const lines = (text: string, n: number) => Array.from({ length: n }, (_, i) => `${text} line ${i + 1}\n`).join('');
 
@@ -81,7 +90,14 @@ export async function makeRaceWorld(build: BuildOptions = {}): Promise<RaceWorld
   const app = await buildApp(config, { logger: LOGGER, ...build });
   await app.ready();
   return {
-    base, root, outside, dataDir, marker, denyMarker, config, app,
+    base,
+    root,
+    outside,
+    dataDir,
+    marker,
+    denyMarker,
+    config,
+    app,
     close: async () => {
       await app.close();
       await fsp.rm(base, { recursive: true, force: true });
@@ -95,7 +111,12 @@ export interface Answer {
 }
 
 export async function post(app: FastifyInstance, url: string, payload: unknown, session: string): Promise<Answer> {
-  const res = await app.inject({ method: 'POST', url, headers: { 'x-session-id': session, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+  const res = await app.inject({
+    method: 'POST',
+    url,
+    headers: { 'x-session-id': session, 'content-type': 'application/json' },
+    payload: JSON.stringify(payload),
+  });
   return { status: res.statusCode, body: res.body };
 }
 
@@ -123,7 +144,15 @@ export async function attack(
   /** Swaps a second (default: as fast as the swapper goes, ≥ 500/s on this VM). */
   rate?: number,
 ): Promise<Counts> {
-  const counts: Counts = { tried: 0, refused: 0, succeeded: 0, leaked: 0, internal: 0, codes: {}, swap: { swaps: 0, ms: 0, rate: 0, by: 'c', made: 0 } };
+  const counts: Counts = {
+    tried: 0,
+    refused: 0,
+    succeeded: 0,
+    leaked: 0,
+    internal: 0,
+    codes: {},
+    swap: { swaps: 0, ms: 0, rate: 0, by: 'c', made: 0 },
+  };
   let running = true;
   const swapping = runSwapper(path.join(world.root, entry), path.join(world.root, link), RACE_MS, rate).finally(() => {
     running = false;
@@ -170,7 +199,10 @@ export async function outsideSnapshot(dir: string): Promise<Record<string, strin
         out[child] = 'dir';
         await walk(child);
       } else if (e.isSymbolicLink()) out[child] = `link:${await fsp.readlink(full)}`;
-      else out[child] = createHash('sha256').update(await fsp.readFile(full)).digest('hex');
+      else
+        out[child] = createHash('sha256')
+          .update(await fsp.readFile(full))
+          .digest('hex');
     }
   };
   await walk('');
@@ -194,7 +226,9 @@ export async function tempsAfterRestart(world: RaceWorld): Promise<string[]> {
 }
 
 export function report(name: string, c: Counts): void {
-  const codes = Object.entries(c.codes).map(([k, v]) => `${k}=${v}`).join(' ');
+  const codes = Object.entries(c.codes)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
   console.log(
     `race ${name}: ${c.swap.swaps} swaps at ${c.swap.rate}/s (${c.swap.by}, folders made meanwhile ${c.swap.made}); tried ${c.tried}, refused ${c.refused}, succeeded ${c.succeeded}; ` +
       `got through: outside content ${c.leaked}, INTERNAL ${c.internal} [${codes}]`,

@@ -33,15 +33,33 @@ export async function makeWriteTestbed(opts: { encodings?: Array<[string, string
   const history = new FsHistoryStore({ dataDir, maxVersions: 50 });
   const resolve = makeResolver(root, { denyRead: [], denyWrite: [], readOnly: false });
   const events: WriteEvent[] = [];
-  const settings = { readOnly: false, lockTimeoutMs: 10_000, encodings: opts.encodings ?? [], dataDir, historyVersions: 50,
-    denyRead: [], searchTimeoutMs: 10_000, searchMaxEntries: 1_000_000 };
+  const settings = {
+    readOnly: false,
+    lockTimeoutMs: 10_000,
+    encodings: opts.encodings ?? [],
+    dataDir,
+    historyVersions: 50,
+    denyRead: [],
+    searchTimeoutMs: 10_000,
+    searchMaxEntries: 1_000_000,
+  };
   const ctx = (session = 'default'): ToolContext => ({
-    root, session, log: pino({ level: 'silent' }), settings, readState, locks, history,
+    root,
+    session,
+    log: pino({ level: 'silent' }),
+    settings,
+    readState,
+    locks,
+    history,
     afterWrite: (e) => events.push(e),
     resolve,
   });
   return {
-    root, dataDir, base, events, ctx,
+    root,
+    dataDir,
+    base,
+    events,
+    ctx,
     async markRead(relative, session = 'default', part = false) {
       const target = await resolve(relative, 'read');
       const bytes = await fsp.readFile(target.real);

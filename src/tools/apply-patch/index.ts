@@ -11,7 +11,7 @@ export const applyPatchTool: ToolDefinition<ApplyPatchInput, ApplyPatchResult> =
     '- A hunk starts with "@@" (optionally "@@ <a def/class line>" to say where; several @@ lines narrow further), then lines starting " " (context, about 3 before and after), "-" (removed), "+" (added). "*** End of File" pins a hunk to the end.',
     '- Read each file you update or delete first in this session (any range); if it changed on disk since, read it again.',
     '- If any file fails (context not found, not read, already exists, …) nothing is written; fix the patch and send it whole again.',
-    '- Every file keeps its encoding, BOM and line endings; added lines take the file\'s line ending.',
+    "- Every file keeps its encoding, BOM and line endings; added lines take the file's line ending.",
     '- Not for .ipynb updates: use NotebookEdit (Add File of a whole notebook is fine).',
   ].join('\n'),
   input: applyPatchInput,

@@ -58,13 +58,23 @@ export function precheckOps(ops: ResolvedOp[]): void {
 }
 
 /** Every file's checks and new content, in patch order, from the files loaded under the locks. */
-export async function planOps(ctx: ToolContext, ops: ResolvedOp[], loaded: Map<string, CurrentFile>, allowPlaceholders = false): Promise<OpOutcome[]> {
+export async function planOps(
+  ctx: ToolContext,
+  ops: ResolvedOp[],
+  loaded: Map<string, CurrentFile>,
+  allowPlaceholders = false,
+): Promise<OpOutcome[]> {
   const out: OpOutcome[] = [];
   for (const resolved of ops) out.push(await planOp(ctx, resolved, loaded, allowPlaceholders));
   return out;
 }
 
-async function planOp(ctx: ToolContext, resolved: ResolvedOp, loaded: Map<string, CurrentFile>, allowPlaceholders: boolean): Promise<OpOutcome> {
+async function planOp(
+  ctx: ToolContext,
+  resolved: ResolvedOp,
+  loaded: Map<string, CurrentFile>,
+  allowPlaceholders: boolean,
+): Promise<OpOutcome> {
   const current = loaded.get(resolved.target.real)!;
   const { op, target, dest } = resolved;
   if (op.kind === 'add') return { resolved, changes: [planAdd(target, current, op.lines)], rung: null };
@@ -82,8 +92,24 @@ async function planOp(ctx: ToolContext, resolved: ResolvedOp, loaded: Map<string
   }
   const destCurrent = loaded.get(dest.real)!;
   if (destCurrent.bytes !== null) throw fileExists(dest, `cannot move ${target.relative} there`);
-  const moved: PlannedChange = { target: dest, current: destCurrent, bytes: updated.bytes, type: 'create', ...base, previous: current.stat, knownHash: null };
-  const removed: PlannedChange = { target, current, bytes: null, type: 'delete', before: updated.before, after: '', knownHash: existing.knownHash };
+  const moved: PlannedChange = {
+    target: dest,
+    current: destCurrent,
+    bytes: updated.bytes,
+    type: 'create',
+    ...base,
+    previous: current.stat,
+    knownHash: null,
+  };
+  const removed: PlannedChange = {
+    target,
+    current,
+    bytes: null,
+    type: 'delete',
+    before: updated.before,
+    after: '',
+    knownHash: existing.knownHash,
+  };
   return { resolved, changes: [moved, removed], rung: updated.rung };
 }
 
@@ -113,7 +139,13 @@ function requireExisting(ctx: ToolContext, target: ResolvedPath, current: Curren
   return { bytes: current.bytes, knownHash };
 }
 
-async function planUpdate(ctx: ToolContext, target: ResolvedPath, bytes: Buffer, hunks: Parameters<typeof applyHunks>[1], allowPlaceholders: boolean) {
+async function planUpdate(
+  ctx: ToolContext,
+  target: ResolvedPath,
+  bytes: Buffer,
+  hunks: Parameters<typeof applyHunks>[1],
+  allowPlaceholders: boolean,
+) {
   const decoded = decodeText(bytes, encodingOverrideFor(ctx.settings.encodings, target.relative));
   assertRoundTrip(bytes, decoded, target);
   const applied = await applyHunks(decoded.text, hunks, target.relative, dominantLineBreak(decoded.text), allowPlaceholders);

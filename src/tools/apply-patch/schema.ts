@@ -11,14 +11,16 @@ export const patchOperation = z
       .describe('V4A body without the envelope: "+" lines for create_file, "@@" hunks for update_file; none for delete_file.'),
     move_to: z.string().min(1).nullish().describe('update_file only: the path the updated file moves to.'),
   })
-  .describe("One operation of an OpenAI Responses API apply_patch_call (its `operation` object, as it arrives).");
+  .describe('One operation of an OpenAI Responses API apply_patch_call (its `operation` object, as it arrives).');
 
 export const applyPatchInput = z
   .strictObject({
     patch: z
       .string()
       .nullish()
-      .describe('The whole V4A patch: "*** Begin Patch", then *** Add File / *** Delete File / *** Update File sections, then "*** End Patch".'),
+      .describe(
+        'The whole V4A patch: "*** Begin Patch", then *** Add File / *** Delete File / *** Update File sections, then "*** End Patch".',
+      ),
     operations: z
       .array(patchOperation)
       .min(1)
@@ -28,7 +30,9 @@ export const applyPatchInput = z
     allow_placeholders: z
       .boolean()
       .nullish()
-      .describe('Write added lines such as "// ... existing code ..." as given. Without it, a hunk that adds such a line is refused: send the full text instead.'),
+      .describe(
+        'Write added lines such as "// ... existing code ..." as given. Without it, a hunk that adds such a line is refused: send the full text instead.',
+      ),
   })
   .superRefine((body, ctx) => {
     const has = (v: unknown) => v !== undefined && v !== null;

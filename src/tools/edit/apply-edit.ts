@@ -30,7 +30,13 @@ export interface EditPlace {
  * alone or in a batch.
  */
 export function applyEdit(text: string, edit: OneEdit, place: EditPlace): EditApplied {
-  const found = findEdit({ text, oldString: edit.old_string, newString: edit.new_string, replaceAll: edit.replace_all, lineBreak: place.lineBreak });
+  const found = findEdit({
+    text,
+    oldString: edit.old_string,
+    newString: edit.new_string,
+    replaceAll: edit.replace_all,
+    lineBreak: place.lineBreak,
+  });
   if (found.kind === 'none') throw notFound(text, edit.old_string, place.path);
   if (found.kind === 'multiple') {
     const where = found.lines.length > 10 ? `${found.lines.slice(0, 10).join(', ')}, …` : found.lines.join(', ');

@@ -159,7 +159,9 @@ describe('Edit (SPEC §6)', () => {
     await put('CLAUDE.md', '# rules\n');
     await bed.markRead('CLAUDE.md');
     const secret = 'ghp_' + 'A1b2'.repeat(9);
-    const err = await edit({ file_path: 'CLAUDE.md', old_string: '# rules', new_string: `# rules\ntoken ${secret}` }).catch((e: unknown) => e);
+    const err = await edit({ file_path: 'CLAUDE.md', old_string: '# rules', new_string: `# rules\ntoken ${secret}` }).catch(
+      (e: unknown) => e,
+    );
     expect(isToolError(err) && err.code).toBe('SECRET_DETECTED');
     expect(JSON.stringify({ m: (err as Error).message, d: isToolError(err) && err.details })).not.toContain(secret);
     expect((await bytes('CLAUDE.md')).toString()).toBe('# rules\n');

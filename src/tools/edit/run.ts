@@ -11,7 +11,6 @@ import { editTextOffLoop } from '../../off-loop/off-loop.js';
 /** ApplyPatch imports the round-trip guard from here. */
 export { assertRoundTrip } from './checks.js';
 
-
 /** SPEC §6, in its order. Steps 2–5 run under the file's lock on the bytes loaded there. */
 export async function runEdit(input: EditInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<EditResult>> {
   refuseNotebook(target);
@@ -27,7 +26,8 @@ export async function runEdit(input: EditInput, ctx: ToolContext, target: Resolv
     createParents: true,
     precheck: (current) => precheckEdit(input.old_string, target, current),
     // SPEC §8: a large file is matched, spliced and encoded on the worker thread.
-    compute: async (current) => (await editTextOffLoop(current.bytes, target.relative, input, override)) ?? computeEdit(input, target, current, override),
+    compute: async (current) =>
+      (await editTextOffLoop(current.bytes, target.relative, input, override)) ?? computeEdit(input, target, current, override),
   });
   return {
     result: {
@@ -43,7 +43,12 @@ export async function runEdit(input: EditInput, ctx: ToolContext, target: Resolv
 }
 
 /** Steps 4–5 on the bytes loaded under the lock; pure, so large files run it on the worker thread. */
-export function computeEdit(input: EditInput, target: ResolvedPath, current: Pick<CurrentFile, 'bytes'>, override?: string): ComputedWrite<EditExtra> {
+export function computeEdit(
+  input: EditInput,
+  target: ResolvedPath,
+  current: Pick<CurrentFile, 'bytes'>,
+  override?: string,
+): ComputedWrite<EditExtra> {
   if (input.old_string === '' && !input.allow_placeholders) assertNoPlaceholder('', [], input.new_string);
   if (current.bytes === null) {
     // Step 2: a new file is UTF-8, written as given.

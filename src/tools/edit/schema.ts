@@ -6,12 +6,16 @@ import { gitDiffSchema, structuredPatchSchema } from '../../write/result-schemas
 export const allowPlaceholders = z
   .boolean()
   .default(false)
-  .describe('Write lines such as "// ... existing code ..." as given. Without it, new text that adds such a line is refused: send the full text instead.');
+  .describe(
+    'Write lines such as "// ... existing code ..." as given. Without it, new text that adds such a line is refused: send the full text instead.',
+  );
 
 /** SPEC §14: the rung of the ladder that found old_string. */
 export const matchRung = z
   .enum(RUNGS)
-  .describe('How old_string was found: exact, quotes (curly quotes folded), line_numbers (Read prefixes taken off), trailing_whitespace, indentation (new text re-indented the same way), unicode (look-alikes folded).');
+  .describe(
+    'How old_string was found: exact, quotes (curly quotes folded), line_numbers (Read prefixes taken off), trailing_whitespace, indentation (new text re-indented the same way), unicode (look-alikes folded).',
+  );
 
 export const editInput = z.strictObject({
   file_path: z.string().min(1).describe('The file to edit: relative to the workspace root, or absolute inside it.'),
@@ -21,10 +25,7 @@ export const editInput = z.strictObject({
       'The exact text to replace, as Read shows it (without the line-number prefix). Empty creates a new file (or fills an empty one).',
     ),
   new_string: z.string().describe('The text to put in its place (literal; must differ from old_string).'),
-  replace_all: z
-    .boolean()
-    .default(false)
-    .describe('Replace every occurrence of old_string; otherwise old_string must occur exactly once.'),
+  replace_all: z.boolean().default(false).describe('Replace every occurrence of old_string; otherwise old_string must occur exactly once.'),
   allow_placeholders: allowPlaceholders,
 });
 

@@ -13,7 +13,12 @@ function newestFirst(a: GlobItem, b: GlobItem): number {
   return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
 }
 
-export async function runGlob(pool: DiscoveryPool, input: GlobInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<GlobResult>> {
+export async function runGlob(
+  pool: DiscoveryPool,
+  input: GlobInput,
+  ctx: ToolContext,
+  target: ResolvedPath,
+): Promise<ToolOutput<GlobResult>> {
   compilePattern(input.pattern, 'pattern');
   const limit = input.limit ?? DEFAULT_LIMIT;
   const offset = input.offset ?? 0;

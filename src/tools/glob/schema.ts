@@ -4,16 +4,15 @@ export const globInput = z.strictObject({
   pattern: z
     .string()
     .min(1)
-    .describe('A glob in .gitignore syntax: "*.py" matches at any depth, "src/**/*.ts" is anchored at path; {a,b}, [abc], ? and ** work; dot files match; case-sensitive.'),
+    .describe(
+      'A glob in .gitignore syntax: "*.py" matches at any depth, "src/**/*.ts" is anchored at path; {a,b}, [abc], ? and ** work; dot files match; case-sensitive.',
+    ),
   path: z
     .string()
     .min(1)
     .optional()
     .describe('The folder to search: relative to the workspace root, or absolute inside it. Default: the root.'),
-  include_ignored: z
-    .boolean()
-    .optional()
-    .describe('Also list files that .gitignore / .ignore files exclude. Default false.'),
+  include_ignored: z.boolean().optional().describe('Also list files that .gitignore / .ignore files exclude. Default false.'),
   limit: z.number().int().min(1).max(10_000).optional().describe('Files per page, 1–10000. Default 100.'),
   offset: z.number().int().min(0).optional().describe('Files to skip first (to page on). Default 0.'),
 });

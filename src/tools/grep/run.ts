@@ -50,7 +50,12 @@ function grepTask(input: GrepInput, ctx: ToolContext, target: ResolvedPath, mode
   };
 }
 
-export async function runGrep(pool: DiscoveryPool, input: GrepInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<GrepResult>> {
+export async function runGrep(
+  pool: DiscoveryPool,
+  input: GrepInput,
+  ctx: ToolContext,
+  target: ResolvedPath,
+): Promise<ToolOutput<GrepResult>> {
   compileRegex(input.pattern, input['-i'] ?? false, input.multiline ?? false);
   if (input.glob !== undefined) compilePattern(input.glob, 'glob');
   const mode = input.output_mode ?? 'files_with_matches';

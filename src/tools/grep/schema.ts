@@ -7,7 +7,9 @@ export const grepInput = z.strictObject({
   pattern: z
     .string()
     .min(1)
-    .describe('A JavaScript regular expression (Unicode mode), e.g. "log.*Error" or "function\\\\s+\\\\w+". Matched per line unless multiline.'),
+    .describe(
+      'A JavaScript regular expression (Unicode mode), e.g. "log.*Error" or "function\\\\s+\\\\w+". Matched per line unless multiline.',
+    ),
   path: z
     .string()
     .min(1)
@@ -22,7 +24,9 @@ export const grepInput = z.strictObject({
     .string()
     .min(1)
     .optional()
-    .describe('Only files of this ripgrep type: py, js, ts, go, rust, java, c, cpp, cs, rb, php, swift, kotlin, scala, sh, sql, html, css, json, yaml, toml, xml, md, txt, jupyter, …'),
+    .describe(
+      'Only files of this ripgrep type: py, js, ts, go, rust, java, c, cpp, cs, rb, php, swift, kotlin, scala, sh, sql, html, css, json, yaml, toml, xml, md, txt, jupyter, …',
+    ),
   output_mode: z
     .enum(['files_with_matches', 'content', 'count'])
     .optional()
@@ -46,7 +50,7 @@ export type GrepInput = z.infer<typeof grepInput>;
 const match = z.object({
   file_path: z.string().describe('The file, relative to the workspace root.'),
   cell_id: z.string().optional().describe('For a notebook: the cell the line is in (line counts within its source).'),
-  line: z.number().int().min(1).describe('1-based line number (in a notebook: within the cell\'s source).'),
+  line: z.number().int().min(1).describe("1-based line number (in a notebook: within the cell's source)."),
   text: z.string().describe('The line, cut at 500 characters with "… [truncated]".'),
   kind: z.enum(['match', 'context']).describe('match: the line matches; context: a line around a match (-A/-B/-C).'),
 });
@@ -64,7 +68,9 @@ export const grepResult = z
     total_matches: z.number().int().nonnegative().optional().describe('content and count: matching lines in all files.'),
     applied_limit: z.number().int().nonnegative().nullable().describe('The head_limit applied; null when there was none (head_limit 0).'),
     applied_offset: z.number().int().nonnegative().describe('Entries skipped before this page.'),
-    truncated: z.boolean().describe('More entries exist beyond this page, the text reached 100,000 characters, or the search stopped at its budget.'),
+    truncated: z
+      .boolean()
+      .describe('More entries exist beyond this page, the text reached 100,000 characters, or the search stopped at its budget.'),
     timed_out: z.boolean().describe('The search stopped at its time or entry budget: results are partial.'),
     skipped_binary: z.number().int().nonnegative().describe('Binary files not searched.'),
     skipped_dirs: z.number().int().nonnegative().describe('Folders that could not be read.'),

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compileRegex, cutLine, lineStarts, matchingLines, withContext } from './search.js';
 
-const lines = (text: string, pattern: string, multiline = false) => matchingLines(text, compileRegex(pattern, false, multiline), false).lines;
+const lines = (text: string, pattern: string, multiline = false) =>
+  matchingLines(text, compileRegex(pattern, false, multiline), false).lines;
 
 describe('Grep matching', () => {
   it('numbers lines at LF, CRLF and CR as Read does', () => {
@@ -22,7 +23,13 @@ describe('Grep matching', () => {
   });
 
   it('merges context windows without repeating a line', () => {
-    expect(withContext([2, 4], 10, 1, 1)).toEqual([[1, false], [2, true], [3, false], [4, true], [5, false]]);
+    expect(withContext([2, 4], 10, 1, 1)).toEqual([
+      [1, false],
+      [2, true],
+      [3, false],
+      [4, true],
+      [5, false],
+    ]);
     expect(withContext([0], 1, 3, 3)).toEqual([[0, true]]);
   });
 

@@ -24,7 +24,10 @@ export function compileRegex(pattern: string, ignoreCase: boolean, multiline: bo
   } catch (err) {
     // `Invalid regular expression: /(/gmu: Unterminated group` → `Unterminated group`.
     const reason = (err as Error).message.replace(/^Invalid regular expression: \/[\s\S]*\/[a-z]*: /, '');
-    return invalid('pattern', `pattern is not a valid JavaScript regular expression (${reason}). Escape special characters such as ( [ { with \\.`);
+    return invalid(
+      'pattern',
+      `pattern is not a valid JavaScript regular expression (${reason}). Escape special characters such as ( [ { with \\.`,
+    );
   }
 }
 

@@ -52,7 +52,8 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
   const search: Search = { matcher, literal, deny };
   const visit = (files: WalkFile[]): void => {
     const wanted = files.filter(
-      (file) => (globTest === null || globTest(file.relToStart)) && (typeTest === null || typeTest(file.rel.slice(file.rel.lastIndexOf('/') + 1))),
+      (file) =>
+        (globTest === null || globTest(file.relToStart)) && (typeTest === null || typeTest(file.rel.slice(file.rel.lastIndexOf('/') + 1))),
     );
     const reads = openBatch(task.root, wanted, deny);
     for (const [i, file] of wanted.entries()) {
@@ -61,7 +62,10 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
         return;
       }
       out.tick();
-      const read = reads === null || file.dir === null ? readFileChecked(task.root, file.at, MAX_FILE_BYTES + 1, deny, scratch) : readFd(reads[i]!, scratch);
+      const read =
+        reads === null || file.dir === null
+          ? readFileChecked(task.root, file.at, MAX_FILE_BYTES + 1, deny, scratch)
+          : readFd(reads[i]!, scratch);
       const item = read === null ? null : searchFile(task, file, read, search, keeper, out);
       if (item !== null) out.push(item);
     }
@@ -90,7 +94,12 @@ interface Search {
 function openBatch(root: string, files: WalkFile[], deny: Search['deny']): Array<number | null> | null {
   const inDir = files.filter((f) => f.dir !== null);
   if (inDir.length === 0) return null;
-  const fds = openFilesIn(root, inDir[0]!.dir!, inDir.map((f) => f.name), deny);
+  const fds = openFilesIn(
+    root,
+    inDir[0]!.dir!,
+    inDir.map((f) => f.name),
+    deny,
+  );
   if (fds === null) return null;
   let next = 0;
   return files.map((f) => (f.dir === null ? null : fds[next++]!));
@@ -105,7 +114,14 @@ function closeFrom(fds: Array<number | null> | null, from: number): void {
   for (const fd of fds?.slice(from) ?? []) if (fd !== null) closeSync(fd);
 }
 
-function searchFile(task: GrepTask, file: WalkFile, read: { bytes: Buffer; stat: Stats }, search: Search, keeper: Keeper, out: Emitter<GrepItem>): GrepItem | null {
+function searchFile(
+  task: GrepTask,
+  file: WalkFile,
+  read: { bytes: Buffer; stat: Stats },
+  search: Search,
+  keeper: Keeper,
+  out: Emitter<GrepItem>,
+): GrepItem | null {
   const { matcher, literal } = search;
   if (read.bytes.length > MAX_FILE_BYTES) return null;
   if (!isText(read.bytes.subarray(0, SNIFF_BYTES))) {

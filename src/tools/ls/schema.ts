@@ -6,25 +6,19 @@ export const lsInput = z.strictObject({
     .min(1)
     .optional()
     .describe('The folder to list: relative to the workspace root, or absolute inside it. Default: the root.'),
-  ignore: z
-    .array(z.string().min(1))
-    .optional()
-    .describe('Globs of names to leave out ("*.log", "node_modules"); .gitignore syntax.'),
-  include_ignored: z
-    .boolean()
-    .optional()
-    .describe('Also list entries that .gitignore / .ignore files exclude. Default false.'),
+  ignore: z.array(z.string().min(1)).optional().describe('Globs of names to leave out ("*.log", "node_modules"); .gitignore syntax.'),
+  include_ignored: z.boolean().optional().describe('Also list entries that .gitignore / .ignore files exclude. Default false.'),
   limit: z.number().int().min(1).max(10_000).optional().describe('Entries to list, 1–10000. Default 1000.'),
 });
 
 export type LsInput = z.infer<typeof lsInput>;
 
 export const lsEntry = z.object({
-  name: z.string().describe('The entry\'s name in the folder.'),
+  name: z.string().describe("The entry's name in the folder."),
   type: z
     .enum(['file', 'directory', 'symlink', 'other'])
     .describe('symlink: a link that resolves inside the workspace (its target is not shown); other: FIFO, socket or device.'),
-  size: z.number().int().nonnegative().nullable().describe('Bytes of a file (of a link\'s target file); null for folders and others.'),
+  size: z.number().int().nonnegative().nullable().describe("Bytes of a file (of a link's target file); null for folders and others."),
   modified: z.string().describe('Last modification, ISO 8601 (UTC).'),
 });
 

@@ -22,7 +22,11 @@ export async function runMultiEdit(input: MultiEditInput, ctx: ToolContext, targ
   refuseNotebook(target);
   input.edits.forEach((edit, index) => {
     if (edit.old_string === edit.new_string) {
-      throw atEdit(index, input.edits.length, new ToolError('NO_CHANGE', 'old_string and new_string are the same, so there is nothing to change.'));
+      throw atEdit(
+        index,
+        input.edits.length,
+        new ToolError('NO_CHANGE', 'old_string and new_string are the same, so there is nothing to change.'),
+      );
     }
   });
   const override = encodingOverrideFor(ctx.settings.encodings, target.relative);

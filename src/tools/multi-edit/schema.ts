@@ -6,7 +6,9 @@ export const MAX_EDITS = 100;
 
 const oneEdit = z
   .strictObject({
-    old_string: z.string().describe('The text to replace, as the edits before this one left the file (Read shows it without the line-number prefix).'),
+    old_string: z
+      .string()
+      .describe('The text to replace, as the edits before this one left the file (Read shows it without the line-number prefix).'),
     new_string: z.string().describe('The text to put in its place (literal; must differ from old_string).'),
     replace_all: z.boolean().default(false).describe('Replace every occurrence; otherwise old_string must occur exactly once.'),
   })

@@ -73,9 +73,7 @@ describe('NotebookEdit (SPEC §9)', () => {
   it('refuses a notebook changed on disk since the read with FILE_MODIFIED_SINCE_READ', async () => {
     await putRead('n.ipynb', jupyter([md('a', ['x'])]));
     await put('n.ipynb', jupyter([md('a', ['changed'])]));
-    expect(await editError({ notebook_path: 'n.ipynb', cell_id: 'a', new_source: 'y' })).toBe(
-      'FILE_MODIFIED_SINCE_READ',
-    );
+    expect(await editError({ notebook_path: 'n.ipynb', cell_id: 'a', new_source: 'y' })).toBe('FILE_MODIFIED_SINCE_READ');
   });
 
   it('answers FILE_NOT_FOUND for a missing notebook', async () => {
@@ -94,7 +92,7 @@ describe('NotebookEdit (SPEC §9)', () => {
     expect(await text('n.ipynb')).toBe(content);
   });
 
-  it('answers CELL_NOT_FOUND listing up to 10 of the notebook\'s cell ids', async () => {
+  it("answers CELL_NOT_FOUND listing up to 10 of the notebook's cell ids", async () => {
     const cells = Array.from({ length: 12 }, (_, i) => md(`id${i}`, [`${i}`]));
     await putRead('n.ipynb', jupyter(cells));
     const error = await edit({ notebook_path: 'n.ipynb', cell_id: 'nope', new_source: 'y' }).catch((e) => e);
@@ -113,7 +111,7 @@ describe('NotebookEdit (SPEC §9)', () => {
     expect(issues({ edit_mode: 'insert', cell_type: 'code' })).toBeUndefined();
   });
 
-  it('replaces a code cell: outputs cleared, execution_count null, only that cell\'s lines change', async () => {
+  it("replaces a code cell: outputs cleared, execution_count null, only that cell's lines change", async () => {
     const before = jupyter([md('a', ['# T']), code('b', ['x = 1']), md('c', ['end'])]);
     await putRead('n.ipynb', before);
     const out = await edit({ notebook_path: 'n.ipynb', cell_id: 'b', new_source: 'y = 2\nprint(y)' });
@@ -140,7 +138,14 @@ describe('NotebookEdit (SPEC §9)', () => {
     const top = await edit({ notebook_path: 'n.ipynb', new_source: 'x = 0', cell_type: 'code', edit_mode: 'insert' });
     const nb = JSON.parse(await text('n.ipynb'));
     expect(nb.cells.map((c: { id: string }) => c.id)).toEqual([top.result.cell_id, 'a', out.result.cell_id, 'b']);
-    expect(nb.cells[0]).toEqual({ cell_type: 'code', execution_count: null, id: top.result.cell_id, metadata: {}, outputs: [], source: ['x = 0'] });
+    expect(nb.cells[0]).toEqual({
+      cell_type: 'code',
+      execution_count: null,
+      id: top.result.cell_id,
+      metadata: {},
+      outputs: [],
+      source: ['x = 0'],
+    });
     expect(out.result.cell_id).toMatch(/^[a-zA-Z0-9-_]{1,64}$/);
   });
 
@@ -165,9 +170,7 @@ describe('NotebookEdit (SPEC §9)', () => {
     await putRead('n.ipynb', jupyter([md('a', ['A']), code('b', ['x'])], 5, '\r\n'));
     await edit({ notebook_path: 'n.ipynb', cell_id: 'b', new_source: 'y\nz' });
     const after = await text('n.ipynb');
-    expect(after).toBe(
-      jupyter([md('a', ['A']), { ...code('b', ['y\n', 'z']), execution_count: null, outputs: [] }], 5, '\r\n'),
-    );
+    expect(after).toBe(jupyter([md('a', ['A']), { ...code('b', ['y\n', 'z']), execution_count: null, outputs: [] }], 5, '\r\n'));
   });
 
   it('keeps a UTF-8 BOM', async () => {

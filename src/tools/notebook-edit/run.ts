@@ -94,8 +94,12 @@ async function compute(
     return {
       bytes,
       // Decoded only if asked (secret guard of a protected file, git diff): 60 MB strings cost.
-      get before() { return decodeAs(original); },
-      get after() { return decodeAs(bytes); },
+      get before() {
+        return decodeAs(original);
+      },
+      get after() {
+        return decodeAs(bytes);
+      },
       patch: far.patch,
       hash: far.hash,
       total: far.outcome.totalCells,

@@ -41,12 +41,7 @@ export async function scanFile(
  * Reads the bytes of the given spans, each cut to `maxPerSpan` bytes: one read when they lie
  * close together, else one read per span (a page of very long lines).
  */
-export async function readSpans(
-  fh: FileHandle,
-  starts: number[],
-  ends: number[],
-  maxPerSpan: number,
-): Promise<Buffer[]> {
+export async function readSpans(fh: FileHandle, starts: number[], ends: number[], maxPerSpan: number): Promise<Buffer[]> {
   if (starts.length === 0) return [];
   const first = starts[0]!;
   const last = ends[ends.length - 1]!;

@@ -29,7 +29,10 @@ export function cutLine(line: string): string {
 
 /** The closing line when the range ends before the file does. */
 export function continueHint(start: number, end: number, total: number | null): string {
-  const seen = total === null ? `Showing lines ${start}-${end}; the file's total line count is not known yet` : `Showing lines ${start}-${end} of ${total}`;
+  const seen =
+    total === null
+      ? `Showing lines ${start}-${end}; the file's total line count is not known yet`
+      : `Showing lines ${start}-${end} of ${total}`;
   return `(${seen}. To read more, call Read with offset ${end + 1}.)`;
 }
 

@@ -123,26 +123,40 @@ function grow(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
 }
 
 /** Scans the whole file once, filling the index; never throws (a failed build just stops). */
-async function build(index: LineIndex, opener: () => Promise<FileHandle>, contentStart: number, layout: UnitLayout, gate: PageGate): Promise<void> {
+async function build(
+  index: LineIndex,
+  opener: () => Promise<FileHandle>,
+  contentStart: number,
+  layout: UnitLayout,
+  gate: PageGate,
+): Promise<void> {
   const fh = await opener();
   try {
     let line = 1;
     let lastLine = 1;
     let lastByte = contentStart;
     let lineStart = contentStart;
-    await scanFile(fh, contentStart, index.key.size, layout, (_end, next, kind) => {
-      index.counts[kind]++;
-      line++;
-      lineStart = next;
-      if (line - lastLine >= LINES_PER_CHECKPOINT * index.spacing || next - lastByte >= BYTES_PER_CHECKPOINT * index.spacing) {
-        index.push(line, next);
-        lastLine = line;
-        lastByte = next;
-        index.linesStarted = line;
-        index.notify(false);
-      }
-      return !index.cancelled;
-    }, Buffer.allocUnsafe(SCAN_CHUNK_BYTES), () => gate.idle());
+    await scanFile(
+      fh,
+      contentStart,
+      index.key.size,
+      layout,
+      (_end, next, kind) => {
+        index.counts[kind]++;
+        line++;
+        lineStart = next;
+        if (line - lastLine >= LINES_PER_CHECKPOINT * index.spacing || next - lastByte >= BYTES_PER_CHECKPOINT * index.spacing) {
+          index.push(line, next);
+          lastLine = line;
+          lastByte = next;
+          index.linesStarted = line;
+          index.notify(false);
+        }
+        return !index.cancelled;
+      },
+      Buffer.allocUnsafe(SCAN_CHUNK_BYTES),
+      () => gate.idle(),
+    );
     if (index.cancelled) return;
     const end = index.key.size - ((index.key.size - contentStart) % layout.unit);
     index.total = lineStart < end ? line : line - 1;
@@ -167,7 +181,13 @@ export class LineIndexCache {
    * `opener` opens the file for the build (Security: the caller's checked open, so the build
    * reads the file the path policy vouched for, not whatever the path leads to later).
    */
-  ensure(realPath: string, key: IndexKey, contentStart: number, layout: UnitLayout, opener: () => Promise<FileHandle> = () => open(realPath, 'r')): LineIndex {
+  ensure(
+    realPath: string,
+    key: IndexKey,
+    contentStart: number,
+    layout: UnitLayout,
+    opener: () => Promise<FileHandle> = () => open(realPath, 'r'),
+  ): LineIndex {
     const existing = this.indexes.get(realPath);
     if (existing && !existing.failed && sameKey(existing.key, key)) {
       this.indexes.delete(realPath);

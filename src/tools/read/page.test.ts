@@ -10,13 +10,20 @@ describe('decodePage', () => {
   for (const encoding of ['utf-8', 'utf-16le', 'utf-16be', 'gb18030']) {
     it(`gives the same lines as decoding each line on its own (${encoding})`, () => {
       fc.assert(
-        fc.property(fc.array(piece, { maxLength: 40 }), fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 30 }), (pieces, offset, limit) => {
-          const bytes = iconv.encode(pieces.join(''), encoding, { addBOM: false });
-          const scan = scanWhole(bytes, 0, layoutOf(encoding), offset, limit);
-          const perLine = scan.starts.map((s, i) => decodeLine(bytes.subarray(s, Math.min(scan.ends[i]!, s + LINE_PREFIX_BYTES)), encoding));
-          const lfOnly = scan.counts.cr === 0 && scan.counts.crlf === 0;
-          expect(decodePage(bytes, scan, encoding, lfOnly)).toEqual(perLine);
-        }),
+        fc.property(
+          fc.array(piece, { maxLength: 40 }),
+          fc.integer({ min: 1, max: 30 }),
+          fc.integer({ min: 1, max: 30 }),
+          (pieces, offset, limit) => {
+            const bytes = iconv.encode(pieces.join(''), encoding, { addBOM: false });
+            const scan = scanWhole(bytes, 0, layoutOf(encoding), offset, limit);
+            const perLine = scan.starts.map((s, i) =>
+              decodeLine(bytes.subarray(s, Math.min(scan.ends[i]!, s + LINE_PREFIX_BYTES)), encoding),
+            );
+            const lfOnly = scan.counts.cr === 0 && scan.counts.crlf === 0;
+            expect(decodePage(bytes, scan, encoding, lfOnly)).toEqual(perLine);
+          },
+        ),
         { numRuns: 150 },
       );
     });
@@ -46,10 +53,17 @@ describe('renderPage', () => {
   it('textJson parses back to text for any lines (quotes, backslashes, controls, DEL, astral)', () => {
     const char = fc.constantFrom('a', '"', '\\', '\u0000', '\t', '\x7f', '→', '\u2192', 'é', '漢', '😀', '\ud800', '/');
     fc.assert(
-      fc.property(fc.array(fc.array(char, { maxLength: 12 }).map((c) => c.join('')), { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 2_000_000 }), (lines, start) => {
-        const page = renderPage('f', lines, start, null, true);
-        expect(JSON.parse(page.textJson())).toBe(page.text);
-      }),
+      fc.property(
+        fc.array(
+          fc.array(char, { maxLength: 12 }).map((c) => c.join('')),
+          { minLength: 1, maxLength: 8 },
+        ),
+        fc.integer({ min: 1, max: 2_000_000 }),
+        (lines, start) => {
+          const page = renderPage('f', lines, start, null, true);
+          expect(JSON.parse(page.textJson())).toBe(page.text);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -92,7 +92,13 @@ export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutpu
     const nb = await readNotebookOffLoop(bytes, job.override, path, { offset: job.input.offset, limit: job.input.limit });
     if (nb.ok) {
       job.ctx.readState.recordRead(job.ctx.session, job.target.real, {
-        stamp: job.stamp, hash, unit: 'cells', total: nb.total, range: nb.range, rangeKey: job.rangeKey, bytes,
+        stamp: job.stamp,
+        hash,
+        unit: 'cells',
+        total: nb.total,
+        range: nb.range,
+        rangeKey: job.rangeKey,
+        bytes,
       });
       return { result: nb.result, text: nb.text, metrics: { bytes: bytes.length } };
     }

@@ -24,7 +24,10 @@ export interface ReadToolOptions {
 }
 
 function notFound(path: string): ToolError {
-  return new ToolError('FILE_NOT_FOUND', `The file ${path} does not exist. Check the path (relative to the workspace root), or create the file with Write.`);
+  return new ToolError(
+    'FILE_NOT_FOUND',
+    `The file ${path} does not exist. Check the path (relative to the workspace root), or create the file with Write.`,
+  );
 }
 
 /** Offset/limit with defaults filled in: the range dedup compares (SPEC §5). */
@@ -44,8 +47,17 @@ export function makeRunRead(options: ReadToolOptions) {
       return { result: { type: 'file_unchanged' }, text: UNCHANGED_TEXT };
     }
     const job = (t: ResolvedPath, st: Stats): ReadJob => ({
-      input, ctx, target: t, st, stamp: stampOf(st), offset: input.offset ?? 1, limit: Math.min(input.limit ?? DEFAULT_LIMIT, MAX_PAGE_LINES), rangeKey, notebook,
-      override: encodingOverrideFor(ctx.settings.encodings, t.relative), hashes: options.hashes,
+      input,
+      ctx,
+      target: t,
+      st,
+      stamp: stampOf(st),
+      offset: input.offset ?? 1,
+      limit: Math.min(input.limit ?? DEFAULT_LIMIT, MAX_PAGE_LINES),
+      rangeKey,
+      notebook,
+      override: encodingOverrideFor(ctx.settings.encodings, t.relative),
+      hashes: options.hashes,
     });
     const small = readSmallSync(ctx.root, target, Math.min(SYNC_READ_MAX_BYTES, options.hugeFileBytes));
     if (small) return readLoaded(job(target, small.stat), small.bytes);
@@ -87,7 +99,9 @@ async function readOpened(job: ReadJob, fh: FileHandle, options: ReadToolOptions
   if (!job.notebook && noPaging) throw unpagedTooLarge(target.relative, st.size);
   if (st.size <= options.hugeFileBytes) return readLoaded(job, await readToSize(fh, st.size));
   if (noPaging) throw unpagedTooLarge(target.relative, st.size);
-  const page = await pageOfHugeFile(fh, target.real, st, options.indexes, job.override, job.offset, job.limit, () => reopen(job.ctx.root, target, st));
+  const page = await pageOfHugeFile(fh, target.real, st, options.indexes, job.override, job.offset, job.limit, () =>
+    reopen(job.ctx.root, target, st),
+  );
   const out = textOutput(target.relative, page, job.notebook ? 'the notebook is over 64 MiB, too large to read as cells' : undefined);
   record(job, null, 'lines', page.total, page.lines.length);
   return { ...out, metrics: { bytes: Buffer.byteLength(out.result.file.content) } };

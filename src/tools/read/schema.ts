@@ -2,10 +2,7 @@ import { z } from 'zod';
 import { notebookReadResultSchema } from '../../notebook/schema.js';
 
 export const readInput = z.strictObject({
-  file_path: z
-    .string()
-    .min(1)
-    .describe('The file to read: relative to the workspace root, or absolute inside it.'),
+  file_path: z.string().min(1).describe('The file to read: relative to the workspace root, or absolute inside it.'),
   offset: z
     .number()
     .int()
@@ -41,7 +38,7 @@ export const textFileSchema = z
       .describe('Lines in the whole file; null for a file over 64 MiB whose line index is still being built.'),
     encoding: z
       .string()
-      .describe('Lowercase WHATWG/iconv name of the file\'s encoding (utf-8, utf-16le, gbk, shift_jis, windows-1252, …). Edits keep it.'),
+      .describe("Lowercase WHATWG/iconv name of the file's encoding (utf-8, utf-16le, gbk, shift_jis, windows-1252, …). Edits keep it."),
     line_endings: lineEndings,
     bom: z.boolean().describe('Whether the file starts with a byte order mark (kept by edits).'),
     notebook_error: z
@@ -66,7 +63,7 @@ export const imageReadResultSchema = z
         file_path: z.string().describe('Path relative to the workspace root, with / separators.'),
         media_type: z
           .enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
-          .describe('Media type, known from the file\'s magic bytes (not its extension).'),
+          .describe("Media type, known from the file's magic bytes (not its extension)."),
         base64: z.string().describe('The whole file, base64-encoded.'),
         size: z.number().int().nonnegative().describe('File size in bytes.'),
       })

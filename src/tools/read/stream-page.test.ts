@@ -37,8 +37,7 @@ async function pageBoth(file: string, encoding: string, offset: number, limit: n
   try {
     const page = await streamPage(fh, st.size, layout, index, offset, limit);
     return { expected, got: page.lines.map((b) => decodeLine(b, encoding)), page, whole, index };
-  }
-  finally {
+  } finally {
     await fh.close();
   }
 }
@@ -49,7 +48,14 @@ describe('streaming pager and sparse line index', () => {
       const file = path.join(dir, `sample-${encoding}.txt`);
       await fs.writeFile(file, iconv.encode(sampleText(), encoding, { addBOM: false }));
       const cache = new LineIndexCache();
-      for (const [offset, limit] of [[1, 2000], [9_000, 2000], [19_990, 50], [20_001, 5], [20_002, 5], [4_095, 3]] as const) {
+      for (const [offset, limit] of [
+        [1, 2000],
+        [9_000, 2000],
+        [19_990, 50],
+        [20_001, 5],
+        [20_002, 5],
+        [4_095, 3],
+      ] as const) {
         const { expected, got, page, whole } = await pageBoth(file, encoding, offset, limit, cache);
         expect(got).toEqual(expected);
         expect(page.more).toBe(offset + got.length - 1 < whole.total && got.length > 0);

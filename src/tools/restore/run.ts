@@ -17,11 +17,7 @@ export { historyKey } from '../../history/history-key.js';
  * itself, recorded in the caller's read state — and needing no prior read, since the caller
  * names the exact content it wants. "Did not exist" deletes the file.
  */
-export async function restoreVersion(
-  ctx: ToolContext,
-  target: ResolvedPath,
-  version: string,
-): Promise<ToolOutput<RestoreResult>> {
+export async function restoreVersion(ctx: ToolContext, target: ResolvedPath, version: string): Promise<ToolOutput<RestoreResult>> {
   const loaded = await ctx.history.load(historyKey(ctx.root, target), version);
   if (!loaded) {
     throw new ToolError(
@@ -56,7 +52,9 @@ export async function restoreVersion(
   };
   return {
     result,
-    text: describe(result, outcome.additions, outcome.deletions) + (emptied.length > 0 ? ` Removed the folders it left empty: ${emptied.join(', ')}.` : ''),
+    text:
+      describe(result, outcome.additions, outcome.deletions) +
+      (emptied.length > 0 ? ` Removed the folders it left empty: ${emptied.join(', ')}.` : ''),
     metrics: { bytes: outcome.bytes, linesAdded: outcome.additions, linesRemoved: outcome.deletions },
   };
 }

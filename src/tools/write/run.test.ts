@@ -21,7 +21,10 @@ async function write(file_path: string, content: string, session = 'default') {
   return runWriteTool(input, ctx, await ctx.resolve(file_path, 'write'));
 }
 async function code(file_path: string, content: string, session = 'default') {
-  return write(file_path, content, session).then(() => 'succeeded', (e: unknown) => (isToolError(e) ? e.code : String(e)));
+  return write(file_path, content, session).then(
+    () => 'succeeded',
+    (e: unknown) => (isToolError(e) ? e.code : String(e)),
+  );
 }
 const file = (rel: string) => path.join(bed.root, rel);
 
@@ -31,7 +34,9 @@ describe('Write (SPEC §7)', () => {
     expect(out.result).toEqual({
       type: 'create',
       file_path: 'a/b/new.txt',
-      structured_patch: [{ oldStart: 1, oldLines: 0, newStart: 1, newLines: 2, lines: ['+héllo\r', '+world', '\\ No newline at end of file'] }],
+      structured_patch: [
+        { oldStart: 1, oldLines: 0, newStart: 1, newLines: 2, lines: ['+héllo\r', '+world', '\\ No newline at end of file'] },
+      ],
       original_file: null,
     });
     expect(out.text).toBe('File created successfully at: a/b/new.txt');

@@ -33,14 +33,18 @@ export async function runWriteTool(input: WriteInput, ctx: ToolContext, target: 
       original_file: out.extra.original,
       ...(out.gitDiff ? { git_diff: out.gitDiff } : {}),
     },
-    text: created
-      ? `File created successfully at: ${target.relative}`
-      : `The file ${target.relative} has been updated successfully.`,
+    text: created ? `File created successfully at: ${target.relative}` : `The file ${target.relative} has been updated successfully.`,
     metrics: { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions },
   };
 }
 
-async function compute(input: WriteInput, name: string, current: CurrentFile, override: string | undefined, cells: number | null): Promise<ComputedWrite<WriteExtra>> {
+async function compute(
+  input: WriteInput,
+  name: string,
+  current: CurrentFile,
+  override: string | undefined,
+  cells: number | null,
+): Promise<ComputedWrite<WriteExtra>> {
   const { content } = input;
   const total = cells ?? undefined;
   if (current.bytes === null) {

@@ -4,9 +4,7 @@ import { allowPlaceholders } from '../edit/schema.js';
 
 export const writeInput = z.strictObject({
   file_path: z.string().min(1).describe('The file to write: relative to the workspace root, or absolute inside it.'),
-  content: z
-    .string()
-    .describe('The whole new content, written exactly as given (no line-ending conversion).'),
+  content: z.string().describe('The whole new content, written exactly as given (no line-ending conversion).'),
   allow_placeholders: allowPlaceholders,
 });
 

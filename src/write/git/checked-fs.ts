@@ -94,9 +94,13 @@ export class CheckedGitFs {
   /** Names in the folder `dir`, listed through its checked descriptor; [] when missing. */
   list(dir: string): string[] {
     let names: string[] = [];
-    withDir(dir, (at) => {
-      names = fs.readdirSync(at(''));
-    }, (real) => this.check(real));
+    withDir(
+      dir,
+      (at) => {
+        names = fs.readdirSync(at(''));
+      },
+      (real) => this.check(real),
+    );
     return names;
   }
 
@@ -111,16 +115,24 @@ export class CheckedGitFs {
       const real = realOrNull(p);
       return real === null || isInside(boundary, real);
     };
-    withDir(dir, (at) => {
-      for (const entry of fs.readdirSync(at(''), { withFileTypes: true })) {
-        if (entry.isSymbolicLink() && !inside(at(entry.name))) throw new OutsideRead();
-      }
-    }, (real) => this.check(real));
+    withDir(
+      dir,
+      (at) => {
+        for (const entry of fs.readdirSync(at(''), { withFileTypes: true })) {
+          if (entry.isSymbolicLink() && !inside(at(entry.name))) throw new OutsideRead();
+        }
+      },
+      (real) => this.check(real),
+    );
   }
 
   /** Throws OutsideRead when the folder `dir` (when it exists) resolves outside the boundary. */
   assertDirInside(dir: string): void {
-    withDir(dir, () => undefined, (real) => this.check(real));
+    withDir(
+      dir,
+      () => undefined,
+      (real) => this.check(real),
+    );
   }
 }
 
@@ -157,9 +169,10 @@ function fileOf(fd: number, size: number): GitFile {
       const buffer = Buffer.allocUnsafe(want);
       let filled = 0;
       while (filled < want) {
-        const bytesRead = want <= SYNC_READ_MAX
-          ? fs.readSync(fd, buffer, filled, want - filled, position + filled)
-          : (await readFd(fd, buffer, filled, want - filled, position + filled)).bytesRead;
+        const bytesRead =
+          want <= SYNC_READ_MAX
+            ? fs.readSync(fd, buffer, filled, want - filled, position + filled)
+            : (await readFd(fd, buffer, filled, want - filled, position + filled)).bytesRead;
         if (bytesRead === 0) break;
         filled += bytesRead;
       }

@@ -17,11 +17,15 @@ let base: string;
 const MAX = 64 * 1024 * 1024;
 
 function git(cwd: string, ...args: string[]): Buffer {
-  return execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=main', ...args], {
-    cwd,
-    env: { PATH: process.env.PATH, HOME: base, GIT_CONFIG_NOSYSTEM: '1' },
-    maxBuffer: MAX,
-  });
+  return execFileSync(
+    'git',
+    ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=main', ...args],
+    {
+      cwd,
+      env: { PATH: process.env.PATH, HOME: base, GIT_CONFIG_NOSYSTEM: '1' },
+      maxBuffer: MAX,
+    },
+  );
 }
 
 const catFile = (cwd: string, spec: string): Buffer => git(cwd, 'cat-file', 'blob', spec);
@@ -60,7 +64,11 @@ async function expectSameAsGit(dir: string, root = base): Promise<void> {
 
 /** Every blob, tree and commit in the repository's history, through the store, against `git cat-file --batch`. */
 async function expectEveryObjectSame(dir: string): Promise<number> {
-  const ids = git(dir, 'rev-list', '--objects', '--all').toString().split('\n').map((l) => l.slice(0, 40)).filter((l) => l !== '');
+  const ids = git(dir, 'rev-list', '--objects', '--all')
+    .toString()
+    .split('\n')
+    .map((l) => l.slice(0, 40))
+    .filter((l) => l !== '');
   const batch = execFileSync('git', ['cat-file', '--batch'], { cwd: dir, input: ids.join('\n') + '\n', maxBuffer: MAX });
   const store = await ObjectStore.openAt(new CheckedGitFs(base), path.join(dir, '.git', 'objects'), MAX);
   try {
@@ -84,8 +92,12 @@ async function expectEveryObjectSame(dir: string): Promise<number> {
 async function deltaKinds(dir: string): Promise<{ ofs: number; ref: number }> {
   const packDir = path.join(dir, '.git', 'objects', 'pack');
   const name = (await fsp.readdir(packDir)).find((n) => n.endsWith('.idx')) as string;
-  const offsets = git(dir, 'verify-pack', '-v', path.join(packDir, name)).toString().split('\n')
-    .map((l) => /^[0-9a-f]{40} \w+ +\d+ \d+ (\d+)/.exec(l)?.[1]).filter((o) => o !== undefined).map(Number);
+  const offsets = git(dir, 'verify-pack', '-v', path.join(packDir, name))
+    .toString()
+    .split('\n')
+    .map((l) => /^[0-9a-f]{40} \w+ +\d+ \d+ (\d+)/.exec(l)?.[1])
+    .filter((o) => o !== undefined)
+    .map(Number);
   const pack = new CheckedGitFs(base).open(path.join(packDir, name.replace(/idx$/, 'pack')));
   if (pack === null) throw new Error('no pack');
   const kinds = { ofs: 0, ref: 0 };

@@ -3,8 +3,18 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { CheckedGitFs, GitFile } from './checked-fs.js';
 import {
-  applyDelta, compressedBound, findOffset, OBJ_BLOB, OBJ_COMMIT, OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TAG, OBJ_TREE,
-  openIndex, readEntryHeader, type PackIndex,
+  applyDelta,
+  compressedBound,
+  findOffset,
+  OBJ_BLOB,
+  OBJ_COMMIT,
+  OBJ_OFS_DELTA,
+  OBJ_REF_DELTA,
+  OBJ_TAG,
+  OBJ_TREE,
+  openIndex,
+  readEntryHeader,
+  type PackIndex,
 } from './pack.js';
 
 /**
@@ -42,7 +52,11 @@ export class ObjectStore {
   private packs = new Map<string, Pack[]>();
   private inflated = 0;
 
-  private constructor(private readonly fs: CheckedGitFs, private readonly dirs: string[], private readonly maxSize: number) {}
+  private constructor(
+    private readonly fs: CheckedGitFs,
+    private readonly dirs: string[],
+    private readonly maxSize: number,
+  ) {}
 
   /** The store of `objects` and its alternates; throws OutsideRead when any lies outside. */
   static async openAt(fs: CheckedGitFs, objects: string, maxSize: number): Promise<ObjectStore> {
@@ -97,7 +111,10 @@ export class ObjectStore {
     if (known !== undefined) return known;
     const packDir = path.join(dir, 'pack');
     const packs: Pack[] = [];
-    for (const name of this.fs.list(packDir).filter((n) => n.endsWith('.idx')).sort()) {
+    for (const name of this.fs
+      .list(packDir)
+      .filter((n) => n.endsWith('.idx'))
+      .sort()) {
       const file = this.fs.open(path.join(packDir, name));
       if (file === null) continue;
       this.open.push(file);
@@ -120,9 +137,10 @@ export class ObjectStore {
     if (entry.size > this.maxSize) throw new Error('object over the size bound');
     const data = await this.inflateEntry(file, entry.dataAt, entry.size);
     if (entry.type === OBJ_OFS_DELTA || entry.type === OBJ_REF_DELTA) {
-      const base = entry.baseOffset !== undefined
-        ? await this.readPacked(pack, entry.baseOffset, depth + 1)
-        : await this.read((entry.baseId as Buffer).toString('hex'), depth + 1);
+      const base =
+        entry.baseOffset !== undefined
+          ? await this.readPacked(pack, entry.baseOffset, depth + 1)
+          : await this.read((entry.baseId as Buffer).toString('hex'), depth + 1);
       return { type: base.type, data: applyDelta(base.data, data, this.maxSize) };
     }
     if (!Object.values(TYPES).includes(entry.type)) throw new Error('bad pack entry type');
@@ -167,7 +185,10 @@ async function collect(fs: CheckedGitFs, objects: string, dirs: string[], depth:
   dirs.push(objects);
   const text = await fs.readFile(path.join(objects, 'info', 'alternates'), MAX_SMALL_FILE);
   if (text === null) return;
-  for (const line of text.toString('utf8').split('\n').map((l) => l.trim())) {
+  for (const line of text
+    .toString('utf8')
+    .split('\n')
+    .map((l) => l.trim())) {
     if (line === '' || line.startsWith('#')) continue;
     await collect(fs, path.resolve(objects, line), dirs, depth + 1);
   }
