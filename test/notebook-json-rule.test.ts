@@ -26,6 +26,8 @@ interface Case {
   invalid: string | null;
   /** What NotebookEdit's 422 says, when it refuses a notebook the others take. */
   editRefusal?: string;
+  /** What Write's and ApplyPatch's 422 say, when they refuse a notebook Read takes (SPEC §7: a top-level `cells` array). */
+  writeRefusal?: string;
   cells?: number;
 }
 
@@ -43,6 +45,7 @@ const cases: Case[] = [
     }),
     invalid: null,
     editRefusal: 'this one is nbformat 3',
+    writeRefusal: 'it has no "cells" array (nbformat 3 keeps its cells in worksheets)',
     cells: 1,
   },
   { name: 'nbformat 4 without minor', content: jupyter({ cells: [markdown('a')], metadata: {}, nbformat: 4 }), invalid: null, cells: 1 },
@@ -72,7 +75,7 @@ const exists = (rel: string) =>
     () => false,
   );
 
-describe.each(cases)('notebook JSON rule: $name', ({ name, content, invalid, editRefusal, cells }) => {
+describe.each(cases)('notebook JSON rule: $name', ({ name, content, invalid, editRefusal, writeRefusal, cells }) => {
   const slug = name.replace(/\W+/g, '-');
 
   it(invalid === null ? 'Read shows it as a notebook' : 'Read returns it as text with notebook_error', async () => {
@@ -88,20 +91,21 @@ describe.each(cases)('notebook JSON rule: $name', ({ name, content, invalid, edi
     }
   });
 
-  it(invalid === null ? 'Write writes it (200), byte for byte' : 'Write answers 422 INVALID_NOTEBOOK and writes nothing', async () => {
+  const writeInvalid = invalid ?? writeRefusal ?? null;
+  it(writeInvalid === null ? 'Write writes it (200), byte for byte' : 'Write answers 422 INVALID_NOTEBOOK and writes nothing', async () => {
     const rel = `write-${slug}.ipynb`;
     const res = await t.request.post('/v1/tools/write').send({ file_path: rel, content });
-    if (invalid === null) {
+    if (writeInvalid === null) {
       expect([res.status, res.body.result.type]).toEqual([200, 'create']);
       expect(await fsp.readFile(path.join(t.root, rel), 'utf8')).toBe(content);
     } else {
       expect([res.status, res.body.error.code]).toEqual([422, 'INVALID_NOTEBOOK']);
-      expect(res.body.error.message).toContain(invalid);
+      expect(res.body.error.message).toContain(writeInvalid);
       expect(await exists(rel)).toBe(false);
     }
   });
 
-  it(invalid === null ? 'ApplyPatch adds it (200)' : 'ApplyPatch Add answers 422 INVALID_NOTEBOOK and writes nothing', async () => {
+  it(writeInvalid === null ? 'ApplyPatch adds it (200)' : 'ApplyPatch Add answers 422 INVALID_NOTEBOOK and writes nothing', async () => {
     const rel = `patch-${slug}.ipynb`;
     const lines = content
       .replace(/\n$/, '')
@@ -111,7 +115,7 @@ describe.each(cases)('notebook JSON rule: $name', ({ name, content, invalid, edi
     const res = await t.request
       .post('/v1/tools/apply_patch')
       .send({ patch: `*** Begin Patch\n*** Add File: ${rel}\n${lines}*** End Patch\n` });
-    if (invalid === null) {
+    if (writeInvalid === null) {
       expect(res.status).toBe(200);
       expect(await fsp.readFile(path.join(t.root, rel), 'utf8')).toBe(content.endsWith('\n') ? content : `${content}\n`);
     } else {

@@ -87,10 +87,17 @@ function anyAddedLineMayHold(patch: TextPatch): boolean {
   return false;
 }
 
-/** Cells of notebook JSON (parseNotebook, the one rule: SPEC §7), else INVALID_NOTEBOOK. */
+/**
+ * Cells of notebook JSON (parseNotebook, the one rule), else INVALID_NOTEBOOK. Written content
+ * also needs its cells at the top (SPEC §7: "an object with a `cells` array"), so an nbformat
+ * 2/3 notebook (cells in worksheets) is read and searched but not written.
+ */
 export function notebookCells(content: string): number {
   const parsed = parseNotebook(content);
   if (!parsed.ok) throw invalidNotebook(parsed.error);
+  if (!Array.isArray(parsed.notebook.root['cells'])) {
+    throw invalidNotebook(`it has no "cells" array (nbformat ${parsed.notebook.nbformat} keeps its cells in worksheets)`);
+  }
   return parsed.notebook.cells.length;
 }
 
