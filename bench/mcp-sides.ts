@@ -4,6 +4,7 @@
  * Each loop is its own session; a Read loop reads each of its files once, an Edit loop reads its
  * file once, then turns its marker line n into n + 1.
  */
+import { setMaxListeners } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { marker } from './support/fixtures.js';
@@ -49,6 +50,10 @@ export function restSide(http: HttpClient): Side {
 
 /** MCP with the SDK's Client: one MCP session per loop. */
 export function sdkSide(port: number): Side {
+  // Node 20's fetch adds an abort listener per request to the transport's one AbortSignal and
+  // drops it only at GC, so thousands of calls print a MaxListenersExceededWarning per call.
+  // Signals made from here on have no limit (undici only raises limits it finds at the default).
+  setMaxListeners(0);
   const clients: Client[] = [];
   const connect = async (): Promise<Client> => {
     const client = new Client({ name: 'bench', version: '1' });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { FD_CHECKS } from '../paths/fd-policy.js';
 import { compileGlobs } from '../paths/globs.js';
-import { openDirChecked, openFilesIn, readOpened } from './checked-fs.js';
+import { openDirChecked, openFilesIn, readToEnd } from './checked-fs.js';
 
 // Grep's batched reads (openFilesIn): a file is opened in the checked folder itself, and the
 // folder is checked again before anything is read.
@@ -23,8 +23,14 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(base, { recursive: true, force: true }));
 
-const texts = (fds: Array<number | null> | null) =>
-  fds?.map((fd) => (fd === null ? null : (readOpened(fd, 1 << 20)?.bytes.toString('utf8') ?? null)));
+function textOf(fd: number): string | null {
+  try {
+    return readToEnd(fd, 1 << 20, Buffer.alloc(4))?.toString('utf8') ?? null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+const texts = (fds: Array<number | null> | null) => fds?.map((fd) => (fd === null ? null : textOf(fd)));
 
 it.skipIf(!FD_CHECKS)('opens the folder entries, never through a link in their place, and skips denied names', () => {
   const dir = openDirChecked(root, path.join(root, 'd'))!;
@@ -76,5 +82,20 @@ it('leaves the per-file check to the caller without /proc/self/fd', () => {
     expect(openFilesIn(root, fallback, ['a.txt'])).toBeNull();
   } finally {
     dir.close();
+  }
+});
+
+it('readToEnd reads past its scratch buffer, stops at maxBytes, and refuses a folder', () => {
+  const file = path.join(base, 'big.txt');
+  fs.writeFileSync(file, 'x'.repeat(10_000));
+  const fd = fs.openSync(file, 'r');
+  const capped = fs.openSync(file, 'r');
+  const folder = fs.openSync(base, 'r');
+  try {
+    expect(readToEnd(fd, 1 << 20, Buffer.alloc(16))?.toString()).toBe('x'.repeat(10_000));
+    expect(readToEnd(capped, 5_001, Buffer.alloc(16))?.length).toBe(5_001);
+    expect(readToEnd(folder, 1 << 20, Buffer.alloc(16))).toBeNull();
+  } finally {
+    for (const d of [fd, capped, folder]) fs.closeSync(d);
   }
 });

@@ -156,16 +156,30 @@ function stillAt(dir: CheckedDir): boolean {
   }
 }
 
-/** Reads a descriptor of openFilesIn whole (at most `maxBytes`, as readFileChecked) and closes it; null when it is not a regular file. */
-export function readOpened(fd: number, maxBytes: number, scratch?: Buffer): { bytes: Buffer; stat: Stats } | null {
+/**
+ * Reads a descriptor of openFilesIn to its end, at most `maxBytes` (not closed here), without an
+ * fstat — a quarter of a search's time went to fstat alone. The walk saw a regular file; what a
+ * swap put in its place since is an entry of the same checked folder, and read refuses a folder
+ * (EISDIR) and returns nothing from a FIFO (opened non-blocking): null or empty, never more than
+ * `maxBytes`. The bytes may be `scratch`'s: use them before the next read.
+ */
+export function readToEnd(fd: number, maxBytes: number, scratch: Buffer): Buffer | null {
   try {
-    const stat = fs.fstatSync(fd);
-    const bytes = readWhole(fd, stat, maxBytes, scratch);
-    return bytes === null ? null : { bytes, stat };
+    let buf = scratch;
+    let read = 0;
+    for (;;) {
+      if (read === buf.length) {
+        if (read >= maxBytes) return buf.subarray(0, read);
+        const bigger = Buffer.allocUnsafe(Math.min(maxBytes, buf.length * 2));
+        buf.copy(bigger, 0, 0, read);
+        buf = bigger;
+      }
+      const n = fs.readSync(fd, buf, read, Math.min(buf.length, maxBytes) - read, null);
+      if (n === 0) return buf.subarray(0, read);
+      read += n;
+    }
   } catch {
     return null;
-  } finally {
-    fs.closeSync(fd);
   }
 }
 

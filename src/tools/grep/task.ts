@@ -1,8 +1,8 @@
 import type { MessagePort } from 'node:worker_threads';
 import picomatch from 'picomatch';
 import { Budget } from '../../discovery/budget.js';
-import { closeSync, type Stats } from 'node:fs';
-import { openFilesIn, readFileChecked, readOpened } from '../../discovery/checked-fs.js';
+import { closeSync, fstatSync } from 'node:fs';
+import { openFilesIn, readFileChecked, readToEnd } from '../../discovery/checked-fs.js';
 import { Emitter } from '../../discovery/emitter.js';
 import { compilePattern } from '../../discovery/patterns.js';
 import { compileGlobs } from '../../paths/globs.js';
@@ -49,7 +49,7 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
   const literal = requiredLiteral(task.pattern, task.ignoreCase);
   // No deny globs: no relative path to compute per file.
   const deny = task.denyRead.length === 0 ? undefined : compileGlobs(task.denyRead);
-  const search: Search = { matcher, literal, deny };
+  const search: Search = { matcher, literal, deny, keeper, out };
   const visit = (files: WalkFile[]): void => {
     const wanted = files.filter(
       (file) =>
@@ -62,11 +62,8 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
         return;
       }
       out.tick();
-      const read =
-        reads === null || file.dir === null
-          ? readFileChecked(task.root, file.at, MAX_FILE_BYTES + 1, deny, scratch)
-          : readFd(reads[i]!, scratch);
-      const item = read === null ? null : searchFile(task, file, read, search, keeper, out);
+      const item =
+        reads === null || file.dir === null ? searchChecked(task, file, search, scratch) : searchFd(task, file, reads[i]!, search, scratch);
       if (item !== null) out.push(item);
     }
   };
@@ -84,6 +81,34 @@ interface Search {
   literal: Buffer | null;
   /** Deny-read globs, checked again on each opened file's real path (undefined: none). */
   deny: ((relativeReal: string) => boolean) | undefined;
+  keeper: Keeper;
+  out: Emitter<GrepItem>;
+}
+
+/** A file bytes and, only when asked (files_with_matches sorts by it), its mtime. */
+interface FileRead {
+  bytes: Buffer;
+  mtimeMs(): number;
+}
+
+/** A link or a file without its folder's descriptor: read by readFileChecked, its own descriptor checked. */
+function searchChecked(task: GrepTask, file: WalkFile, search: Search, scratch: Buffer): GrepItem | null {
+  const read = readFileChecked(task.root, file.at, MAX_FILE_BYTES + 1, search.deny, scratch);
+  if (read === null) return null;
+  return searchFile(task, file, { bytes: read.bytes, mtimeMs: () => read.stat.mtimeMs }, search);
+}
+
+/** A file openBatch opened: read to its end, searched, its mtime taken from the same descriptor when needed, closed. */
+function searchFd(task: GrepTask, file: WalkFile, fd: number | null, search: Search, scratch: Buffer): GrepItem | null {
+  if (fd === null) return null;
+  try {
+    const bytes = readToEnd(fd, MAX_FILE_BYTES + 1, scratch);
+    return bytes === null ? null : searchFile(task, file, { bytes, mtimeMs: () => fstatSync(fd).mtimeMs }, search);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -105,24 +130,13 @@ function openBatch(root: string, files: WalkFile[], deny: Search['deny']): Array
   return files.map((f) => (f.dir === null ? null : fds[next++]!));
 }
 
-function readFd(fd: number | null, scratch: Buffer): { bytes: Buffer; stat: Stats } | null {
-  return fd === null ? null : readOpened(fd, MAX_FILE_BYTES + 1, scratch);
-}
-
 /** Closes the batch's descriptors that will not be read (the budget ran out). */
 function closeFrom(fds: Array<number | null> | null, from: number): void {
   for (const fd of fds?.slice(from) ?? []) if (fd !== null) closeSync(fd);
 }
 
-function searchFile(
-  task: GrepTask,
-  file: WalkFile,
-  read: { bytes: Buffer; stat: Stats },
-  search: Search,
-  keeper: Keeper,
-  out: Emitter<GrepItem>,
-): GrepItem | null {
-  const { matcher, literal } = search;
+function searchFile(task: GrepTask, file: WalkFile, read: FileRead, search: Search): GrepItem | null {
+  const { matcher, literal, keeper, out } = search;
   if (read.bytes.length > MAX_FILE_BYTES) return null;
   if (!isText(read.bytes.subarray(0, SNIFF_BYTES))) {
     out.stats.skippedBinary++;
@@ -136,12 +150,14 @@ function searchFile(
   } catch {
     return null;
   }
-  const item: GrepItem = { rel: file.rel, mtimeMs: read.stat.mtimeMs, count: 0, entries: 0, lines: [] };
+  const item: GrepItem = { rel: file.rel, mtimeMs: 0, count: 0, entries: 0, lines: [] };
   for (const section of sectionsOf(file.rel, text)) {
     searchSection(task, section, matcher, keeper, item);
     if (task.mode === 'files_with_matches' && item.count > 0) break;
   }
-  return item.count > 0 ? item : null;
+  if (item.count === 0) return null;
+  if (task.mode === 'files_with_matches') item.mtimeMs = read.mtimeMs();
+  return item;
 }
 
 /** A notebook that parses is searched in its cells' sources; anything else as one text. */
