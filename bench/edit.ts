@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { V4_DEFAULTS, type AppConfig } from '../src/config/config.js';
+import { localConfig } from '../src/config/config.js';
 import { sha256Hex, stampOf } from '../src/read-state/unchanged.js';
 import { countTextLines } from '../src/write/text-lines.js';
 
@@ -65,26 +65,6 @@ async function bareServer(): Promise<FastifyInstance> {
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   return app;
-}
-
-function benchConfig(root: string, dataDir: string, historyVersions: number): AppConfig {
-  return {
-    root,
-    host: '127.0.0.1',
-    port: 0,
-    token: null,
-    readOnly: false,
-    denyRead: [],
-    denyWrite: [],
-    dataDir,
-    encodings: [],
-    bodyLimit: 32 * 1024 * 1024,
-    lockTimeoutMs: 10_000,
-    sessionTtlMs: 24 * 3600e3,
-    historyVersions,
-    logLevel: 'silent',
-    ...V4_DEFAULTS,
-  };
 }
 
 /** Latencies (ms) of `clients` loops, each editing its own marker line of its file, for `ms`. */
@@ -156,7 +136,7 @@ async function markRead(app: FastifyInstance, file: string): Promise<void> {
 
 async function sidefileContender(base: string, name: string, historyVersions: number): Promise<Contender & { app: FastifyInstance }> {
   const root = path.join(base, name);
-  const app = await buildApp(benchConfig(root, path.join(base, `${name}-data`), historyVersions), { logger: false });
+  const app = await buildApp(localConfig(root, path.join(base, `${name}-data`), { historyVersions }), { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const rootReal = app.services.root;
   return {

@@ -9,6 +9,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { localConfig } from '../src/config/config.js';
 
 type BuildApp = typeof import('../src/app.js').buildApp;
 
@@ -18,28 +19,7 @@ if (!root || !dataDir) throw new Error('usage: read-server.ts <root> <dataDir> [
 const dist = pathToFileURL(path.resolve('dist/app.js')).href;
 const { buildApp } = (await import(dist)) as { buildApp: BuildApp };
 
-const app = await buildApp({
-  root,
-  host: '127.0.0.1',
-  port: 0,
-  token: null,
-  readOnly: false,
-  denyRead: [],
-  denyWrite: [],
-  dataDir,
-  encodings: [],
-  bodyLimit: 32 * 1024 * 1024,
-  lockTimeoutMs: 10_000,
-  sessionTtlMs: 24 * 3600e3,
-  historyVersions: 50,
-  logLevel,
-  allowedOrigins: [],
-  allowedHosts: [],
-  searchTimeoutMs: 10_000,
-  searchMaxEntries: 1_000_000,
-  readCacheMib: 64,
-  mcpStateless: false,
-});
+const app = await buildApp(localConfig(root, dataDir, { logLevel }));
 
 /** The baseline: no path policy, no sniffing, no encoding detection, no read state. */
 app.post('/bench/bare-read', async (request) => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import supertest from 'supertest';
 import { buildApp, type BuildOptions } from '../src/app.js';
-import { V4_DEFAULTS, type AppConfig } from '../src/config/config.js';
+import { localConfig, type AppConfig } from '../src/config/config.js';
 
 export const CORPUS = path.resolve(process.cwd(), '../shared/corpus');
 
@@ -18,33 +18,15 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export function testConfig(root: string, dataDir: string, overrides: Partial<AppConfig> = {}): AppConfig {
-  return {
-    root,
-    host: '127.0.0.1',
-    port: 0,
-    token: null,
-    readOnly: false,
-    denyRead: [],
-    denyWrite: [],
-    dataDir,
-    encodings: [],
-    bodyLimit: 32 * 1024 * 1024,
-    lockTimeoutMs: 10_000,
-    sessionTtlMs: 24 * 3600e3,
-    historyVersions: 50,
-    logLevel: 'silent',
-    ...V4_DEFAULTS,
-    ...overrides,
-  };
-}
+/** The whole config tests build an app from (src/config/config.ts localConfig). */
+export { localConfig as testConfig } from '../src/config/config.js';
 
 /** A fresh app on a fresh temp workspace and data dir; `close()` removes both. */
 export async function makeTestApp(opts: { config?: Partial<AppConfig>; build?: BuildOptions } = {}): Promise<TestApp> {
   const base = await mkdtemp(path.join(os.tmpdir(), 'sidefile-test-'));
   const root = path.join(base, 'ws');
   const dataDir = path.join(base, 'data');
-  const app = await buildApp(testConfig(root, dataDir, opts.config), { logger: false, ...opts.build });
+  const app = await buildApp(localConfig(root, dataDir, opts.config), { logger: false, ...opts.build });
   await app.ready();
   return {
     app,

@@ -38,15 +38,35 @@ export interface AppConfig {
   mcpStateless: boolean;
 }
 
-/** Defaults of the settings added in contract v4, for code that builds an AppConfig by hand (tests, benches). */
-export const V4_DEFAULTS = {
-  allowedOrigins: [],
-  allowedHosts: [],
-  searchTimeoutMs: 10_000,
-  searchMaxEntries: 1_000_000,
-  readCacheMib: 64,
-  mcpStateless: false,
-} satisfies Partial<AppConfig>;
+/**
+ * A whole AppConfig for code that builds one by hand (tests, benches): the root and data dir
+ * given, loopback on any free port, no token, the documented defaults, then `overrides`.
+ */
+export function localConfig(root: string, dataDir: string, overrides: Partial<AppConfig> = {}): AppConfig {
+  return {
+    root,
+    host: '127.0.0.1',
+    port: 0,
+    token: null,
+    readOnly: false,
+    denyRead: [],
+    denyWrite: [],
+    dataDir,
+    encodings: [],
+    bodyLimit: 32 * 1024 * 1024,
+    lockTimeoutMs: 10_000,
+    sessionTtlMs: 24 * 3600e3,
+    historyVersions: 50,
+    logLevel: 'silent',
+    allowedOrigins: [],
+    allowedHosts: [],
+    searchTimeoutMs: 10_000,
+    searchMaxEntries: 1_000_000,
+    readCacheMib: 64,
+    mcpStateless: false,
+    ...overrides,
+  };
+}
 
 /** A setting that does not parse: start-up stops with status 2 and this one-line message. */
 export class ConfigError extends Error {

@@ -1,8 +1,8 @@
 import fs, { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDirs } from '../../test/support/temp-dirs.js';
 import { isToolError } from '../errors.js';
 import { FD_CHECKS } from '../paths/fd-policy.js';
 import { atomicDelete, atomicWrite, nodeWriterFs, type WriterFs } from './atomic-writer.js';
@@ -13,11 +13,7 @@ let root: string;
 let dataDir: string;
 
 beforeEach(async () => {
-  base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-aw-')));
-  root = path.join(base, 'ws');
-  dataDir = path.join(base, 'data');
-  await fsp.mkdir(root);
-  await fsp.mkdir(dataDir);
+  ({ base, root, dataDir } = await makeTempDirs('sidefile-aw-'));
 });
 afterEach(async () => {
   await fsp.rm(base, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDirs } from '../../test/support/temp-dirs.js';
 import { FD_CHECKS } from '../paths/fd-policy.js';
 import { cleanupJournal, journalAdd, journalEntries } from './journal.js';
 
@@ -10,11 +10,7 @@ let root: string;
 let dataDir: string;
 
 beforeEach(async () => {
-  base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-journal-')));
-  root = path.join(base, 'ws');
-  dataDir = path.join(base, 'data');
-  await fsp.mkdir(root);
-  await fsp.mkdir(dataDir);
+  ({ base, root, dataDir } = await makeTempDirs('sidefile-journal-'));
 });
 afterEach(async () => {
   await fsp.rm(base, { recursive: true, force: true });

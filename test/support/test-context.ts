@@ -1,6 +1,4 @@
 import { promises as fsp } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pino from 'pino';
 import { FsHistoryStore } from '../../src/history/fs-history-store.js';
 import { makeResolver } from '../../src/http/path-policy.js';
@@ -9,6 +7,7 @@ import { sha256Hex, stampOf } from '../../src/read-state/unchanged.js';
 import type { ToolContext, WriteEvent } from '../../src/tools/types.js';
 import { MemoryLockManager } from '../../src/write/lock-manager.js';
 import { countTextLines } from '../../src/write/text-lines.js';
+import { makeTempDirs } from './temp-dirs.js';
 
 /** Test-only: a ToolContext on a fresh temp workspace, without HTTP. */
 export interface WriteTestbed {
@@ -23,11 +22,7 @@ export interface WriteTestbed {
 }
 
 export async function makeWriteTestbed(opts: { encodings?: Array<[string, string]> } = {}): Promise<WriteTestbed> {
-  const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-write-')));
-  const root = path.join(base, 'ws');
-  const dataDir = path.join(base, 'data');
-  await fsp.mkdir(root);
-  await fsp.mkdir(dataDir);
+  const { base, root, dataDir } = await makeTempDirs('sidefile-write-');
   const readState = new MemoryReadStateStore({ ttlMs: 3600e3, maxEntries: 10_000 });
   const locks = new MemoryLockManager();
   const history = new FsHistoryStore({ dataDir, maxVersions: 50 });
