@@ -141,16 +141,17 @@ export function openFilesIn(root: string, dir: CheckedDir, names: string[], deny
       return null;
     }
   });
-  if (stillAt(dir)) return fds;
+  if (stillAt(root, dir)) return fds;
   // Security: the folder moved (out of the root, perhaps) since its check: nothing opened in it is read.
   for (const fd of fds) if (fd !== null) fs.closeSync(fd);
   return fds.map(() => null);
 }
 
-/** Whether a checked folder's descriptor still names the real path it was checked at. */
-function stillAt(dir: CheckedDir): boolean {
+/** Whether a checked folder's descriptor still names the real path it was checked at (CheckedDir.recheck). */
+function stillAt(root: string, dir: CheckedDir): boolean {
   try {
-    return fs.readlinkSync(`/proc/self/fd/${dir.fd}`) === dir.real;
+    dir.recheck(root);
+    return true;
   } catch {
     return false;
   }

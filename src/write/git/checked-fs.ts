@@ -153,7 +153,7 @@ function withDir(dir: string, use: (at: (name: string) => string) => void, check
     throw err;
   }
   try {
-    check(fs.readlinkSync(`/proc/self/fd/${fd}`));
+    check(fdRealPath(fd) ?? '');
     use((name) => `/proc/self/fd/${fd}/${name}`);
   } finally {
     fs.closeSync(fd);
