@@ -157,6 +157,24 @@ describe('Grep: encodings and binary files', () => {
     expect(res.body.result).toMatchObject({ num_files: 0, filenames: [], skipped_binary: 1 });
     expect(res.body.text).toBe('No matches found for binary.');
   });
+
+  it('skips exactly the files Read refuses as binary (a late DEL, a long high-byte run, a NUL past the head)', async () => {
+    const text = 'needle_word here\n'.repeat(20);
+    await writeTree(t.root, {
+      'kinds/del.txt': `${text}\u007f${text}`,
+      'kinds/run.txt': Buffer.concat([Buffer.from(text), Buffer.alloc(40, 0xe9)]),
+      'kinds/nul.txt': Buffer.concat([Buffer.from(text.repeat(30)), Buffer.from([0])]),
+      'kinds/gbk.txt': iconv.encode(`${text}中文 needle_word\n`, 'gbk'),
+      'kinds/ok.txt': text,
+    });
+    const res = await grep({ pattern: 'needle_word', path: 'kinds', output_mode: 'count' });
+    expect(res.body.text).toBe('kinds/gbk.txt:21\nkinds/ok.txt:20');
+    expect(res.body.result.skipped_binary).toBe(3);
+    for (const name of ['del', 'run', 'nul']) {
+      const read = await t.request.post('/v1/tools/read').send({ file_path: `kinds/${name}.txt` });
+      expect([read.status, read.body.error.code]).toEqual([415, 'BINARY_FILE']);
+    }
+  });
 });
 
 describe('Grep: files, counts, filters and paging', () => {

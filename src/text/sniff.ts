@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { bomEncoding, hasBytesAt } from './codec.js';
 
 /**
@@ -64,8 +65,16 @@ IS_CONTROL[0x7f] = 1; // DEL
  */
 export const HIGH_BYTE_RUN = 32;
 
-/** A control byte (table lookup per byte: the head is up to 8 KiB per Read) or a long high-byte run. */
+/** The bytes IS_CONTROL marks, each found by one memchr. */
+const CONTROL_BYTES = IS_CONTROL.reduce<number[]>((bytes, flag, byte) => (flag === 1 ? [...bytes, byte] : bytes), []);
+
+/**
+ * A control byte or a long high-byte run. An ASCII head has no high bytes, so only a control byte
+ * can make it implausible: one native memchr per control byte (and an ASCII check) find it several
+ * times faster than the table lookup per byte, which still decides any other head.
+ */
 function implausible(head: Buffer): boolean {
+  if (isAscii(head)) return CONTROL_BYTES.some((byte) => head.includes(byte));
   let run = 0;
   for (let i = 0; i < head.length; i++) {
     const byte = head[i]!;
@@ -90,4 +99,18 @@ export function sniff(head: Buffer): SniffResult {
   if (head.includes(0)) return { kind: 'binary' };
   if (implausible(head)) return { kind: 'binary' };
   return { kind: 'text' };
+}
+
+/**
+ * A whole file's kind as Read decides it (SPEC §5): its head's sniff, and a file whose head looks
+ * like text is still binary with a NUL further in, unless it is UTF-16/32 (BOM-marked), which is
+ * full of NUL bytes.
+ */
+export function sniffFile(bytes: Buffer): SniffResult {
+  const kind = sniff(bytes.subarray(0, SNIFF_BYTES));
+  if (kind.kind !== 'text' || bytes.length <= SNIFF_BYTES) return kind;
+  const bom = bomEncoding(bytes);
+  const wide = bom !== undefined && bom !== 'utf-8';
+  // memchr-fast on a buffer.
+  return !wide && bytes.includes(0, SNIFF_BYTES) ? { kind: 'binary' } : kind;
 }

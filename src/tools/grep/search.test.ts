@@ -40,24 +40,52 @@ describe('Grep matching', () => {
   });
 });
 
-describe('Grep required literal (prefilter)', async () => {
-  const { requiredLiteral } = await import('./literal.js');
-  const lit = (p: string, i = false) => requiredLiteral(p, i)?.toString('latin1') ?? null;
-  it('takes the longest top-level plain run every match must contain', () => {
-    expect(lit('function\\s+handle[A-Z]\\w*Event')).toBe('function');
-    expect(lit('NEEDLE_4f1c9e')).toBe('NEEDLE_4f1c9e');
-    expect(lit('abcd+ef')).toBe('abcd');
-    expect(lit('abcx*yz')).toBe('abc');
-    expect(lit('(?!foobar)xy')).toBeNull();
-    expect(lit('foo|barbaz')).toBeNull();
-    expect(lit('(foo|bar)bazz')).toBe('bazz');
-    expect(lit('[abcdef]xy')).toBeNull();
-    expect(lit('\\bword\\b')).toBe('word');
-    expect(lit('Word', true)).toBeNull();
-    expect(lit('数据库')).toBeNull();
+describe('Grep required literals (prefilter)', async () => {
+  const { containsAll, requiredNeedles } = await import('./literal.js');
+  const lits = (p: string, i = false) => requiredNeedles(p, i).map((n) => n.bytes.toString('latin1'));
+  it('takes every top-level plain run of 3 or more that each match must contain, the rarest byte first', () => {
+    expect(lits('function\\s+handle[A-Z]\\w*Event')).toEqual(['Event', 'function', 'handle']);
+    expect(lits('NEEDLE_4f1c9e')).toEqual(['NEEDLE_4f1c9e']);
+    expect(lits('abcd+ef')).toEqual(['abcd']);
+    expect(lits('abcx*yz')).toEqual(['abc']);
+    expect(lits('(?!foobar)xy')).toEqual([]);
+    expect(lits('foo|barbaz')).toEqual([]);
+    expect(lits('(foo|bar)bazz')).toEqual(['bazz']);
+    expect(lits('[abcdef]xy')).toEqual([]);
+    expect(lits('\\bword\\b')).toEqual(['word']);
+    expect(lits('Word', true)).toEqual([]);
+    expect(lits('数据库')).toEqual([]);
     // A quantifier's digits are not text a match contains.
-    expect(lit('x{200}')).toBeNull();
-    expect(lit('ab{2,5}cde')).toBe('cde');
-    expect(lit('abcd{1000}')).toBe('abc');
+    expect(lits('x{200}')).toEqual([]);
+    expect(lits('ab{2,5}cde')).toEqual(['cde']);
+    expect(lits('abcd{1000}')).toEqual(['abc']);
+  });
+
+  it('finds a needle wherever it is, also past many false hits of its rarest byte', () => {
+    const needles = requiredNeedles('Zebra', false);
+    expect(needles[0]!.rare).toBe(0);
+    const at = (text: string) => containsAll(Buffer.from(text, 'latin1'), needles);
+    expect(at('Zebra')).toBe(true);
+    expect(at('xxZebr')).toBe(false);
+    expect(at('Zebr')).toBe(false);
+    expect(at(`${'Z'.repeat(20)}ebra`)).toBe(true);
+    expect(at(`${'Z '.repeat(20)}Zebra`)).toBe(true);
+    expect(at(`${'Z '.repeat(20)}Zebr`)).toBe(false);
+    // Every needle must be there.
+    const two = requiredNeedles('Quux\\s+zap', false);
+    expect(containsAll(Buffer.from('Quux zap'), two)).toBe(true);
+    expect(containsAll(Buffer.from('Quux only'), two)).toBe(false);
+    expect(containsAll(Buffer.from('zap only'), two)).toBe(false);
+  });
+
+  it('agrees with a plain search on random texts (rare byte inside the needle)', () => {
+    const needles = requiredNeedles('abXab', false);
+    expect(needles[0]!.rare).toBe(2);
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff);
+    for (let n = 0; n < 3000; n++) {
+      const text = Array.from({ length: next() % 40 }, () => 'abX'[next() % 3]).join('');
+      expect(containsAll(Buffer.from(text), needles)).toBe(text.includes('abXab'));
+    }
   });
 });

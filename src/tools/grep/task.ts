@@ -12,17 +12,15 @@ import { cellIdAt, cellSource, parseNotebook } from '../../notebook/model.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
 import { bomBytes, decodeBytes, detectEncoding } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
-import { SNIFF_BYTES, sniff } from '../../text/sniff.js';
+import { sniffFile } from '../../text/sniff.js';
 import { compileRegex, cutLine, KEPT_CHARS, keptChars, lineText, matchingLines, withContext, type TextMatcher } from './search.js';
-import { isWide, requiredLiteral } from './literal.js';
+import { containsAll, isWide, requiredNeedles, type Needle } from './literal.js';
 import { ownsOf } from './shard-of.js';
 
 /** Files over this size are not searched (they would have to be held whole). */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** Files up to this size are read into one reused buffer. */
 const SCRATCH_BYTES = 1024 * 1024;
-/** The C0 controls sniff counts (all but tab, LF, VT, FF, CR and ESC), NUL included. */
-const CONTROL_BYTES = Array.from({ length: 32 }, (_, b) => b).filter((b) => ![0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1b].includes(b));
 
 interface Section {
   cellId: string | null;
@@ -46,10 +44,10 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
   const budget = new Budget(Date.now() + task.timeoutMs, task.maxEntries);
   const keeper: Keeper = { skip: task.skip, keep: task.keep ?? Infinity, free: task.free, chars: 0 };
   const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
-  const literal = requiredLiteral(task.pattern, task.ignoreCase);
+  const needles = requiredNeedles(task.pattern, task.ignoreCase);
   // No deny globs: no relative path to compute per file.
   const deny = task.denyRead.length === 0 ? undefined : compileGlobs(task.denyRead);
-  const search: Search = { matcher, literal, deny, keeper, out };
+  const search: Search = { matcher, needles, deny, keeper, out };
   const visit = (files: WalkFile[]): void => {
     const wanted = files.filter(
       (file) =>
@@ -77,8 +75,8 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
 
 interface Search {
   matcher: TextMatcher;
-  /** Bytes every match contains (see requiredLiteral). */
-  literal: Buffer | null;
+  /** Texts every match contains (see requiredNeedles); empty: no prefilter. */
+  needles: Needle[];
   /** Deny-read globs, checked again on each opened file's real path (undefined: none). */
   deny: ((relativeReal: string) => boolean) | undefined;
   keeper: Keeper;
@@ -136,14 +134,15 @@ function closeFrom(fds: Array<number | null> | null, from: number): void {
 }
 
 function searchFile(task: GrepTask, file: WalkFile, read: FileRead, search: Search): GrepItem | null {
-  const { matcher, literal, keeper, out } = search;
+  const { matcher, needles, keeper, out } = search;
   if (read.bytes.length > MAX_FILE_BYTES) return null;
-  if (!isText(read.bytes.subarray(0, SNIFF_BYTES))) {
+  // Read's rule (SPEC §5): Grep never shows lines of a file Read refuses as binary.
+  if (sniffFile(read.bytes).kind !== 'text') {
     out.stats.skippedBinary++;
     return null;
   }
   const override = encodingOverrideFor(task.encodings, file.rel);
-  if (literal !== null && override === undefined && !isWide(read.bytes) && !read.bytes.includes(literal)) return null;
+  if (needles.length > 0 && override === undefined && !isWide(read.bytes) && !containsAll(read.bytes, needles)) return null;
   let text: string;
   try {
     text = decode(read.bytes, override);
@@ -189,17 +188,6 @@ function searchSection(task: GrepTask, section: Section, matcher: TextMatcher, k
     if (keeper.free > 0) keeper.free--;
     else keeper.chars += keptChars(item.rel, text);
   }
-}
-
-/**
- * Read's binary test (sniff), answered faster for the common case: a head without a single
- * control byte has a control ratio of 0 and no NUL, so only sniff's magic-number checks (all
- * within the first 16 bytes) can decide, and sniff of the first 64 bytes gives the same answer.
- */
-function isText(head: Buffer): boolean {
-  // One native memchr per byte value: several times faster than a JS or RegExp scan of the head.
-  if (CONTROL_BYTES.some((b) => head.includes(b))) return sniff(head).kind === 'text';
-  return sniff(head.subarray(0, 64)).kind === 'text';
 }
 
 /** Read's decoding (BOM, --encodings, UTF-8, detected legacy) without its line-ending census. */

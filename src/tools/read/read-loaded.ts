@@ -2,8 +2,7 @@ import type { Stats } from 'node:fs';
 import { ToolError } from '../../errors.js';
 import { readNotebookOffLoop } from '../../off-loop/off-loop.js';
 import type { FileStamp, ReadUnit } from '../../read-state/types.js';
-import { bomEncoding } from '../../text/codec.js';
-import { SNIFF_BYTES, sniff } from '../../text/sniff.js';
+import { sniffFile } from '../../text/sniff.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import type { HashCache } from './hash-cache.js';
 import { MAX_IMAGE_BYTES, MAX_UNPAGED_BYTES, humanSize } from './format.js';
@@ -59,12 +58,6 @@ export function imageTooLarge(path: string, size: number): ToolError {
   );
 }
 
-/** UTF-16/32 text (BOM-marked) is full of NUL bytes. */
-function isWide(bytes: Buffer): boolean {
-  const bom = bomEncoding(bytes);
-  return bom !== undefined && bom !== 'utf-8';
-}
-
 function notebookNote(path: string, error: string): string {
   return `Note: ${path} is not valid notebook JSON (${error}), so it is shown as text. Repair it by writing the whole notebook with Write.`;
 }
@@ -72,10 +65,8 @@ function notebookNote(path: string, error: string): string {
 /** A file held whole in memory (≤ 64 MiB): image, notebook or text page; hashed whole. */
 export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutput<ReadResult>> {
   const path = job.target.relative;
-  const kind = sniff(bytes.subarray(0, SNIFF_BYTES));
+  const kind = sniffFile(bytes);
   if (kind.kind === 'binary') throw binaryFile(path);
-  // The head looked like text; a NUL further in still makes it binary (memchr-fast on a buffer).
-  if (kind.kind === 'text' && bytes.length > SNIFF_BYTES && !isWide(bytes) && bytes.includes(0, SNIFF_BYTES)) throw binaryFile(path);
   const hash = await job.hashes.hashOf(job.target.real, job.stamp, bytes);
   if (kind.kind === 'image') {
     if (bytes.length > MAX_IMAGE_BYTES) throw imageTooLarge(path, bytes.length);
