@@ -17,7 +17,7 @@ export async function storeBlob(
 ): Promise<void> {
   // A file with other names can be changed in place through them after the rename; only a
   // file whose one name the atomic write replaces is safe to keep by linking.
-  const shared = lstatSync(source.real).nlink > 1;
+  const shared = (source.links ?? lstatSync(source.real).nlink) > 1;
   try {
     if (!shared) {
       await link(source.real, target);

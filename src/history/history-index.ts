@@ -12,10 +12,26 @@ export interface HistoryIndex {
 
 export const INDEX_FILE = 'index.json';
 
+/** Keys whose hash is remembered; past this the oldest is forgotten (a key is a short path). */
+const MAX_KEY_HASHES = 4096;
+/** key → its folder name: every write hashed its key again (a sha256 per write, issue 12). */
+const keyHashes = new Map<string, string>();
+
 /** Folder of one key: a hash, so no workspace name ever becomes a data-dir path. */
 export function keyDir(historyDir: string, key: string): string {
   // Security: a hash, never the path itself: no name from the workspace can climb out of the data dir.
-  return path.join(historyDir, createHash('sha256').update(key).digest('hex').slice(0, 32));
+  return path.join(historyDir, keyHash(key));
+}
+
+/** The key's folder name; a pure function of the key, so a remembered one is never stale. */
+function keyHash(key: string): string {
+  let hash = keyHashes.get(key);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(key).digest('hex').slice(0, 32);
+    if (keyHashes.size >= MAX_KEY_HASHES) keyHashes.delete(keyHashes.keys().next().value as string);
+    keyHashes.set(key, hash);
+  }
+  return hash;
 }
 
 export function blobPath(dir: string, version: string): string {

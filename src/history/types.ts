@@ -31,6 +31,8 @@ export interface KeptFile {
   ino?: number;
   /** The bytes loaded: copied when the file cannot be linked, or when the link is not `ino`. */
   bytes?: Buffer;
+  /** Link count of `real`, from an lstat the caller made just before keep (absent: keep lstats it). */
+  links?: number;
 }
 
 /** Previous versions of files, kept in the data dir (SPEC §10). Swappable. */

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
@@ -6,7 +5,7 @@ import { type CheckedDir, movedError, openCheckedDir, outsideError } from '../pa
 import { mapFsError } from './fs-errors.js';
 import { journalAdd, journalRemove } from './journal.js';
 import { isInside, realPathNow, type ResolveFs } from './resolve-sync.js';
-import { FdTempFile, type TempFile } from './temp-file.js';
+import { FdTempFile, newTempName, type TempFile } from './temp-file.js';
 
 /**
  * The writer's file-system calls on the workspace: tests swap in one that fails on cue. Paths
@@ -58,8 +57,12 @@ export interface AtomicWriteOptions {
   createParents?: boolean;
   /** The target's folder, opened and checked by the caller (who closes it); opened here when absent. */
   dir?: CheckedDir | null;
-  /** Last staleness check of the entry `at` names: sync, right before the rename; throws a ToolError to refuse. */
-  lastCheck?: (at: string) => void;
+  /**
+   * Last staleness check of the entry `at` names: sync, right before the rename; throws a
+   * ToolError to refuse. `entry`: that entry's lstat, made just before by the writer's own
+   * check (null: missing; undefined: not known, look yourself).
+   */
+  lastCheck?: (at: string, entry?: fs.Stats | null) => void;
   /**
    * Work that must finish before the rename but may overlap writing the temp file (keeping the
    * history version): awaited after the temp file is synced; its failure aborts the write.
@@ -109,8 +112,8 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
     await opts.alongside;
     // Security: the folder or the entry may have been re-pointed while we wrote; check them
     // with no await between these checks and the rename.
-    assertStillTarget(opts, dir, name, fsx);
-    opts.lastCheck?.(dir.at(name));
+    const entry = assertStillTarget(opts, dir, name, fsx);
+    opts.lastCheck?.(dir.at(name), entry);
     await fsx.rename(dir.at(tempName), dir.at(name));
     created = false;
     opts.afterRename?.(dir.at(name));
@@ -136,7 +139,7 @@ export interface AtomicDeleteOptions {
   root: string;
   target: WriteTarget;
   dir?: CheckedDir | null;
-  lastCheck?: (at: string) => void;
+  lastCheck?: (at: string, entry?: fs.Stats | null) => void;
   fs?: WriterFs;
 }
 
@@ -149,8 +152,8 @@ export async function atomicDelete(opts: AtomicDeleteOptions): Promise<void> {
     own = opts.dir ? null : openCheckedDir(opts.root, path.dirname(opts.target.real));
     const dir = opts.dir ?? own;
     if (!dir) return; // Its folder is gone: so is the file.
-    assertStillTarget(opts, dir, name, fsx);
-    opts.lastCheck?.(dir.at(name));
+    const entry = assertStillTarget(opts, dir, name, fsx);
+    opts.lastCheck?.(dir.at(name), entry);
     await fsx.unlink(dir.at(name));
     await dir.sync();
   } catch (err) {
@@ -209,11 +212,6 @@ async function makeParents(root: string, want: string, fsx: WriterFs): Promise<C
   return dir;
 }
 
-/** A fresh temp-file name (SPEC §8: `.sidefile-tmp-*`), for a file in the target's own folder. */
-export function newTempName(): string {
-  return `.sidefile-tmp-${randomBytes(9).toString('hex')}`;
-}
-
 /** Errors of a write under races: a name that vanished or turned into a file is a change, never INTERNAL. */
 export function mapWriteError(err: unknown): ToolError {
   const code = (err as NodeJS.ErrnoException | null)?.code;
@@ -247,19 +245,23 @@ export async function writeAndSync(handle: TempFile, opts: Pick<AtomicWriteOptio
  * Security: the folder is still the checked one inside the root, and the entry the rename
  * replaces (or the unlink removes) is not a link swapped in since it was loaded. Without
  * /proc/self/fd the path itself is re-resolved as well (the previous behaviour).
+ * Returns the entry's lstat (null: missing; undefined: the lstat failed otherwise), so the last
+ * staleness check, made right after with no await between, need not lstat it again.
  */
 export function assertStillTarget(
   opts: { root: string; target: WriteTarget },
   dir: CheckedDir,
   name: string,
   fsx: ResolveFs = nodeWriterFs,
-): void {
+): fs.Stats | null | undefined {
   dir.recheck(opts.root);
-  let entry: fs.Stats | null = null;
+  let entry: fs.Stats | null | undefined = null;
   try {
     entry = fsx.lstatSync(dir.at(name));
-  } catch {
-    // Missing: a create, or removed meanwhile (the last staleness check decides).
+  } catch (err) {
+    // Missing: a create, or removed meanwhile (the last staleness check decides). Any other
+    // failure is left for that check's own lstat to answer.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') entry = undefined;
   }
   if (entry?.isSymbolicLink()) {
     let now: string | null = null;
@@ -275,6 +277,7 @@ export function assertStillTarget(
     );
   }
   if (dir.fd < 0) assertPathStillTarget(opts, fsx);
+  return entry;
 }
 
 function assertPathStillTarget(opts: { root: string; target: WriteTarget }, fsx: ResolveFs): void {

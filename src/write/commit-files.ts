@@ -10,15 +10,15 @@ import type { WriteToolName } from './types.js';
 
 /** A multi-file commit also logs an interrupted commit's cause. */
 type CommitContext = WriteContext & { log: Log };
-import { assertStillTarget, mapWriteError, newTempName, openTargetDir, writeAndSync } from './atomic-writer.js';
+import { assertStillTarget, mapWriteError, openTargetDir, writeAndSync } from './atomic-writer.js';
 import { journalAdd, journalCommit, journalCommitDone, journalRemove, type CommitRecord } from './journal.js';
 import { loadCurrent, type CurrentFile } from './load-current.js';
 import { makePatch, type TextPatch } from './patch.js';
-import { announce, keepHistory, recordWrite } from './pipeline.js';
+import { announce, keepHistory, recordWrite } from './write-steps.js';
 import { assertNoAddedSecret } from './secret-guard.js';
 import { assertStillCurrent } from './staleness.js';
 import { countTextLines } from './text-lines.js';
-import { FdTempFile } from './temp-file.js';
+import { FdTempFile, newTempName } from './temp-file.js';
 
 /**
  * SPEC §8 for several files at once, all or nothing (ApplyPatch, §13): the same steps as
@@ -193,8 +193,8 @@ function commitSync(ctx: CommitContext, staged: Staged[], state: { recorded: boo
   for (const { change, dir, name, temp } of staged) {
     // Security: each folder is still the checked one and the entry is no link swapped in.
     if (dir === null) throw mapWriteError(Object.assign(new Error('folder gone'), { code: 'ENOENT' }));
-    assertStillTarget({ root: ctx.root, target: change.target }, dir, name);
-    assertStillCurrent(dir.at(name), change.current);
+    const entry = assertStillTarget({ root: ctx.root, target: change.target }, dir, name);
+    assertStillCurrent(dir.at(name), change.current, entry);
     if (temp !== null) record.renames.push({ temp: path.join(dir.real, temp), target: path.join(dir.real, name) });
     else if (change.current.stat)
       record.removes.push({ path: path.join(dir.real, name), dev: change.current.stat.dev, ino: change.current.stat.ino });

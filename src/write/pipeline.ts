@@ -1,21 +1,21 @@
-import fs from 'node:fs';
-import type { CellPositions, FileStamp, ReadUnit, WriteObservation } from '../read-state/types.js';
-import { sha256Hex, stampOf } from '../read-state/unchanged.js';
+import type fs from 'node:fs';
+import type { CellPositions, ReadUnit } from '../read-state/types.js';
+import { sha256Hex } from '../read-state/unchanged.js';
 import path from 'node:path';
 import { historyKey } from '../history/history-key.js';
 import type { CheckedDir } from '../paths/fd-policy.js';
 import type { ResolvedPath } from '../paths/types.js';
 import type { WriteContext } from './context.js';
-import type { WriteEvent, WriteToolName } from './types.js';
+import type { WriteToolName } from './types.js';
 import { atomicDelete, atomicWrite, openTargetDir, type WriterFs } from './atomic-writer.js';
-import { mapFsError } from './fs-errors.js';
 import { gitDiffOf, type GitDiff } from './git-diff.js';
 import { makePatchSliced, type PatchHunk, type TextPatch } from './patch.js';
 import { assertNoAddedSecret, isProtectedFile } from './secret-guard.js';
 import { countTextLines } from './text-lines.js';
 import { loadCurrent, type CurrentFile } from './load-current.js';
+import { announce, keepHistory, recordWrite } from './write-steps.js';
 import type { StaleDiffPlan } from './stale-diff.js';
-import { assertStillCurrent, changedMeanwhile, checkReadState, isStillLoadedFile, type ReadRequirement } from './staleness.js';
+import { assertStillCurrent, checkReadState, type ReadRequirement } from './staleness.js';
 
 export { MAX_WRITE_BYTES, type CurrentFile } from './load-current.js';
 
@@ -151,7 +151,7 @@ async function writeInDir<T>(
   const at = dir ? dir.at(path.basename(target.real)) : target.real;
   const change = computed.bytes === null ? 'delete' : current.bytes ? 'update' : 'create';
   const keep = () => keepHistory(ctx, plan.tool, realRel, { at, current, knownHash, change });
-  const lastCheck = (now: string) => assertStillCurrent(now, current);
+  const lastCheck = (now: string, entry?: fs.Stats | null) => assertStillCurrent(now, current, entry);
   const base = { bytes: computed.bytes?.length ?? 0, extra: computed.extra, computed };
   if (computed.bytes === null) {
     const version = await keep();
@@ -177,24 +177,6 @@ async function discardOnFailure(ctx: WriteContext, key: string, version: () => s
   }
 }
 
-/** The after-write hooks, called under the lock so that a file's events come in disk order. */
-export function announce(
-  ctx: WriteContext,
-  tool: WriteToolName,
-  target: ResolvedPath,
-  done: { type: WriteEvent['type']; patch: TextPatch; version: string | null },
-): void {
-  ctx.afterWrite({
-    tool,
-    session: ctx.session,
-    path: target,
-    type: done.type,
-    additions: done.patch.additions,
-    deletions: done.patch.deletions,
-    version: done.version,
-  });
-}
-
 interface StoreStep {
   type: 'create' | 'update';
   /** History key: the real path relative to the root. */
@@ -203,7 +185,7 @@ interface StoreStep {
   computed: ComputedWrite<unknown>;
   bytes: Buffer;
   kept: Promise<string | null>;
-  lastCheck: (at: string) => void;
+  lastCheck: (at: string, entry?: fs.Stats | null) => void;
   release: () => void;
   /** The target's checked folder; null when it does not exist yet (the writer makes it). */
   dir: CheckedDir | null;
@@ -259,41 +241,4 @@ async function store(
   // `version` is set by then: a failed write waits for `alongside` before it rejects.
   await discardOnFailure(ctx, step.key, () => version, write);
   return { version, patch };
-}
-
-export async function keepHistory(
-  ctx: WriteContext,
-  tool: WriteToolName,
-  key: string,
-  target: { at: string; current: CurrentFile; knownHash: string | null; change: 'create' | 'update' | 'delete' },
-): Promise<string | null> {
-  const { at, current, knownHash, change } = target;
-  const existed = current.bytes !== null && current.stat !== null;
-  // Security: the history links (or copies) the entry in the checked folder; never hand it a
-  // link, FIFO or directory swapped in since the load. It verifies the inode it linked, and
-  // copies the loaded bytes themselves when it cannot link.
-  if (existed && !isStillLoadedFile(at, current)) throw changedMeanwhile();
-  const previous =
-    current.bytes && current.stat
-      ? { real: at, size: current.stat.size, sha256: knownHash ?? sha256Hex(current.bytes), ino: current.stat.ino, bytes: current.bytes }
-      : null;
-  try {
-    return await ctx.history.keep(key, previous, { session: ctx.session, tool, change });
-  } catch (err) {
-    // The file went away or was swapped under us while its version was being kept.
-    if (existed && !isStillLoadedFile(at, current)) throw changedMeanwhile();
-    throw mapFsError(err);
-  }
-}
-
-/** The session has now seen the new version in full (SPEC §8); its dedup entry is cleared. */
-export function recordWrite(ctx: WriteContext, real: string, at: string, write: Omit<WriteObservation, 'stamp'>): void {
-  let stamp: FileStamp;
-  try {
-    // lstat of the entry in the checked folder: never a stat through a swapped parent.
-    stamp = stampOf(fs.lstatSync(at));
-  } catch {
-    return; // Gone already: the next write will simply need a read.
-  }
-  ctx.readState.recordWrite(ctx.session, real, { ...write, stamp });
 }

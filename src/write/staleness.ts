@@ -40,11 +40,12 @@ export function checkReadState(
 /**
  * SPEC §8's last staleness check, sync, right before the rename. ctime is left out: keeping
  * the history version hard-links the inode, which moves its ctime. A moved size, mtime or inode
- * with the same bytes (a touch) is still the same file.
+ * with the same bytes (a touch) is still the same file. `entry`: the lstat of `real` the
+ * writer made just before, with nothing awaited since (undefined: lstat it here).
  */
-export function assertStillCurrent(real: string, current: CurrentFile): void {
+export function assertStillCurrent(real: string, current: CurrentFile, entry?: fs.Stats | null): void {
   // lstat: a link, FIFO or directory swapped in is a change, never something to read.
-  const now = fs.lstatSync(real, { throwIfNoEntry: false }) ?? null;
+  const now = entry !== undefined ? entry : (fs.lstatSync(real, { throwIfNoEntry: false }) ?? null);
   const before = current.stat;
   if (now === null && before === null) return;
   if (now === null || before === null || !now.isFile()) throw changedMeanwhile();
@@ -65,8 +66,13 @@ function sameBytes(real: string, bytes: Buffer): boolean {
 
 /** True while `real` is still the regular file that was loaded (same inode). */
 export function isStillLoadedFile(real: string, current: CurrentFile): boolean {
+  return stillLoadedFile(real, current) !== null;
+}
+
+/** The lstat of `real` while it is still the regular file that was loaded (same inode); else null. */
+export function stillLoadedFile(real: string, current: CurrentFile): fs.Stats | null {
   const now = fs.lstatSync(real, { throwIfNoEntry: false });
-  return !!now && now.isFile() && current.stat !== null && now.ino === current.stat.ino;
+  return !!now && now.isFile() && current.stat !== null && now.ino === current.stat.ino ? now : null;
 }
 
 export function changedMeanwhile(): ToolError {

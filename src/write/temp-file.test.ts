@@ -2,7 +2,7 @@ import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FdTempFile } from './temp-file.js';
+import { FdTempFile, newTempName } from './temp-file.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -39,5 +39,14 @@ describe('FdTempFile', () => {
       expect((err as NodeJS.ErrnoException).code).toBe('EEXIST');
     }
     expect(await fsp.readFile(target, 'utf8')).toBe('keep');
+  });
+});
+
+describe('newTempName', () => {
+  it('gives SPEC-named temp names that never repeat, across refills of its random pool', () => {
+    // 256 names per pool: 3,000 names cross eleven refills.
+    const names = Array.from({ length: 3_000 }, () => newTempName());
+    for (const name of names) expect(name).toMatch(/^\.sidefile-tmp-[0-9a-f]{18}$/);
+    expect(new Set(names).size).toBe(names.length);
   });
 });

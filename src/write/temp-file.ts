@@ -1,3 +1,4 @@
+import { randomFillSync } from 'node:crypto';
 import fs from 'node:fs';
 
 /** The temp file's calls the atomic writer makes (a subset of node's FileHandle: tests wrap either). */
@@ -69,4 +70,22 @@ function writeAsync(fd: number, data: Uint8Array, at: number): Promise<number> {
   return new Promise((resolve, reject) =>
     fs.write(fd, data, at, data.length - at, null, (err, written) => (err ? reject(err) : resolve(written))),
   );
+}
+
+/** Random bytes per temp name: 72 bits, as unguessable as a fresh randomBytes(9) each time. */
+const TEMP_ID_BYTES = 9;
+/** Random bytes drawn 256 names at a time: one randomBytes call per write cost more than its syscall-free slice. */
+const tempIds = Buffer.alloc(TEMP_ID_BYTES * 256);
+let tempIdAt = tempIds.length;
+
+/** A fresh temp-file name (SPEC §8: `.sidefile-tmp-*`), for a file in the target's own folder. */
+export function newTempName(): string {
+  if (tempIdAt + TEMP_ID_BYTES > tempIds.length) {
+    randomFillSync(tempIds);
+    tempIdAt = 0;
+  }
+  // Security: each name uses its own bytes of the pool, never reused, so none can be predicted.
+  const id = tempIds.toString('hex', tempIdAt, tempIdAt + TEMP_ID_BYTES);
+  tempIdAt += TEMP_ID_BYTES;
+  return `.sidefile-tmp-${id}`;
 }
