@@ -1,5 +1,6 @@
 import { structuredPatch } from 'diff';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { commonHead, commonTail, countBreaks, lineStart } from './common-ends.js';
 import { oneLineHunk } from './one-line-hunk.js';
 import { regionLinesJson, utf8Unpooled } from './packed-hunk.js';
 import { wholeRegion, wholeRegionSteps, type HunkHeader, type PatchHunk } from './whole-hunk.js';
@@ -63,14 +64,17 @@ export async function makePatchSliced(name: string, before: string, after: strin
 }
 
 /** The capped Myers hunks, or the window whose changed region becomes one whole-region hunk. */
-type PatchPlan = { hunks: PatchHunk[] } | { whole: DiffWindow };
+type PatchPlan = { hunks: PatchHunk[]; counts?: { additions: number; deletions: number } } | { whole: DiffWindow };
 
 function planPatch(name: string, before: string, after: string, context: number, margin: number): PatchPlan {
   const window = diffWindow(before, after, context + margin);
+  // Bounded whatever the window: it looks at the changed line and its context only.
+  const one = oneLineHunk(window.before, window.after, context);
+  if (one) {
+    const hunk = { ...one, oldStart: one.oldStart + window.skippedLines, newStart: one.newStart + window.skippedLines };
+    return { hunks: [hunk], counts: { additions: 1, deletions: 1 } };
+  }
   const lines = countBreaks(window.before, window.before.length) + countBreaks(window.after, window.after.length) + 2;
-  // A one-line change leaves a window of at most 2·(context + margin) + 1 lines on each side.
-  const one = lines <= 4 * (context + margin + 1) ? oneLineHunk(window.before, window.after, context) : null;
-  if (one) return { hunks: [{ ...one, oldStart: one.oldStart + window.skippedLines, newStart: one.newStart + window.skippedLines }] };
   const maxEditLength = Math.floor(Math.min(MAX_EDIT_LENGTH, LINE_BUDGET / lines));
   const patch =
     maxEditLength < MIN_EDIT_LENGTH
@@ -93,7 +97,7 @@ function planPatch(name: string, before: string, after: string, context: number,
 
 function* patchSteps(name: string, before: string, after: string, context: number, margin: number): Generator<void, TextPatch> {
   const plan = planPatch(name, before, after, context, margin);
-  if ('hunks' in plan) return { hunks: plan.hunks, ...countLines(plan.hunks) };
+  if ('hunks' in plan) return { hunks: plan.hunks, ...(plan.counts ?? countLines(plan.hunks)) };
   yield;
   const { whole } = plan;
   const hunks = yield* wholeRegionSteps(whole.before, whole.after, context, whole.skippedLines);
@@ -152,35 +156,6 @@ function diffWindow(before: string, after: string, context: number): DiffWindow 
     after: after.slice(start, after.length - cut),
     skippedLines: countBreaks(before, start),
   };
-}
-
-/** Chunks compared as strings (memcmp) before the char-by-char scan: 1 MB in well under 1 ms. */
-const CHUNK = 4096;
-
-function commonHead(a: string, b: string, limit: number): number {
-  let n = 0;
-  while (n + CHUNK <= limit && a.slice(n, n + CHUNK) === b.slice(n, n + CHUNK)) n += CHUNK;
-  while (n < limit && a.charCodeAt(n) === b.charCodeAt(n)) n += 1;
-  return n;
-}
-
-function commonTail(a: string, b: string, limit: number): number {
-  let n = 0;
-  while (n + CHUNK <= limit && a.slice(a.length - n - CHUNK, a.length - n) === b.slice(b.length - n - CHUNK, b.length - n)) n += CHUNK;
-  while (n < limit && a.charCodeAt(a.length - 1 - n) === b.charCodeAt(b.length - 1 - n)) n += 1;
-  return n;
-}
-
-/** Start of the line holding `index`. */
-function lineStart(text: string, index: number): number {
-  return index <= 0 ? 0 : text.lastIndexOf('\n', index - 1) + 1;
-}
-
-/** Line breaks before `to`. */
-function countBreaks(text: string, to: number): number {
-  let n = 0;
-  for (let i = text.indexOf('\n'); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n += 1;
-  return n;
 }
 
 export function countLines(hunks: PatchHunk[]): { additions: number; deletions: number } {
