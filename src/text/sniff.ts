@@ -1,5 +1,5 @@
-import { isAscii } from 'node:buffer';
 import { bomBytes, bomEncoding, hasBytesAt } from './codec.js';
+import { HAS_CONTROL, HAS_HIGH, scanHead } from './control-scan.js';
 
 /**
  * What kind of file a head of bytes belongs to (SPEC §5 binary vs image). Images are known by
@@ -65,21 +65,23 @@ IS_CONTROL[0x7f] = 1; // DEL
  */
 export const HIGH_BYTE_RUN = 32;
 
-/** The bytes IS_CONTROL marks but NUL (sniff looks for it first), each found by one memchr. */
-const CONTROL_BYTES = IS_CONTROL.reduce<number[]>((bytes, flag, byte) => (flag === 1 && byte !== 0 ? [...bytes, byte] : bytes), []);
-
 const BOMS = ['utf-32le', 'utf-32be', 'utf-8', 'utf-16le', 'utf-16be'].map((encoding) => bomBytes(encoding)!);
 /** 1 for the first byte of a magic number or BOM above: a head starting with any other byte has none of them (most text). */
 const MAGIC_FIRST = new Uint8Array(256);
 for (const magic of [PNG, JPEG, GIF87, GIF89, RIFF, ...BINARY_MAGIC, ...BOMS]) MAGIC_FIRST[magic[0]!] = 1;
 
 /**
- * A control byte or a long high-byte run. An ASCII head has no high bytes, so only a control byte
- * can make it implausible: one native memchr per control byte (and an ASCII check) find it several
- * times faster than the table lookup per byte, which still decides any other head.
+ * A control byte or a long high-byte run. One SIMD pass (control-scan.ts) settles a head without
+ * high bytes (most text); a head with them, or without WebAssembly, goes byte by byte.
  */
 function implausible(head: Buffer): boolean {
-  if (isAscii(head)) return CONTROL_BYTES.some((byte) => head.includes(byte));
+  const flags = scanHead(head);
+  if (flags === null) return byteByByte(head);
+  return (flags & HAS_CONTROL) !== 0 || ((flags & HAS_HIGH) !== 0 && byteByByte(head));
+}
+
+/** The rule byte by byte (table lookup per byte): a control byte, or HIGH_BYTE_RUN of one byte ≥ 0x80. */
+function byteByByte(head: Buffer): boolean {
   let run = 0;
   for (let i = 0; i < head.length; i++) {
     const byte = head[i]!;
