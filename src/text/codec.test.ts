@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { CORPUS, HAS_CORPUS, corpusNames, describeCorpus } from '../../test/support/corpus.js';
 import { ToolError } from '../errors.js';
 import { canonicalEncoding, decodeText, detectLineEndings, dominantLineBreak, encodeText, roundTrips } from './codec.js';
+import { countLineBreaks, lineEndingsOf } from './line-endings.js';
 
 const corpus = CORPUS;
 const manifest = (HAS_CORPUS ? JSON.parse(fs.readFileSync(path.join(corpus, 'text-manifest.json'), 'utf8')) : {}) as Record<
@@ -155,6 +157,18 @@ describe('line endings', () => {
     expect(dominantLineBreak('a\rb\rc\n')).toBe('\r');
     expect(dominantLineBreak('a\r\nb\n')).toBe('\n');
     expect(dominantLineBreak('abc')).toBe('\n');
+  });
+  it('answers as the counts of every break say, with or without a CR (the no-CR shortcut)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', '\n', '\r', '\r\n', 'é'), { maxLength: 40 }), (parts) => {
+        const text = parts.join('');
+        const { lf, crlf, cr } = countLineBreaks(text);
+        expect(detectLineEndings(text)).toBe(lineEndingsOf({ lf, crlf, cr }));
+        const dominant = crlf > lf && crlf > cr ? '\r\n' : cr > lf && cr > crlf ? '\r' : '\n';
+        expect(dominantLineBreak(text)).toBe(dominant);
+      }),
+      { numRuns: 3000 },
+    );
   });
   it('canonicalizes encoding names', () => {
     expect(canonicalEncoding('CP1251')).toBe('windows-1251');

@@ -35,11 +35,16 @@ export function lineEndingsOf(counts: LineBreakCounts): LineEndings {
 }
 
 export function detectLineEndings(text: string): LineEndings {
+  // Without a CR every break is LF: one native scan instead of a count of every line (a
+  // 1 MB Edit decoded twice spent ~0.3 ms per count).
+  if (text.indexOf('\r') === -1) return text.indexOf('\n') === -1 ? 'none' : 'LF';
   return lineEndingsOf(countLineBreaks(text));
 }
 
 /** The most common break; LF on a tie or when there is none (SPEC §6 step 5). */
 export function dominantLineBreak(text: string): '\n' | '\r\n' | '\r' {
+  // Without a CR there are LF breaks or none: LF either way.
+  if (text.indexOf('\r') === -1) return '\n';
   const { lf, crlf, cr } = countLineBreaks(text);
   if (crlf > lf && crlf > cr) return '\r\n';
   if (cr > lf && cr > crlf) return '\r';
