@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { WriteEvent } from '../tools/types.js';
-import { EventHub, type EventSink } from './event-hub.js';
+import { VersionIdGenerator } from '../history/version-id.js';
+import { EventHub, fileChangedData, type EventSink } from './event-hub.js';
 
 /** A sink that keeps what it was sent; `reading: false` makes it a client that never reads. */
 class FakeSink extends EventEmitter implements EventSink {
@@ -67,6 +68,30 @@ describe('EventHub', () => {
       version: '20261130T040633123Z-000000',
     });
     expect(sink.text).not.toContain('/x/src');
+  });
+
+  it("gives ids from the history sequence after each write's own version, and replays frames as they were sent", () => {
+    const history = new VersionIdGenerator();
+    const hub = new EventHub({ nextId: () => history.next() });
+    const sink = new FakeSink();
+    hub.add(sink);
+    const versions = Array.from({ length: 5 }, () => history.next());
+    for (const version of versions) hub.publish(writeEvent({ version }));
+    const ids = [...sink.text.matchAll(/^id: (\S+)$/gm)].map((m) => m[1]!);
+    expect(ids).toHaveLength(5);
+    ids.forEach((id, i) => expect(id > versions[i]!).toBe(true));
+    expect([...ids].sort()).toEqual(ids);
+    // Frames published while no stream is open are built when replayed, as a live one is.
+    sink.destroy();
+    hub.publish(writeEvent({ version: history.next() }));
+    const { frames } = hub.framesSince('');
+    expect(frames).toHaveLength(6);
+    expect(frames.slice(0, 5).map((f) => f.text)).toEqual(sink.chunks.slice(1));
+    const last = frames[5]!;
+    expect(last.text).toBe(
+      `id: ${last.id}\nevent: file_changed\ndata: ${JSON.stringify(fileChangedData(writeEvent({ version: last.version })))}\n\n`,
+    );
+    hub.closeAll();
   });
 
   it('sends heartbeat comments', async () => {

@@ -57,6 +57,8 @@ export class EventHub {
   /** Event ids when no history sequence is given: seeded with every version seen, so they sort after it. */
   private readonly ids = new VersionIdGenerator();
   private readonly nextId: () => string;
+  /** True when ids come from `ids` (no history sequence given). */
+  private readonly ownIds: boolean;
   /** Streams waiting for their replay: live frames are held until it has been written. */
   private readonly pending = new Map<EventSink, Frame[]>();
   /** Versions a stream's replay took from the history while their write was in flight: not sent twice. */
@@ -75,6 +77,7 @@ export class EventHub {
     this.maxBufferedBytes = options.maxBufferedBytes ?? 1024 * 1024;
     this.closeGraceMs = options.closeGraceMs ?? 2_000;
     this.nextId = options.nextId ?? (() => this.ids.next());
+    this.ownIds = options.nextId === undefined;
     this.onSubscriberError = options.onSubscriberError ?? (() => {});
     this.heartbeat = setInterval(() => this.broadcast(': heartbeat\n\n'), options.heartbeatMs ?? 15_000);
     this.heartbeat.unref();
@@ -122,8 +125,9 @@ export class EventHub {
       }
     }
     if (this.closed) return;
-    // Never below the write's own version, and increasing in publish order.
-    if (event.version !== null) this.ids.seed(event.version);
+    // Never below the write's own version, and increasing in publish order. Given the
+    // history's sequence, that version came from it, so its next id is after it already.
+    if (event.version !== null && this.ownIds) this.ids.seed(event.version);
     const frame = fileChangedFrame(this.nextId(), fileChangedData(event));
     this.ring.push(frame);
     if (this.ring.length > RING_SIZE) {

@@ -29,11 +29,19 @@ export const RING_SIZE = 10_000;
 export interface Frame {
   id: string;
   version: string | null;
-  text: string;
+  readonly text: string;
 }
 
 export function fileChangedFrame(id: string, data: FileChangedData): Frame {
-  return { id, version: data.version, text: `id: ${id}\nevent: file_changed\ndata: ${JSON.stringify(data)}\n\n` };
+  let text: string | undefined;
+  return {
+    id,
+    version: data.version,
+    // Built when first sent or replayed: while no stream is open, a write pays no JSON for its event.
+    get text() {
+      return (text ??= `id: ${id}\nevent: file_changed\ndata: ${JSON.stringify(data)}\n\n`);
+    },
+  };
 }
 
 /**
