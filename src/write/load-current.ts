@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
-import { readToSize } from '../paths/read-to-size.js';
+import { readToSize, readToSizeSync } from '../paths/read-to-size.js';
 import { movedError, openFileIn, outsideError, type CheckedDir, type DenyCheck } from '../paths/fd-policy.js';
 import { showName, toRelative } from '../paths/lexical.js';
 import { mapFsError } from './fs-errors.js';
@@ -66,7 +66,8 @@ export async function loadCurrent(root: string, dir: CheckedDir | null, real: st
         { size: stat.size, limit: MAX_WRITE_BYTES },
       );
     }
-    if (stat.size <= SYNC_LOAD_BYTES) return { bytes: fs.readFileSync(fd), stat };
+    // To the fstat'ed size, as the pool path: readFileSync would fstat the descriptor again.
+    if (stat.size <= SYNC_LOAD_BYTES) return { bytes: readToSizeSync(fd, stat.size), stat };
     return { bytes: await readToSize(fd, stat.size), stat };
   } catch (err) {
     throw mapFsError(err);
