@@ -121,6 +121,20 @@ describe('FsHistoryStore', () => {
     expect(await findBlobs(dataDir)).toHaveLength(2);
   });
 
+  it('drops the blobs of pruned versions both small (at once) and large (in the background)', async () => {
+    const store = new FsHistoryStore({ dataDir, maxVersions: 1 });
+    const big = 'x'.repeat(300 * 1024);
+    for (const text of ['a', 'b', `${big}1`, `${big}2`, 'c']) {
+      await store.keep('f.txt', await current('f.txt', text), meta);
+      await replace('f.txt', `${text}!`);
+    }
+    // The last prune dropped a 300 KiB blob through the thread pool: give it a moment.
+    for (let i = 0; i < 100 && (await findBlobs(dataDir)).length > 1; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await findBlobs(dataDir)).toHaveLength(1);
+    const [only] = await store.list('f.txt');
+    expect((await store.load('f.txt', only!.version))?.bytes?.toString()).toBe('c');
+  });
+
   it('drops the oldest versions of any file when the total size bound is passed', async () => {
     const store = new FsHistoryStore({ dataDir, maxVersions: 50, maxTotalBytes: 10 });
     const a = await store.keep('a.txt', await current('a.txt', '123456'), meta);
