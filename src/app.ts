@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AppServices } from './app-services.js';
 import type { AppConfig } from './config/config.js';
-import { installAuth } from './http/auth.js';
-import { installBodyTypeCheck } from './http/body-type.js';
+import { authCheck } from './http/auth.js';
+import { bodyTypeCheck } from './http/body-type.js';
 import { installErrorHandling } from './http/error-handler.js';
-import { FRAMEWORK_ERROR_OPTIONS, installClosingGuard } from './http/framework-errors.js';
+import { FRAMEWORK_ERROR_OPTIONS, closingGuard } from './http/framework-errors.js';
 import { installOpenApi } from './http/openapi.js';
-import { installOriginCheck } from './http/origin.js';
+import { originCheck } from './http/origin.js';
+import { installRequestChecks } from './http/request-checks.js';
 import { ID_PATTERN } from './http/session.js';
 import { zodValidator } from './http/validator.js';
 import { registerCompatRoutes } from './routes/compat.js';
@@ -52,14 +53,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   app.setValidatorCompiler(zodValidator);
   // JSON.stringify serializes; a large result in slices, so it never holds the event loop.
   installSlicedJson(app);
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-Id', request.id);
-  });
-  installClosingGuard(app);
-  // SPEC §4 order: origin and host → auth → body and headers.
-  installOriginCheck(app, config);
-  installAuth(app, config.token);
-  installBodyTypeCheck(app);
+  // SPEC §4 order: shutting down → origin and host → auth → body and headers.
+  installRequestChecks(app, [closingGuard(app), originCheck(app, config), authCheck(config.token), bodyTypeCheck]);
   installErrorHandling(app);
 
   const services = await createServices(config, app.log);
