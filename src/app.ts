@@ -5,6 +5,7 @@ import type { AppConfig } from './config/config.js';
 import { authCheck } from './http/auth.js';
 import { bodyTypeCheck } from './http/body-type.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { asyncStdout } from './http/log-stream.js';
 import { FRAMEWORK_ERROR_OPTIONS, closingGuard } from './http/framework-errors.js';
 import { installOpenApi } from './http/openapi.js';
 import { originCheck } from './http/origin.js';
@@ -26,7 +27,7 @@ import { installSlicedJson } from './http/sliced-json.js';
 import { VERSION } from './version.js';
 
 export interface BuildOptions {
-  /** Fastify/pino logger options; tests pass `false`. */
+  /** Fastify/pino logger options; tests pass `false`. Default: `config.logLevel` to stdout, asynchronously. */
   logger?: FastifyServerOptions['logger'];
   /** Tools to serve instead of the registry's (tests): a list, or a factory like createTools. */
   tools?: readonly ToolDefinition[] | ((services: AppServices) => readonly ToolDefinition[]);
@@ -36,8 +37,9 @@ export interface BuildOptions {
 
 /** Builds the app without listening (server.ts listens; tests inject). */
 export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const logStream = options.logger === undefined ? asyncStdout() : null;
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    logger: options.logger ?? { level: config.logLevel, stream: logStream?.stream },
     bodyLimit: config.bodyLimit,
     // Each tool call logs one telemetry line of its own (routes/tools.ts).
     logController: new LogController({ disableRequestLogging: true }),
@@ -75,6 +77,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   app.addHook('onClose', async () => {
     for (const tool of tools) await tool.close?.();
     for (const hook of services.closeHooks) await hook();
+    // The lines logged so far reach stdout before the process exits (log-stream.ts).
+    await logStream?.drained();
   });
   return app;
 }
