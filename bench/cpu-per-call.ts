@@ -80,7 +80,10 @@ try {
       const totals = prepared.map(() => ({ cpu: 0, calls: 0, seconds: 0, p50: 0, errors: 0, firstError: '' }));
       // Alternating rounds: a neighbour's burst of load or a late JIT tier falls on every peer alike.
       for (let round = 0; round < ROUNDS; round++) {
-        for (const [i, { calls, pid }] of prepared.entries()) {
+        // Each round starts with the next peer: none is always measured first.
+        for (let k = 0; k < prepared.length; k++) {
+          const i = (round + k) % prepared.length;
+          const { calls, pid } = prepared[i]!;
           const before = cpuMs(pid);
           const s = await measure(calls, { seconds: Number(secondsArg) / ROUNDS, maxCalls: 1e9, warmup: 0 });
           const t = totals[i]!;
