@@ -125,6 +125,17 @@ describe('Grep: content mode', () => {
     expect((await grep({ pattern: 'output_type', path: 'g/nb.ipynb' })).body.result.num_files).toBe(0);
   });
 
+  it('finds text a JSON writer escaped in the notebook file (Go writes < as \\u003c)', async () => {
+    const cells = [{ id: 'c1', cell_type: 'code', metadata: {}, outputs: [], execution_count: null, source: ['if a<b && c>d:\n'] }];
+    const escaped = JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells })
+      .replaceAll('<', '\\u003c')
+      .replaceAll('>', '\\u003e')
+      .replaceAll('&', '\\u0026');
+    await writeTree(t.root, { 'esc/go.ipynb': escaped });
+    const res = await grep({ pattern: 'a<b && c>d', path: 'esc', output_mode: 'content' });
+    expect(res.body.text).toBe('esc/go.ipynb[c1]:1:if a<b && c>d:');
+  });
+
   it('searches a notebook named in capitals (.IPYNB) in its cells too', async () => {
     await writeTree(t.root, { 'caps/NB.IPYNB': notebook });
     const res = await grep({ pattern: 'alpha', path: 'caps/NB.IPYNB', output_mode: 'content' });

@@ -131,7 +131,7 @@ export function openStart(opts: Pick<WalkOptions, 'root' | 'startRel' | 'include
   return { dir, rules: rulesBelow(rules, opts.startRel) };
 }
 
-/** The stack with this folder's `.git/info/exclude`, `.gitignore` and `.ignore` rules, in that order. */
+/** The stack with this folder's `.git/info/exclude`, `.gitignore` and `.ignore` rules, in that order (`names`: the folder's names, or at least those starting with a dot; null: look for each). */
 export function withFolderRules(root: string, dir: CheckedDir, rel: string, rules: IgnoreStack, names: Set<string> | null): IgnoreStack {
   const texts: string[] = [];
   for (const name of ['.git/info/exclude', '.gitignore', '.ignore']) {
@@ -141,6 +141,13 @@ export function withFolderRules(root: string, dir: CheckedDir, rel: string, rule
     if (file !== null) texts.push(file.bytes.toString('utf8'));
   }
   return texts.length === 0 ? rules : pushRules(rules, rel, texts);
+}
+
+/** The folder's names that start with a dot: where its ignore files and `.git` can be (a set of all names costs a hash per entry). */
+export function dotNames(entries: Dirent[]): Set<string> {
+  const names = new Set<string>();
+  for (const entry of entries) if (entry.name.charCodeAt(0) === 0x2e) names.add(entry.name);
+  return names;
 }
 
 function visitDir(state: WalkState, dir: CheckedDir, rel: string, inherited: IgnoreStack, depth: number): void {
@@ -153,7 +160,7 @@ function visitDir(state: WalkState, dir: CheckedDir, rel: string, inherited: Ign
     return;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const rules = opts.includeIgnored ? inherited : withFolderRules(opts.root, dir, rel, inherited, new Set(entries.map((e) => e.name)));
+  const rules = opts.includeIgnored ? inherited : withFolderRules(opts.root, dir, rel, inherited, dotNames(entries));
   try {
     visitEntries(state, dir, rel, entries, rules, depth);
   } finally {

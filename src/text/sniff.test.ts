@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HIGH_BYTE_RUN, sniff } from './sniff.js';
+import { HIGH_BYTE_RUN, sniff, sniffFile } from './sniff.js';
 import { encodingOverrideFor } from './overrides.js';
 
 const b = (...bytes: number[]) => Buffer.from(bytes);
@@ -50,6 +50,59 @@ describe('sniff', () => {
     }
     // Many different high bytes in a row are ordinary UTF-8 or legacy text.
     expect(sniff(Buffer.from('日本語のテキスト、中文文本、한국어 텍스트'.repeat(20)))).toEqual({ kind: 'text' });
+  });
+});
+
+/** SPEC §5's rule byte by byte, for heads without a magic number or BOM (as sniff was before its fast paths). */
+function plainKind(head: Buffer): 'text' | 'binary' {
+  let run = 0;
+  for (let i = 0; i < head.length; i++) {
+    const byte = head[i]!;
+    if ((byte < 0x20 && ![0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1b].includes(byte)) || byte === 0x7f) return 'binary';
+    run = byte >= 0x80 && byte === head[i - 1] ? run + 1 : 1;
+    if (byte >= 0x80 && run >= HIGH_BYTE_RUN) return 'binary';
+  }
+  return 'text';
+}
+
+describe('sniff fast paths', () => {
+  it('agree with the rule byte by byte on 20,000 random heads', () => {
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff);
+    for (let n = 0; n < 20_000; n++) {
+      const len = next() % 200;
+      const head = Buffer.alloc(len);
+      const high = next() % 256;
+      for (let i = 0; i < len; i++) {
+        const r = next() % 100;
+        // Mostly printable ASCII, some line breaks, rare controls and DEL, runs of one high byte.
+        head[i] = r < 80 ? 0x20 + (next() % 95) : r < 90 ? 0x0a : r < 92 ? next() % 0x20 : r < 93 ? 0x7f : high;
+      }
+      // Not starting like a magic number or BOM: those are tested above.
+      if (len > 0) head[0] = 0x61;
+      expect(sniff(head).kind, head.toString('hex')).toBe(plainKind(head));
+    }
+  });
+
+  it('reads magic numbers only at the start, and a text head starting with a magic first byte is still text', () => {
+    expect(sniff(Buffer.from('PK is not a zip\n'))).toEqual({ kind: 'text' });
+    expect(sniff(Buffer.from('Rar is not an archive\n'))).toEqual({ kind: 'text' });
+    expect(sniff(Buffer.from('text then %PDF-1.7\n'))).toEqual({ kind: 'text' });
+  });
+});
+
+describe('sniffFile', () => {
+  const text = Buffer.from('ordinary line\n'.repeat(1000));
+  it('calls a NUL past the head binary, but not in UTF-16 text', () => {
+    expect(sniffFile(Buffer.concat([text, Buffer.from([0])]))).toEqual({ kind: 'binary' });
+    expect(sniffFile(text)).toEqual({ kind: 'text' });
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('wide text\n'.repeat(1000), 'utf16le')]);
+    expect(sniffFile(utf16)).toEqual({ kind: 'text' });
+  });
+  it('judges the head alone for what sniff checks', () => {
+    expect(sniffFile(Buffer.concat([Buffer.from('head\n'), Buffer.from([1]), text]))).toEqual({ kind: 'binary' });
+    // A control byte past the head is not looked at (as Read: only a NUL is).
+    expect(sniffFile(Buffer.concat([text, Buffer.from([1])]))).toEqual({ kind: 'text' });
   });
 });
 

@@ -1,5 +1,5 @@
-import { isAscii } from 'node:buffer';
-import { bomEncoding, hasBytesAt } from './codec.js';
+import { bomBytes, bomEncoding, hasBytesAt } from './codec.js';
+import { HAS_CONTROL, HAS_HIGH, scanHead } from './control-scan.js';
 
 /**
  * What kind of file a head of bytes belongs to (SPEC §5 binary vs image). Images are known by
@@ -65,16 +65,23 @@ IS_CONTROL[0x7f] = 1; // DEL
  */
 export const HIGH_BYTE_RUN = 32;
 
-/** The bytes IS_CONTROL marks, each found by one memchr. */
-const CONTROL_BYTES = IS_CONTROL.reduce<number[]>((bytes, flag, byte) => (flag === 1 ? [...bytes, byte] : bytes), []);
+const BOMS = ['utf-32le', 'utf-32be', 'utf-8', 'utf-16le', 'utf-16be'].map((encoding) => bomBytes(encoding)!);
+/** 1 for the first byte of a magic number or BOM above: a head starting with any other byte has none of them (most text). */
+const MAGIC_FIRST = new Uint8Array(256);
+for (const magic of [PNG, JPEG, GIF87, GIF89, RIFF, ...BINARY_MAGIC, ...BOMS]) MAGIC_FIRST[magic[0]!] = 1;
 
 /**
- * A control byte or a long high-byte run. An ASCII head has no high bytes, so only a control byte
- * can make it implausible: one native memchr per control byte (and an ASCII check) find it several
- * times faster than the table lookup per byte, which still decides any other head.
+ * A control byte or a long high-byte run. One SIMD pass (control-scan.ts) settles a head without
+ * high bytes (most text); a head with them, or without WebAssembly, goes byte by byte.
  */
 function implausible(head: Buffer): boolean {
-  if (isAscii(head)) return CONTROL_BYTES.some((byte) => head.includes(byte));
+  const flags = scanHead(head);
+  if (flags === null) return byteByByte(head);
+  return (flags & HAS_CONTROL) !== 0 || ((flags & HAS_HIGH) !== 0 && byteByByte(head));
+}
+
+/** The rule byte by byte (table lookup per byte): a control byte, or HIGH_BYTE_RUN of one byte ≥ 0x80. */
+function byteByByte(head: Buffer): boolean {
   let run = 0;
   for (let i = 0; i < head.length; i++) {
     const byte = head[i]!;
@@ -90,15 +97,23 @@ function implausible(head: Buffer): boolean {
 }
 
 export function sniff(head: Buffer): SniffResult {
+  if (head.length > 0 && MAGIC_FIRST[head[0]!] === 1) {
+    const known = magicKind(head);
+    if (known !== undefined) return known;
+  }
+  if (head.includes(0) || implausible(head)) return { kind: 'binary' };
+  return { kind: 'text' };
+}
+
+/** What a magic number or BOM at the start says: an image, text (UTF-16/32) or binary; undefined when none is there. */
+function magicKind(head: Buffer): SniffResult | undefined {
   const mediaType = imageType(head);
   if (mediaType !== undefined) return { kind: 'image', mediaType };
   // A UTF-16/32 BOM marks text even though such text is full of NUL bytes.
   const bom = bomEncoding(head);
   if (bom !== undefined && bom !== 'utf-8') return { kind: 'text' };
   if (BINARY_MAGIC.some((magic) => startsWith(head, magic))) return { kind: 'binary' };
-  if (head.includes(0)) return { kind: 'binary' };
-  if (implausible(head)) return { kind: 'binary' };
-  return { kind: 'text' };
+  return undefined;
 }
 
 /**

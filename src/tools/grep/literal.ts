@@ -1,7 +1,10 @@
 import { bomEncoding } from '../../text/codec.js';
 
-/** Characters that stand for themselves in a regular expression and that JSON never escapes. */
-const PLAIN_CHAR = /[A-Za-z0-9_ ,:;=<>!@#%&~`'-]/;
+/**
+ * Characters that stand for themselves in a regular expression and that no JSON writer escapes
+ * (`<`, `>` and `&` are left out: Go's encoder writes them as `\u003c`…, and so may a notebook's).
+ */
+const PLAIN_CHAR = /[A-Za-z0-9_ ,:;=!@#%~`'-]/;
 
 /**
  * The plain characters from the most to the least frequent in source code, counted over the
@@ -10,7 +13,7 @@ const PLAIN_CHAR = /[A-Za-z0-9_ ,:;=<>!@#%&~`'-]/;
  * that byte is found: ripgrep's rare-byte heuristic. Node's own search of an 8-byte literal of
  * common letters ("function") is a Boyer-Moore-Horspool four times slower than that memchr.
  */
-const BY_FREQUENCY = " etrsanoidp=luc-hmfg`:10vybxw2,@'k_Rq3C4;AFT~SNjE56PMUHI87#9LO>!DVGBW&zQK<J%XYZ";
+const BY_FREQUENCY = " etrsanoidp=luc-hmfg`:10vybxw2,@'k_Rq3C4;AFT~SNjE56PMUHI87#9LO!DVGBWzQKJ%XYZ";
 
 /** Rank of a byte: higher is rarer. */
 function rarity(byte: number): number {

@@ -12,6 +12,7 @@ import { cellIdAt, cellSource, parseNotebook } from '../../notebook/model.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
 import { bomBytes, decodeBytes, detectEncoding } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
+import { scratchInScanMemory } from '../../text/control-scan.js';
 import { sniffFile } from '../../text/sniff.js';
 import { compileRegex, cutLine, KEPT_CHARS, keptChars, lineText, matchingLines, withContext, type TextMatcher } from './search.js';
 import { containsAll, isWide, requiredNeedles, type Needle } from './literal.js';
@@ -19,8 +20,6 @@ import { ownsOf } from './shard-of.js';
 
 /** Files over this size are not searched (they would have to be held whole). */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
-/** Files up to this size are read into one reused buffer. */
-const SCRATCH_BYTES = 1024 * 1024;
 
 interface Section {
   cellId: string | null;
@@ -43,7 +42,8 @@ export function runGrepTask(task: GrepTask, port: MessagePort): void {
   const out = new Emitter<GrepItem>(port);
   const budget = new Budget(Date.now() + task.timeoutMs, task.maxEntries);
   const keeper: Keeper = { skip: task.skip, keep: task.keep ?? Infinity, free: task.free, chars: 0 };
-  const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
+  // Files up to 1 MiB are read into one buffer, where the binary test scans them without a copy.
+  const scratch = scratchInScanMemory();
   const needles = requiredNeedles(task.pattern, task.ignoreCase);
   // No deny globs: no relative path to compute per file.
   const deny = task.denyRead.length === 0 ? undefined : compileGlobs(task.denyRead);
