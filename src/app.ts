@@ -78,7 +78,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     for (const tool of tools) await tool.close?.();
     for (const hook of services.closeHooks) await hook();
     // The lines logged so far reach stdout before the process exits (log-stream.ts).
-    await logStream?.drained();
+    await logStream?.close();
   });
   return app;
 }

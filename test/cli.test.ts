@@ -88,12 +88,23 @@ describe('the command line', () => {
       }),
     );
     expect(new Set(statuses)).toEqual(new Set([200]));
+    // A quiet server's line shows at once (the flush timer), not only when a batch is full.
+    await fetch(`${server.base}/v1/tools/read`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-session-id': 'quiet' },
+      body: JSON.stringify({ file_path: 'a.txt' }),
+    });
+    const quietSeen = Date.now();
+    while (!server.logs.some((l) => l.includes('"session":"quiet"')) && Date.now() - quietSeen < 2000) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(server.logs.filter((l) => l.includes('"session":"quiet"'))).toHaveLength(1);
     server.child.kill('SIGTERM');
     expect(await server.exited).toEqual({ code: 0, signal: null });
     const lines = server.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
     const sessions = lines.filter((l) => l.event === 'tool_call' && l.tool === 'Read' && l.outcome === 'ok').map((l) => l.session);
-    expect(new Set(sessions)).toEqual(new Set(Array.from({ length: calls }, (_, i) => `s${i}`)));
-    expect(sessions).toHaveLength(calls);
+    expect(new Set(sessions)).toEqual(new Set([...Array.from({ length: calls }, (_, i) => `s${i}`), 'quiet']));
+    expect(sessions).toHaveLength(calls + 1);
     expect(lines.at(-1)).toMatchObject({ signal: 'SIGTERM', msg: 'shutting down: finishing writes in flight' });
   });
 
