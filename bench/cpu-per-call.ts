@@ -1,35 +1,38 @@
 /**
  * Issue 12: server CPU per call (user + system, all threads, from /proc/<pid>/stat) for the
- * write operations, sidefile against the bare durable route, in one run. CPU per call is what
+ * write operations and Read, sidefile against the bare route doing the same work, in one run. CPU per call is what
  * bounds 16 clients on two cores, and unlike calls/s it barely moves with a neighbour's load.
  *
  * `BEFORE=<dir>`: also runs the server built in that project folder (e.g. an older commit's
  * `git archive` with `npm run build`), for a before/after ratio measured in the same run.
  *
- * Usage: npm run build && npx tsx bench/cpu-per-call.ts [seconds=3] [ops=edit,write,nbEdit,edit1m]
+ * Usage: npm run build && npx tsx bench/cpu-per-call.ts [seconds=3] [ops=edit,write,nbEdit,edit1m,read4k,read100k]
  */
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { measure, type Call } from './support/measure.js';
-import { marker, notebookFixture, textOfSize } from './support/fixtures.js';
+import { lineCount, marker, notebookFixture, textOfSize } from './support/fixtures.js';
 import { sidefilePeer } from './peers-sidefile.js';
 import { barePeer } from './peers-bare.js';
-import type { OpKey, Workload } from './peers-types.js';
+import type { OpKey, Peer, Workload } from './peers-types.js';
 import { cpuMs as serverCpuMs } from './support/sidefile-server.js';
 
 const [secondsArg = '3', opsArg = 'edit,write,nbEdit,edit1m'] = process.argv.slice(2);
+/** `ROUNDS=<n>`: the seconds are split into n rounds that take the peers in turn. */
+const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 3));
 /** The server's CPU time so far (ms); NaN when /proc cannot say. */
 const cpuMs = (pid: number): number => serverCpuMs(pid) ?? Number.NaN;
 
 const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-cpu-')));
 const root = path.join(base, 'ws');
 await fsp.mkdir(root, { recursive: true });
+const readText = { read4k: textOfSize(4 * 1024), read100k: textOfSize(100 * 1024) };
 const w: Workload = {
   root,
   read4k: '',
   read100k: '',
-  read100kLines: 0,
+  read100kLines: lineCount(readText.read100k),
   readNb: '',
   notebook: notebookFixture(),
   editText: textOfSize(4 * 1024, ['# one line changes', marker(0)]),
@@ -48,6 +51,21 @@ if (process.env.BEFORE) {
   });
   peers.push({ name: 'before', peer: before, pid: before.server.pid });
 }
+/** One fresh file per client in a folder of the peer's own (reads too: every timed Read is a fresh session). */
+async function callsFor(name: string, peer: Peer, op: OpKey, clients: number): Promise<Call[]> {
+  const dir = `${op}-${clients}/${name}`;
+  await fsp.mkdir(path.join(root, dir), { recursive: true });
+  const ext = op === 'nbEdit' ? 'ipynb' : 'txt';
+  const content = { nbEdit: w.notebook.text, edit: w.editText, edit1m: w.edit1mText, write: w.writeText, ...readText }[op as string] ?? '';
+  const files = await Promise.all(
+    Array.from({ length: clients }, async (_, i) => {
+      await fsp.writeFile(path.join(root, dir, `f${i}.${ext}`), content);
+      return `${dir}/f${i}.${ext}`;
+    }),
+  );
+  return (await peer.calls(op, files, w)) as Call[];
+}
+
 try {
   console.log(
     `load before: ${os
@@ -57,29 +75,32 @@ try {
   );
   for (const op of opsArg.split(',') as OpKey[]) {
     for (const clients of [1, 16]) {
-      const row: string[] = [];
-      const perCall: number[] = [];
-      for (const { name, peer, pid } of peers) {
-        const dir = `${op}-${clients}/${name}`;
-        await fsp.mkdir(path.join(root, dir), { recursive: true });
-        const ext = op === 'nbEdit' ? 'ipynb' : 'txt';
-        const content = { nbEdit: w.notebook.text, edit: w.editText, edit1m: w.edit1mText, write: w.writeText }[op as string] ?? '';
-        const files = await Promise.all(
-          Array.from({ length: clients }, async (_, i) => {
-            await fsp.writeFile(path.join(root, dir, `f${i}.${ext}`), content);
-            return `${dir}/f${i}.${ext}`;
-          }),
-        );
-        const calls = (await peer.calls(op, files, w)) as Call[];
-        await measure(calls, { seconds: 0.5, maxCalls: 1e9, warmup: 3 });
-        const before = cpuMs(pid);
-        const s = await measure(calls, { seconds: Number(secondsArg), maxCalls: 1e9, warmup: 0 });
-        const ms = (cpuMs(pid) - before) / s.calls;
-        perCall.push(ms);
-        row.push(
-          `${name} ${s.rate.toFixed(0)}/s ${ms.toFixed(3)} ms CPU/call p50 ${s.p50.toFixed(2)} ms${s.errors ? ` errors ${s.errors} ${s.firstError}` : ''}`,
-        );
+      const prepared = await Promise.all(peers.map(async (p) => ({ ...p, calls: await callsFor(p.name, p.peer, op, clients) })));
+      for (const { calls } of prepared) await measure(calls, { seconds: 0.5, maxCalls: 1e9, warmup: 3 });
+      const totals = prepared.map(() => ({ cpu: 0, calls: 0, seconds: 0, p50: 0, errors: 0, firstError: '' }));
+      // Alternating rounds: a neighbour's burst of load or a late JIT tier falls on every peer alike.
+      for (let round = 0; round < ROUNDS; round++) {
+        // Each round starts with the next peer: none is always measured first.
+        for (let k = 0; k < prepared.length; k++) {
+          const i = (round + k) % prepared.length;
+          const { calls, pid } = prepared[i]!;
+          const before = cpuMs(pid);
+          const s = await measure(calls, { seconds: Number(secondsArg) / ROUNDS, maxCalls: 1e9, warmup: 0 });
+          const t = totals[i]!;
+          t.cpu += cpuMs(pid) - before;
+          t.calls += s.calls;
+          t.seconds += s.calls / s.rate;
+          t.p50 = s.p50;
+          t.errors += s.errors;
+          t.firstError ||= s.firstError ?? '';
+        }
       }
+      const perCall = totals.map((t) => t.cpu / t.calls);
+      const row = prepared.map(({ name }, i) => {
+        const t = totals[i]!;
+        const errors = t.errors ? ` errors ${t.errors} ${t.firstError}` : '';
+        return `${name} ${(t.calls / t.seconds).toFixed(0)}/s ${perCall[i]!.toFixed(3)} ms CPU/call p50 ${t.p50.toFixed(2)} ms${errors}`;
+      });
       const vsBefore = perCall[2] === undefined ? '' : ` | sidefile ÷ before ${(perCall[0]! / perCall[2]).toFixed(2)}`;
       console.log(`${op} ×${clients}: ${row.join(' | ')} | CPU sidefile ÷ bare ${(perCall[0]! / perCall[1]!).toFixed(2)}${vsBefore}`);
     }

@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AppServices } from './app-services.js';
 import type { AppConfig } from './config/config.js';
-import { installAuth } from './http/auth.js';
-import { installBodyTypeCheck } from './http/body-type.js';
+import { authCheck } from './http/auth.js';
+import { bodyTypeCheck } from './http/body-type.js';
 import { installErrorHandling } from './http/error-handler.js';
-import { FRAMEWORK_ERROR_OPTIONS, installClosingGuard } from './http/framework-errors.js';
+import { asyncStdout } from './http/log-stream.js';
+import { FRAMEWORK_ERROR_OPTIONS, closingGuard } from './http/framework-errors.js';
 import { installOpenApi } from './http/openapi.js';
-import { installOriginCheck } from './http/origin.js';
+import { originCheck } from './http/origin.js';
+import { installRequestChecks } from './http/request-checks.js';
 import { ID_PATTERN } from './http/session.js';
 import { zodValidator } from './http/validator.js';
 import { registerCompatRoutes } from './routes/compat.js';
@@ -25,7 +27,7 @@ import { installSlicedJson } from './http/sliced-json.js';
 import { VERSION } from './version.js';
 
 export interface BuildOptions {
-  /** Fastify/pino logger options; tests pass `false`. */
+  /** Fastify/pino logger options; tests pass `false`. Default: `config.logLevel` to stdout, asynchronously. */
   logger?: FastifyServerOptions['logger'];
   /** Tools to serve instead of the registry's (tests): a list, or a factory like createTools. */
   tools?: readonly ToolDefinition[] | ((services: AppServices) => readonly ToolDefinition[]);
@@ -35,8 +37,9 @@ export interface BuildOptions {
 
 /** Builds the app without listening (server.ts listens; tests inject). */
 export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const logStream = options.logger === undefined ? asyncStdout() : null;
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    logger: options.logger ?? { level: config.logLevel, stream: logStream?.stream },
     bodyLimit: config.bodyLimit,
     // Each tool call logs one telemetry line of its own (routes/tools.ts).
     logController: new LogController({ disableRequestLogging: true }),
@@ -52,14 +55,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   app.setValidatorCompiler(zodValidator);
   // JSON.stringify serializes; a large result in slices, so it never holds the event loop.
   installSlicedJson(app);
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-Id', request.id);
-  });
-  installClosingGuard(app);
-  // SPEC §4 order: origin and host → auth → body and headers.
-  installOriginCheck(app, config);
-  installAuth(app, config.token);
-  installBodyTypeCheck(app);
+  // SPEC §4 order: shutting down → origin and host → auth → body and headers.
+  installRequestChecks(app, [closingGuard(app), originCheck(app, config), authCheck(config.token), bodyTypeCheck]);
   installErrorHandling(app);
 
   const services = await createServices(config, app.log);
@@ -80,6 +77,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   app.addHook('onClose', async () => {
     for (const tool of tools) await tool.close?.();
     for (const hook of services.closeHooks) await hook();
+    // The lines logged so far reach stdout before the process exits (log-stream.ts).
+    await logStream?.close();
   });
   return app;
 }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,6 +68,44 @@ describe('the command line', () => {
     } finally {
       await server.kill();
     }
+  });
+
+  it('logs every call on stdout, asynchronously, and loses no line on a graceful stop (SIGTERM)', async () => {
+    const root = path.join(base, 'ws3');
+    await mkdir(root, { recursive: true });
+    await writeFile(path.join(root, 'a.txt'), 'one\ntwo\n');
+    const server = await spawnServer({ root, dataDir: path.join(base, 'd3') });
+    const calls = 200;
+    const statuses = await Promise.all(
+      Array.from({ length: calls }, async (_, i) => {
+        const res = await fetch(`${server.base}/v1/tools/read`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-session-id': `s${i}` },
+          body: JSON.stringify({ file_path: 'a.txt' }),
+        });
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    // A quiet server's line shows at once (the flush timer), not only when a batch is full.
+    await fetch(`${server.base}/v1/tools/read`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-session-id': 'quiet' },
+      body: JSON.stringify({ file_path: 'a.txt' }),
+    });
+    const quietSeen = Date.now();
+    while (!server.logs.some((l) => l.includes('"session":"quiet"')) && Date.now() - quietSeen < 2000) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(server.logs.filter((l) => l.includes('"session":"quiet"'))).toHaveLength(1);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    const lines = server.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const sessions = lines.filter((l) => l.event === 'tool_call' && l.tool === 'Read' && l.outcome === 'ok').map((l) => l.session);
+    expect(new Set(sessions)).toEqual(new Set([...Array.from({ length: calls }, (_, i) => `s${i}`), 'quiet']));
+    expect(sessions).toHaveLength(calls + 1);
+    expect(lines.at(-1)).toMatchObject({ signal: 'SIGTERM', msg: 'shutting down: finishing writes in flight' });
   });
 
   it('exits 2 with one line naming the port when it is in use, after the start-up lines', async () => {

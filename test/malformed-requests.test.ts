@@ -75,6 +75,34 @@ describe('malformed requests get the §4 error shape', () => {
     expect(errorCode(answer!)).toBe('INVALID_INPUT');
   });
 
+  it.each([
+    ['/v1/tools/read', { file_path: 'a.txt' }],
+    ['/v1/history/restore', { file_path: 'a.txt', version: 1 }],
+  ])('answers a bad X-Session-Id on %s with 400 INVALID_INPUT naming the header', async (url, body) => {
+    t = await makeTestApp();
+    const res = await t.app.inject({ method: 'POST', url, headers: { 'x-session-id': 'no spaces allowed' }, payload: body });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      error: {
+        code: 'INVALID_INPUT',
+        message: 'X-Session-Id must be 1-128 characters of A-Z a-z 0-9 . _ : -',
+        details: { fields: [{ field: 'headers.x-session-id', message: 'invalid session id' }] },
+      },
+    });
+  });
+
+  it('answers a bad X-Session-Id on the compat route as a tool_result error (SPEC §16)', async () => {
+    t = await makeTestApp();
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/compat/anthropic/text-editor',
+      headers: { 'x-session-id': 'no spaces allowed' },
+      payload: { command: 'view', path: 'a.txt' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ content: 'X-Session-Id must be 1-128 characters of A-Z a-z 0-9 . _ : -', is_error: true });
+  });
+
   it('answers a request that arrives on an open connection during shutdown with 503 FS_BUSY', async () => {
     const port = await listening();
     const app = t!;

@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
 import { ToolError } from '../errors.js';
 import { sendError } from './error-handler.js';
+import type { RequestCheck } from './request-checks.js';
 
 /** The body media types a route accepts when it declares none (SPEC §17). */
 export const JSON_BODY: readonly string[] = ['application/json'];
@@ -24,18 +24,16 @@ export function mediaType(header: string | undefined): string | null {
  * CORS preflight, so they are refused outright rather than parsed. Runs after auth, before the
  * body is read (SPEC §4 order).
  */
-export function installBodyTypeCheck(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
-    const allowed = request.routeOptions.config?.bodyTypes;
-    if (allowed === undefined) return;
-    const type = mediaType(request.headers['content-type']);
-    if (type !== null && allowed.includes(type)) return;
-    const expected = allowed.join(' or ');
-    return sendError(
-      reply,
-      new ToolError('INVALID_INPUT', `Send the body with Content-Type: ${expected}${type ? ` (got ${type})` : ''}.`, {
-        fields: [{ field: 'headers.content-type', message: `expected ${expected}` }],
-      }),
-    );
-  });
-}
+export const bodyTypeCheck: RequestCheck = (request, reply) => {
+  const allowed = request.routeOptions.config?.bodyTypes;
+  if (allowed === undefined) return undefined;
+  const type = mediaType(request.headers['content-type']);
+  if (type !== null && allowed.includes(type)) return undefined;
+  const expected = allowed.join(' or ');
+  return sendError(
+    reply,
+    new ToolError('INVALID_INPUT', `Send the body with Content-Type: ${expected}${type ? ` (got ${type})` : ''}.`, {
+      fields: [{ field: 'headers.content-type', message: `expected ${expected}` }],
+    }),
+  );
+};

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { ToolError } from '../errors.js';
 import { sendError } from './error-handler.js';
+import type { RequestCheck } from './request-checks.js';
 
 /**
  * SPEC §4 error shape for the failures Fastify and Node answer on their own: a malformed request
@@ -45,24 +46,24 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
 export const FRAMEWORK_ERROR_OPTIONS = {
   clientErrorHandler,
   frameworkErrors,
-  // Closing is answered by installClosingGuard in the §4 shape instead.
+  // Closing is answered by closingGuard in the §4 shape instead.
   return503OnClosing: false,
 } satisfies Partial<FastifyServerOptions>;
 
 /**
  * While the service shuts down, requests that still arrive on an open connection get `503
  * FS_BUSY` with `Retry-After` (another instance, or this one restarted, may answer) and
- * `Connection: close`; writes already in flight finish. Register first, before every other hook.
+ * `Connection: close`; writes already in flight finish. The first of the request checks.
  */
-export function installClosingGuard(app: FastifyInstance): void {
+export function closingGuard(app: FastifyInstance): RequestCheck {
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
     done();
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
+  return (_request, reply) => {
+    if (!closing) return undefined;
     reply.header('Connection', 'close');
     return sendError(reply, new ToolError('FS_BUSY', 'sidefile is shutting down; retry in a moment.', {}, { 'Retry-After': '1' }));
-  });
+  };
 }

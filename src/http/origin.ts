@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ToolError } from '../errors.js';
 import { sendError } from './error-handler.js';
+import type { RequestCheck } from './request-checks.js';
 
 /**
  * SPEC §17, browser and network safety: the first check of every request (onRequest, before
@@ -109,10 +110,10 @@ function allowCors(request: FastifyRequest, reply: FastifyReply, origin: string)
   return reply.code(204).send();
 }
 
-/** Installs the SPEC §17 checks; call before installAuth so they run first. */
-export function installOriginCheck(app: FastifyInstance, policy: OriginPolicy): void {
-  app.addHook('onRequest', async (request, reply) => {
-    if (EXEMPT.test(request.url.split('?')[0] ?? '')) return;
+/** The SPEC §17 checks; put them before authCheck so they run first. */
+export function originCheck(app: FastifyInstance, policy: OriginPolicy): RequestCheck {
+  return (request, reply) => {
+    if (EXEMPT.test(request.url.split('?')[0] ?? '')) return undefined;
     const host = parseHost(request.headers.host);
     // Security: DNS rebinding — without a token only loopback names and --allowed-hosts are served.
     const hostOk = host !== null && (policy.token !== null || hostAllowed(host, policy.allowedHosts));
@@ -124,7 +125,7 @@ export function installOriginCheck(app: FastifyInstance, policy: OriginPolicy): 
       );
     }
     const origin = request.headers.origin;
-    if (origin === undefined) return;
+    if (origin === undefined) return undefined;
     const address = app.server.address();
     const listenPort = address !== null && typeof address === 'object' ? address.port : null;
     // Security: a browser page from another origin is refused before auth and before routing.
@@ -133,5 +134,6 @@ export function installOriginCheck(app: FastifyInstance, policy: OriginPolicy): 
       return deny(reply, 'Requests from this browser origin are refused. Add it to --allowed-origins to allow it.', { header: 'origin' });
     }
     if (verdict === 'allowed') return allowCors(request, reply, new URL(origin).origin);
-  });
+    return undefined;
+  };
 }

@@ -1,9 +1,22 @@
 import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { ToolError } from '../errors.js';
 
 /** SPEC §2 session ids and §4 request ids: 1–128 of `[A-Za-z0-9._:-]`. The one copy. */
 export const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const DEFAULT_SESSION = 'default';
+
+/**
+ * The headers a session-scoped route documents. Its routes check the header with sessionOf, not
+ * with this schema (bodyForCallTool lets headers through): one check, one message.
+ */
+export const sessionHeaders = z.looseObject({
+  'x-session-id': z
+    .string()
+    .regex(ID_PATTERN)
+    .optional()
+    .describe('Names one agent conversation (read-before-write state belongs to it). Default: `default`.'),
+});
 
 /** SPEC §2: the X-Session-Id header, or `default`. */
 export function sessionOf(request: FastifyRequest): string {

@@ -36,9 +36,10 @@ type Parts = Array<string | Buffer>;
 export function installSlicedJson(app: FastifyInstance): void {
   // Fastify sends a serializer's Buffer as it is (its type says string only).
   app.setSerializerCompiler(() => (data) => (data instanceof PreSerialized ? (data.json as string) : JSON.stringify(data)));
-  app.addHook('preSerialization', async (_request, _reply, payload: unknown) => {
-    if (payload instanceof PreSerialized || !isLarge(payload)) return payload;
-    return new PreSerialized(await stringifySliced(payload));
+  // Callback style: the common small answer passes without a promise and a microtask turn.
+  app.addHook('preSerialization', (_request, _reply, payload: unknown, done) => {
+    if (payload instanceof PreSerialized || !isLarge(payload)) return done(null, payload);
+    stringifySliced(payload).then((json) => done(null, new PreSerialized(json)), done);
   });
 }
 

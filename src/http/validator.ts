@@ -2,6 +2,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 import type { FastifyRouteSchemaDef, FastifyValidationResult } from 'fastify/types/schema.js';
 import type { z } from 'zod';
 import { invalidInput, issueFields } from '../tools/parse-input.js';
+import { sessionHeaders } from './session.js';
 
 /**
  * Fastify's validator for the non-tool routes' zod schemas (querystrings, params, headers):
@@ -17,9 +18,13 @@ export const zodValidator: FastifySchemaCompiler<z.ZodType> =
 
 /**
  * For a body that callTool validates (once, with the null rule of SPEC §4): Fastify keeps the
- * schema for the OpenAPI document but lets the value through as it came.
+ * schema for the OpenAPI document but lets the value through as it came. The same for
+ * sessionHeaders: the handler's sessionOf checks X-Session-Id (a zod pass over every header
+ * and a copy of them per request was a measurable share of a 4 KB Read, issue 12).
  */
 export function bodyForCallTool<S>(route: FastifyRouteSchemaDef<S>): FastifyValidationResult {
-  if (route.httpPart === 'body') return (data: unknown) => ({ value: data });
+  if (route.httpPart === 'body' || (route.httpPart === 'headers' && route.schema === sessionHeaders)) return passThrough;
   return zodValidator(route as unknown as FastifyRouteSchemaDef<z.ZodType>);
 }
+
+const passThrough = (data: unknown): { value: unknown } => ({ value: data });

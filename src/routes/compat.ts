@@ -5,10 +5,10 @@ import type { AppServices } from '../app-services.js';
 import { runTextEditor, textEditorInput } from '../compat/text-editor.js';
 import { sendError, toToolError } from '../http/error-handler.js';
 import { errorResponses } from '../http/error-schema.js';
-import { sessionOf } from '../http/session.js';
+import { sessionHeaders, sessionOf } from '../http/session.js';
 import { bodyForCallTool } from '../http/validator.js';
 import type { ToolDefinition } from '../tools/types.js';
-import { SECURED, sessionHeaders } from './tools.js';
+import { SECURED } from './tools.js';
 
 const answer = z
   .object({

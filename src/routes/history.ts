@@ -5,13 +5,13 @@ import type { AppServices } from '../app-services.js';
 import type { ErrorCode } from '../errors.js';
 import { JSON_BODY } from '../http/body-type.js';
 import { errorResponses } from '../http/error-schema.js';
-import { sessionOf } from '../http/session.js';
+import { sessionHeaders, sessionOf } from '../http/session.js';
 import { bodyForCallTool } from '../http/validator.js';
 import { callTool } from '../tools/call-tool.js';
 import { restoreTool } from '../tools/restore/index.js';
 import { WRITE_TOOL_NAMES } from '../tools/types.js';
 import { historyQuery, listFileHistory, listWorkspaceHistory } from './history-list.js';
-import { SECURED, sessionHeaders } from './tools.js';
+import { SECURED } from './tools.js';
 
 const versionSchema = z
   .object({

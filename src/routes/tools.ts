@@ -6,7 +6,7 @@ import { JSON_BODY } from '../http/body-type.js';
 import { errorResponses } from '../http/error-schema.js';
 import { toolErrorCodes } from '../http/route-errors.js';
 import { TOOL_EXAMPLES } from '../http/tool-examples.js';
-import { ID_PATTERN, sessionOf } from '../http/session.js';
+import { sessionHeaders, sessionOf } from '../http/session.js';
 import { bodyForCallTool } from '../http/validator.js';
 import { toolAnswer } from '../http/sliced-json.js';
 import { joinNames } from '../text/join-names.js';
@@ -14,14 +14,6 @@ import { callTool } from '../tools/call-tool.js';
 import { DIALECTS, toolsInDialect, type Dialect } from '../dialects/dialects.js';
 import { inputJsonSchema } from '../tools/json-schema.js';
 import type { ToolDefinition } from '../tools/types.js';
-
-export const sessionHeaders = z.looseObject({
-  'x-session-id': z
-    .string()
-    .regex(ID_PATTERN)
-    .optional()
-    .describe('Names one agent conversation (read-before-write state belongs to it). Default: `default`.'),
-});
 
 export const SECURED = [{ bearerAuth: [] }];
 
