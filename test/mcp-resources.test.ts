@@ -69,6 +69,7 @@ describe('MCP resources', () => {
     await put('secrets/key.txt', 'hunter2\n');
     await put('bin.dat', Buffer.from([0, 1, 2, 3, 0, 0, 9]));
     await put('big.txt', 'x'.repeat(300 * 1024));
+    await put('late-nul.txt', Buffer.concat([Buffer.from('text line\n'.repeat(2000)), Buffer.from([0])]));
     const missing = await rpcError(client.readResource({ uri: 'file:///nope.txt' }));
     expect(missing.code).toBe(-32002);
     expect(missing.data).toEqual({ code: 'FILE_NOT_FOUND', details: {} });
@@ -77,6 +78,7 @@ describe('MCP resources', () => {
       ['file:///../outside.txt', 'PATH_OUTSIDE_WORKSPACE'],
       ['file:///%2e%2e/%2e%2e/etc/passwd', 'PATH_OUTSIDE_WORKSPACE'],
       ['file:///bin.dat', 'BINARY_FILE'],
+      ['file:///late-nul.txt', 'BINARY_FILE'],
       ['file:///big.txt', 'FILE_TOO_LARGE'],
     ];
     for (const [uri, code] of cases) {

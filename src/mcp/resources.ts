@@ -3,9 +3,9 @@ import type { AppServices } from '../app-services.js';
 import type { ToolError } from '../errors.js';
 import { toToolError } from '../http/error-handler.js';
 import { openResolved, type OpenedFile } from '../paths/open-resolved.js';
-import { bomEncoding, decodeText } from '../text/codec.js';
+import { decodeText } from '../text/codec.js';
 import { encodingOverrideFor } from '../text/overrides.js';
-import { SNIFF_BYTES, sniff, type SniffResult } from '../text/sniff.js';
+import { SNIFF_BYTES, sniff, sniffFile, type SniffResult } from '../text/sniff.js';
 import { binaryFile, imageTooLarge, unpagedTooLarge } from '../tools/read/read-loaded.js';
 import { MAX_IMAGE_BYTES, MAX_UNPAGED_BYTES } from '../tools/read/format.js';
 import type { Log, ResolvedPath } from '../tools/types.js';
@@ -88,7 +88,8 @@ async function loadWhole(opened: OpenedFile): Promise<{ data: Buffer; kind: Snif
     if (size > MAX_IMAGE_BYTES) throw imageTooLarge(path, size);
   }
   const data = await readHead(opened, size);
-  return { data, kind: sniff(data.subarray(0, SNIFF_BYTES)) };
+  // Read's rule for a whole file: a NUL past the sniffed head makes it binary too (sniffFile).
+  return { data, kind: sniffFile(data) };
 }
 
 /** `resources/read`: the decoded text of a text file, or an image as a base64 blob. */
@@ -99,9 +100,6 @@ export async function readResource(services: AppServices, uri: string): Promise<
     const { data, kind } = await loadWhole(opened);
     if (kind.kind === 'image') return { contents: [{ uri, mimeType: kind.mediaType, blob: data.toString('base64') }] };
     if (kind.kind === 'binary') throw binaryFile(path);
-    // As Read: a NUL past the sniffed head makes the file binary, unless it is UTF-16/32 text.
-    const bom = bomEncoding(data);
-    if ((bom === undefined || bom === 'utf-8') && data.includes(0, SNIFF_BYTES)) throw binaryFile(path);
     const decoded = decodeText(data, encodingOverrideFor(services.settings.encodings, path));
     const mimeType = path.endsWith('.ipynb') ? 'application/x-ipynb+json' : 'text/plain';
     return { contents: [{ uri, mimeType, text: decoded.text }] };

@@ -23,7 +23,7 @@ export interface DecodedText extends TextEncoding {
 }
 
 /** Longest first: the UTF-32LE BOM starts with the UTF-16LE one. */
-const BOMS: ReadonlyArray<readonly [encoding: string, bytes: Buffer]> = [
+export const BOMS: ReadonlyArray<readonly [encoding: string, bytes: Buffer]> = [
   ['utf-32le', Buffer.from([0xff, 0xfe, 0x00, 0x00])],
   ['utf-32be', Buffer.from([0x00, 0x00, 0xfe, 0xff])],
   ['utf-8', Buffer.from([0xef, 0xbb, 0xbf])],
@@ -50,6 +50,12 @@ export function hasBytesAt(bytes: Buffer, prefix: Buffer, at = 0): boolean {
 export function bomEncoding(bytes: Buffer): string | undefined {
   for (const [encoding, bom] of BOMS) if (hasBytesAt(bytes, bom)) return encoding;
   return undefined;
+}
+
+/** Whether these bytes start with a UTF-16/32 BOM: such text is full of NUL bytes, and its ASCII is not one byte a character. */
+export function hasWideBom(bytes: Buffer): boolean {
+  const bom = bomEncoding(bytes);
+  return bom !== undefined && bom !== 'utf-8';
 }
 
 const ALIASES: Record<string, string> = {

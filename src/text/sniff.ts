@@ -1,4 +1,4 @@
-import { bomBytes, bomEncoding, hasBytesAt } from './codec.js';
+import { BOMS, hasBytesAt, hasWideBom } from './codec.js';
 import { HAS_CONTROL, HAS_HIGH, scanHead } from './control-scan.js';
 
 /**
@@ -65,10 +65,9 @@ IS_CONTROL[0x7f] = 1; // DEL
  */
 export const HIGH_BYTE_RUN = 32;
 
-const BOMS = ['utf-32le', 'utf-32be', 'utf-8', 'utf-16le', 'utf-16be'].map((encoding) => bomBytes(encoding)!);
 /** 1 for the first byte of a magic number or BOM above: a head starting with any other byte has none of them (most text). */
 const MAGIC_FIRST = new Uint8Array(256);
-for (const magic of [PNG, JPEG, GIF87, GIF89, RIFF, ...BINARY_MAGIC, ...BOMS]) MAGIC_FIRST[magic[0]!] = 1;
+for (const magic of [PNG, JPEG, GIF87, GIF89, RIFF, ...BINARY_MAGIC, ...BOMS.map(([, bom]) => bom)]) MAGIC_FIRST[magic[0]!] = 1;
 
 /**
  * A control byte or a long high-byte run. One SIMD pass (control-scan.ts) settles a head without
@@ -110,8 +109,7 @@ function magicKind(head: Buffer): SniffResult | undefined {
   const mediaType = imageType(head);
   if (mediaType !== undefined) return { kind: 'image', mediaType };
   // A UTF-16/32 BOM marks text even though such text is full of NUL bytes.
-  const bom = bomEncoding(head);
-  if (bom !== undefined && bom !== 'utf-8') return { kind: 'text' };
+  if (hasWideBom(head)) return { kind: 'text' };
   if (BINARY_MAGIC.some((magic) => startsWith(head, magic))) return { kind: 'binary' };
   return undefined;
 }
@@ -124,8 +122,6 @@ function magicKind(head: Buffer): SniffResult | undefined {
 export function sniffFile(bytes: Buffer): SniffResult {
   const kind = sniff(bytes.subarray(0, SNIFF_BYTES));
   if (kind.kind !== 'text' || bytes.length <= SNIFF_BYTES) return kind;
-  const bom = bomEncoding(bytes);
-  const wide = bom !== undefined && bom !== 'utf-8';
   // memchr-fast on a buffer.
-  return !wide && bytes.includes(0, SNIFF_BYTES) ? { kind: 'binary' } : kind;
+  return !hasWideBom(bytes) && bytes.includes(0, SNIFF_BYTES) ? { kind: 'binary' } : kind;
 }

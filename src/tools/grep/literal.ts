@@ -1,5 +1,3 @@
-import { bomEncoding } from '../../text/codec.js';
-
 /**
  * Characters that stand for themselves in a regular expression and that no JSON writer escapes
  * (`<`, `>` and `&` are left out: Go's encoder writes them as `\u003c`…, and so may a notebook's).
@@ -33,7 +31,7 @@ export interface Needle {
  * (`function\s+handle\w*Event` → "Event", "function", "handle"), or the whole pattern when it is
  * a plain literal. None with -i, or with a top-level `|`.
  * Every encoding Read detects (UTF-8, GBK, Shift_JIS, EUC, windows-125x…) keeps ASCII as is,
- * except UTF-16/32 (known by their BOM, see isWide), and a notebook's JSON keeps these characters
+ * except UTF-16/32 (known by their BOM, hasWideBom), and a notebook's JSON keeps these characters
  * as they are in its cells — so a file whose bytes lack one of them cannot match and is passed
  * over undecoded. ripgrep makes the same cut with its literal prefilter.
  */
@@ -110,9 +108,4 @@ function contains(bytes: Buffer, { bytes: needle, rare }: Needle): boolean {
     if (++falseHits === MAX_FALSE_HITS) return bytes.includes(needle, start + 1);
   }
   return false;
-}
-
-export function isWide(bytes: Buffer): boolean {
-  const enc = bomEncoding(bytes);
-  return enc !== undefined && enc !== 'utf-8';
 }

@@ -10,12 +10,12 @@ import type { GrepItem, GrepLine, GrepTask } from '../../discovery/protocol.js';
 import { walkFiles, walkOne, type WalkFile } from '../../discovery/walk.js';
 import { cellIdAt, cellSource, parseNotebook } from '../../notebook/model.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
-import { bomBytes, decodeBytes, detectEncoding } from '../../text/codec.js';
+import { bomBytes, decodeBytes, detectEncoding, hasWideBom } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { scratchInScanMemory } from '../../text/control-scan.js';
 import { sniffFile } from '../../text/sniff.js';
 import { compileRegex, cutLine, KEPT_CHARS, keptChars, lineText, matchingLines, withContext, type TextMatcher } from './search.js';
-import { containsAll, isWide, requiredNeedles, type Needle } from './literal.js';
+import { containsAll, requiredNeedles, type Needle } from './literal.js';
 import { ownsOf } from './shard-of.js';
 
 /** Files over this size are not searched (they would have to be held whole). */
@@ -142,7 +142,7 @@ function searchFile(task: GrepTask, file: WalkFile, read: FileRead, search: Sear
     return null;
   }
   const override = encodingOverrideFor(task.encodings, file.rel);
-  if (needles.length > 0 && override === undefined && !isWide(read.bytes) && !containsAll(read.bytes, needles)) return null;
+  if (needles.length > 0 && override === undefined && !hasWideBom(read.bytes) && !containsAll(read.bytes, needles)) return null;
   let text: string;
   try {
     text = decode(read.bytes, override);
