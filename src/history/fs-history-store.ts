@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { linkSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { WriteToolName } from '../write/types.js';
 import { blobPath, compareVersions, keyDir, oldestBlob, readIndex, writeIndex, type HistoryIndex } from './history-index.js';
@@ -49,8 +49,8 @@ export class FsHistoryStore implements HistoryStore {
     this.maxTotalBytes = options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES;
     this.maxVersionBytes = options.maxVersionBytes ?? MAX_VERSION_BYTES;
     this.now = options.now ?? Date.now;
-    // Sync link: one metadata call, cheaper than a thread-pool round trip on the write path.
-    this.link = options.link ?? (async (a, b) => linkSync(a, b));
+    // In the pool: a new name in the history folder may wait on the file system's locks.
+    this.link = options.link ?? ((a, b) => fs.link(a, b));
   }
 
   async keep(

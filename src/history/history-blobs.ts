@@ -56,23 +56,12 @@ export async function removeOrphans(dir: string, index: HistoryIndex, names: Set
 }
 
 /**
- * Blobs up to this size are removed with a sync call: freeing a small inode costs less than the
- * thread-pool round trip (and its wake-ups) of an async unlink, and the pruning keep runs while
- * the write's temp file is being fsynced. Larger ones may take longer to free: the pool.
+ * Removes a dropped version's content; "did not exist" versions have none. In the thread pool:
+ * freeing an inode may wait on the file system's locks, and it runs beside the write's fsync.
  */
-const SYNC_REMOVE_BYTES = 256 * 1024;
-
-/** Removes a dropped version's content; "did not exist" versions have none. */
 export async function removeBlob(historyDir: string, key: string, version: HistoryVersion): Promise<void> {
   if (version.size === null) return;
-  const blob = blobPath(keyDir(historyDir, key), version.version);
-  const gone = (err: NodeJS.ErrnoException) => {
+  await fs.unlink(blobPath(keyDir(historyDir, key), version.version)).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'ENOENT') throw err;
-  };
-  if (version.size > SYNC_REMOVE_BYTES) return fs.unlink(blob).catch(gone);
-  try {
-    unlinkSync(blob);
-  } catch (err) {
-    gone(err as NodeJS.ErrnoException);
-  }
+  });
 }
