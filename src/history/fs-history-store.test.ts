@@ -118,7 +118,25 @@ describe('FsHistoryStore', () => {
     }
     expect((await store.list('f.txt')).map((v) => v.version)).toEqual([kept[2], kept[1]]);
     expect(await store.load('f.txt', kept[0]!)).toBeUndefined();
+    // The pruned blob stays as the file's one spare (spare-blobs.ts), handed out once.
+    const spare = store.takeSpare('f.txt');
+    expect(path.basename(spare!)).toBe(`${kept[0]}.blob`);
+    expect(store.takeSpare('f.txt')).toBeNull();
+    expect((await findBlobs(dataDir)).filter((b) => b !== spare)).toHaveLength(2);
+  });
+
+  it('keeps a pruned blob as a spare only for its own file, one per file, and none over 1 MiB', async () => {
+    const store = new FsHistoryStore({ dataDir, maxVersions: 1 });
+    const big = 'x'.repeat(1024 * 1024 + 1);
+    for (const text of [big, 'a', 'b']) {
+      await store.keep('f.txt', await current('f.txt', text), meta);
+      await replace('f.txt', `${text}!`);
+    }
+    // keep(a) pruned the 1 MiB + 1 blob (removed), keep(b) pruned a's (the spare).
+    for (let i = 0; i < 100 && (await findBlobs(dataDir)).length > 2; i++) await new Promise((r) => setTimeout(r, 10));
     expect(await findBlobs(dataDir)).toHaveLength(2);
+    expect(await fs.readFile(store.takeSpare('f.txt')!, 'utf8')).toBe('a');
+    expect(store.takeSpare('other.txt')).toBeNull();
   });
 
   it('drops the blobs of pruned versions both small (at once) and large (in the background)', async () => {
@@ -128,9 +146,11 @@ describe('FsHistoryStore', () => {
       await store.keep('f.txt', await current('f.txt', text), meta);
       await replace('f.txt', `${text}!`);
     }
-    // The last prune dropped a 300 KiB blob through the thread pool: give it a moment.
-    for (let i = 0; i < 100 && (await findBlobs(dataDir)).length > 1; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(await findBlobs(dataDir)).toHaveLength(1);
+    // The last prunes dropped 300 KiB blobs through the thread pool: give them a moment. The
+    // first pruned blob ('a') stays as the file's spare.
+    for (let i = 0; i < 100 && (await findBlobs(dataDir)).length > 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await findBlobs(dataDir)).toHaveLength(2);
+    expect(await fs.readFile(store.takeSpare('f.txt')!, 'utf8')).toBe('a');
     const [only] = await store.list('f.txt');
     expect((await store.load('f.txt', only!.version))?.bytes?.toString()).toBe('c');
   });

@@ -9,6 +9,7 @@ import { removeBlob, removeOrphans, storeBlob } from './history-blobs.js';
 import { HistoryLog, readLogs, type LogRecord } from './history-log.js';
 import type { HistoryStats, HistoryStore, HistoryVersion, KeptFile, KeyedVersion } from './types.js';
 import { VersionIdGenerator } from './version-id.js';
+import { SpareBlobs } from './spare-blobs.js';
 
 export { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, type FsHistoryOptions } from './fs-history-options.js';
 
@@ -38,6 +39,8 @@ export class FsHistoryStore implements HistoryStore {
   private readonly log: HistoryLog;
   /** Keys with records in the current log (snapshotted before an old log is removed). */
   private logged = new Set<string>();
+  /** Pruned blobs the next write of their file may reuse (spare-blobs.ts). */
+  private readonly spares = new SpareBlobs();
   private readonly ids = new VersionIdGenerator();
   private totalBytes = 0;
   private ready: Promise<void> | undefined;
@@ -91,10 +94,18 @@ export class FsHistoryStore implements HistoryStore {
       throw err;
     }
     this.snapshotLater([key, ...removed.map((r) => r.key)]);
-    // Pruned blobs go in the background: the index no longer names them, and a crash before
-    // they are gone leaves orphans that start-up removes.
-    for (const r of removed) void removeBlob(this.dir, r.key, r.version).catch(() => undefined);
+    // Pruned blobs go in the background (or stay as the file's spare): the index no longer
+    // names them, and a crash before they are gone leaves orphans that start-up removes.
+    for (const r of removed) {
+      const blob = blobPath(keyDir(this.dir, r.key), r.version.version);
+      if (r.key === key && r.version.size !== null && this.spares.offer(key, blob, r.version.size)) continue;
+      void removeBlob(this.dir, r.key, r.version).catch(() => undefined);
+    }
     return version;
+  }
+
+  takeSpare(key: string): string | null {
+    return this.spares.take(key);
   }
 
   async list(key: string): Promise<HistoryVersion[]> {

@@ -65,6 +65,11 @@ export interface HistoryStore {
    * not history). Optional; harmless for an unknown version.
    */
   discard?(key: string, version: string): Promise<void>;
+  /**
+   * A pruned blob of `key` (a path in the data dir) that no index names any more, handed out
+   * once: the next write of that file may reuse its inode for its temp file. Optional.
+   */
+  takeSpare?(key: string): string | null;
   /** For metrics; optional so a stand-in store need not count. */
   stats?(): HistoryStats;
   /** Waits for pending index writes. */

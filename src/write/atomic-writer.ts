@@ -52,7 +52,12 @@ export interface AtomicWriteOptions {
   target: WriteTarget;
   bytes: Buffer;
   /** The replaced file's stats (mode and owner are kept); null for a new file. */
-  previous: { mode: number; uid: number; gid: number } | null;
+  previous: { mode: number; uid: number; gid: number; dev?: number } | null;
+  /**
+   * Hands out a spare inode for the temp file (a pruned history blob of this file, in the data
+   * dir: history/spare-blobs.ts); called once, only for a replaced file and the default fs.
+   */
+  spare?: () => string | null;
   /** Create missing parent folders (Write of a new file). */
   createParents?: boolean;
   /** The target's folder, opened and checked by the caller (who closes it); opened here when absent. */
@@ -106,7 +111,8 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
     if (!dir) throw movedError();
     journaled = path.join(dir.real, tempName);
     journalAdd(opts.dataDir, journaled);
-    const handle = await fsx.open(dir.at(tempName), 'wx', opts.previous ? opts.previous.mode & 0o7777 : 0o666);
+    const handle =
+      (await reuseSpare(opts, dir.at(tempName))) ?? (await fsx.open(dir.at(tempName), 'wx', opts.previous ? opts.previous.mode & 0o7777 : 0o666));
     created = true;
     await writeAndSync(handle, opts);
     await opts.alongside;
@@ -133,6 +139,30 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
     if (!created && journaled !== null) journalRemove(opts.dataDir, journaled);
     own?.close();
   }
+}
+
+/**
+ * The spare opened and moved to `temp` (the journaled temp name in the checked folder), or null:
+ * no spare, or one that cannot serve (removed in the background; the caller makes a fresh file).
+ */
+async function reuseSpare(opts: AtomicWriteOptions, temp: string): Promise<TempFile | null> {
+  const dev = opts.previous?.dev;
+  if (dev === undefined || opts.fs) return null;
+  const spare = opts.spare?.() ?? null;
+  if (spare === null) return null;
+  const handle = FdTempFile.reuse(spare, dev);
+  if (handle) {
+    try {
+      // In the pool: a name made in the target's folder may wait on the file system's locks.
+      // EXDEV (the data dir is another mount of this file system): no spare, a fresh temp file.
+      await fsp.rename(spare, temp);
+      return handle;
+    } catch {
+      await handle.close();
+    }
+  }
+  void fsp.unlink(spare).catch(() => {});
+  return null;
 }
 
 export interface AtomicDeleteOptions {
@@ -224,9 +254,11 @@ export async function writeAndSync(handle: TempFile, opts: Pick<AtomicWriteOptio
   try {
     await handle.writeFile(opts.bytes);
     const prev = opts.previous;
-    // The umask may have dropped bits of the kept mode; then set it exactly.
-    if (prev && (prev.mode & (0o7000 | UMASK)) !== 0) await handle.chmod(prev.mode & 0o7777);
-    if (prev && (prev.uid !== UID || prev.gid !== GID)) {
+    const has = handle.has;
+    // The umask may have dropped bits of the kept mode, or a spare have others; then set it exactly.
+    if (prev && (has ? (has.mode & 0o7777) !== (prev.mode & 0o7777) : (prev.mode & (0o7000 | UMASK)) !== 0))
+      await handle.chmod(prev.mode & 0o7777);
+    if (prev && (prev.uid !== (has?.uid ?? UID) || prev.gid !== (has?.gid ?? GID))) {
       // Only root may give a file away; elsewhere the new file is ours, as any editor's is.
       await handle.chown(prev.uid, prev.gid).catch(() => {});
     }

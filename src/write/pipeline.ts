@@ -216,6 +216,7 @@ async function store(
     previous: step.current.stat,
     createParents: plan.createParents,
     dir: step.dir,
+    spare: () => ctx.history.takeSpare?.(step.key) ?? null,
     lastCheck: step.lastCheck,
     // Keeping the history version overlaps writing the temp file; both finish before the rename.
     alongside: step.kept.then((v) => (version = v)),

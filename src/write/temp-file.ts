@@ -8,6 +8,8 @@ export interface TempFile {
   chown(uid: number, gid: number): Promise<void>;
   sync(): Promise<void>;
   close(): Promise<void>;
+  /** Mode and owner the file has now: a reused inode (a spare) keeps its old ones. Absent: just made. */
+  readonly has?: { mode: number; uid: number; gid: number };
 }
 
 /**
@@ -25,7 +27,12 @@ const SYNC_WRITE_BYTES = 256 * 1024;
 export class FdTempFile implements TempFile {
   private closed = false;
 
-  private constructor(private readonly fd: number) {}
+  private constructor(
+    private readonly fd: number,
+    /** Bytes the file holds already (a spare's old content): cut after the new ones. */
+    private readonly size = 0,
+    readonly has?: TempFile['has'],
+  ) {}
 
   /**
    * Creates the file (flags `wx`: never an existing entry, never through a last link).
@@ -39,13 +46,35 @@ export class FdTempFile implements TempFile {
     return new Promise((resolve, reject) => fs.open(p, flags, mode, (err, fd) => (err ? reject(err) : resolve(new FdTempFile(fd)))));
   }
 
+  /**
+   * Opens a spare (history/spare-blobs.ts) to be this write's temp file: null when it is not a
+   * regular file on device `dev` that only its one name reaches. Nothing is changed before that.
+   * Security: an inode with another name — a hard link made to the file before its version was
+   * pruned, maybe outside the root — is never written: only a file of our own is reused.
+   */
+  static reuse(spare: string, dev: number): FdTempFile | null {
+    let fd: number;
+    try {
+      // Sync: an existing entry of the data dir, opened without O_TRUNC, frees and allocates nothing.
+      fd = fs.openSync(spare, fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    } catch {
+      return null;
+    }
+    const st = fs.fstatSync(fd);
+    if (st.isFile() && st.nlink === 1 && st.dev === dev) return new FdTempFile(fd, st.size, { mode: st.mode, uid: st.uid, gid: st.gid });
+    fs.closeSync(fd);
+    return null;
+  }
+
+  /** Writes `data` from the start; a spare's longer old content is cut after it (in the pool: freeing blocks may wait). */
   async writeFile(data: Uint8Array): Promise<void> {
     let done = 0;
     if (data.length <= SYNC_WRITE_BYTES) {
-      while (done < data.length) done += fs.writeSync(this.fd, data, done, data.length - done);
-      return;
+      while (done < data.length) done += fs.writeSync(this.fd, data, done, data.length - done, done);
+    } else {
+      while (done < data.length) done += await writeAsync(this.fd, data, done);
     }
-    while (done < data.length) done += await writeAsync(this.fd, data, done);
+    if (this.size > data.length) await new Promise<void>((resolve, reject) => fs.ftruncate(this.fd, data.length, (err) => (err ? reject(err) : resolve())));
   }
 
   async chmod(mode: number): Promise<void> {
@@ -69,7 +98,7 @@ export class FdTempFile implements TempFile {
 
 function writeAsync(fd: number, data: Uint8Array, at: number): Promise<number> {
   return new Promise((resolve, reject) =>
-    fs.write(fd, data, at, data.length - at, null, (err, written) => (err ? reject(err) : resolve(written))),
+    fs.write(fd, data, at, data.length - at, at, (err, written) => (err ? reject(err) : resolve(written))),
   );
 }
 
