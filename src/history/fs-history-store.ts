@@ -5,15 +5,13 @@ import type { WriteToolName } from '../write/types.js';
 import { blobPath, compareVersions, keyDir, oldestBlob, readIndex, writeIndex, type HistoryIndex } from './history-index.js';
 import { publicVersion, recentVersions, versionsSince } from './history-recent.js';
 import { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, type FsHistoryOptions } from './fs-history-options.js';
-import { removeBlob, removeOrphans, storeBlob } from './history-blobs.js';
-import { HistoryLog, readLogs, type LogRecord } from './history-log.js';
+import { disposePruned, removeBlob, removeOrphans, storeBlob, type Removal } from './history-blobs.js';
+import { dropRecord, HistoryLog, readLogs, type LogRecord } from './history-log.js';
 import type { HistoryStats, HistoryStore, HistoryVersion, KeptFile, KeyedVersion } from './types.js';
 import { VersionIdGenerator } from './version-id.js';
 import { SpareBlobs } from './spare-blobs.js';
 
 export { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, type FsHistoryOptions } from './fs-history-options.js';
-
-type Removal = { key: string; version: HistoryVersion };
 
 /**
  * History in the data dir: one folder per file (named by a hash of its key) holding an
@@ -87,7 +85,7 @@ export class FsHistoryStore implements HistoryStore {
     try {
       // Security of the history: appended (sync) before the workspace file is renamed, so a
       // killed process never loses the entry of a write that landed.
-      this.log.append([{ op: 'add', key, entry }, ...removed.map((r) => dropRecord(r))]);
+      this.log.append([{ op: 'add', key, entry }, ...removed.map((r) => dropRecord(r.key, r.version))]);
     } catch (err) {
       // The log could not be written (ENOSPC…): the write will fail, so this is not history.
       this.forget(key, version);
@@ -96,11 +94,7 @@ export class FsHistoryStore implements HistoryStore {
     this.snapshotLater([key, ...removed.map((r) => r.key)]);
     // Pruned blobs go in the background (or stay as the file's spare): the index no longer
     // names them, and a crash before they are gone leaves orphans that start-up removes.
-    for (const r of removed) {
-      const blob = blobPath(keyDir(this.dir, r.key), r.version.version);
-      if (r.key === key && r.version.size !== null && this.spares.offer(key, blob, r.version.size)) continue;
-      void removeBlob(this.dir, r.key, r.version).catch(() => undefined);
-    }
+    disposePruned(this.dir, key, removed, this.spares);
     return version;
   }
 
@@ -154,7 +148,7 @@ export class FsHistoryStore implements HistoryStore {
     if (!index || at < 0) return;
     const removed = this.drop(key, index, at);
     try {
-      this.log.append([dropRecord(removed)]);
+      this.log.append([dropRecord(removed.key, removed.version)]);
     } catch {
       // Without the record a restart may list this version; its blob is gone, so it is dropped then.
     }
@@ -302,8 +296,4 @@ export class FsHistoryStore implements HistoryStore {
     this.persisting.set(key, settled);
     return next;
   }
-}
-
-function dropRecord(r: Removal): LogRecord {
-  return { op: 'drop', key: r.key, version: r.version.version };
 }

@@ -2,6 +2,7 @@ import { constants, promises as fs, lstatSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { blobPath, INDEX_FILE, keyDir, type HistoryIndex } from './history-index.js';
 import type { HistoryVersion, KeptFile } from './types.js';
+import type { SpareBlobs } from './spare-blobs.js';
 
 /**
  * Hard link (zero copy); on another file system, or where links are refused, a copy.
@@ -64,4 +65,16 @@ export async function removeBlob(historyDir: string, key: string, version: Histo
   await fs.unlink(blobPath(keyDir(historyDir, key), version.version)).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'ENOENT') throw err;
   });
+}
+
+/** A version dropped from an index (pruned or discarded). */
+export type Removal = { key: string; version: HistoryVersion };
+
+/** Blobs of pruned versions: each removed in the background, or kept as `key`'s spare (spare-blobs.ts). */
+export function disposePruned(historyDir: string, key: string, removed: Removal[], spares: SpareBlobs): void {
+  for (const r of removed) {
+    const blob = blobPath(keyDir(historyDir, r.key), r.version.version);
+    if (r.key === key && r.version.size !== null && spares.offer(key, blob, r.version.size)) continue;
+    void removeBlob(historyDir, r.key, r.version).catch(() => undefined);
+  }
 }

@@ -86,3 +86,8 @@ export async function readLogs(dir: string): Promise<LogRecord[]> {
   }
   return records;
 }
+
+/** The log record of a version dropped (pruned, or discarded after a failed write). */
+export function dropRecord(key: string, version: { version: string }): LogRecord {
+  return { op: 'drop', key, version: version.version };
+}

@@ -1,10 +1,11 @@
 import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { ToolError } from '../errors.js';
+import type { ToolError } from '../errors.js';
 import { type CheckedDir, movedError, openCheckedDir, outsideError } from '../paths/fd-policy.js';
 import { mapFsError } from './fs-errors.js';
 import { journalAdd, journalRemove } from './journal.js';
-import { isInside, realPathNow, type ResolveFs } from './resolve-sync.js';
+import { isInside, type ResolveFs } from './resolve-sync.js';
+import { assertStillTarget } from './last-checks.js';
 import { FdTempFile, newTempName, type TempFile } from './temp-file.js';
 
 /**
@@ -112,7 +113,8 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
     journaled = path.join(dir.real, tempName);
     journalAdd(opts.dataDir, journaled);
     const handle =
-      (await reuseSpare(opts, dir.at(tempName))) ?? (await fsx.open(dir.at(tempName), 'wx', opts.previous ? opts.previous.mode & 0o7777 : 0o666));
+      (await reuseSpare(opts, dir.at(tempName))) ??
+      (await fsx.open(dir.at(tempName), 'wx', opts.previous ? opts.previous.mode & 0o7777 : 0o666));
     created = true;
     await writeAndSync(handle, opts);
     await opts.alongside;
@@ -270,55 +272,5 @@ export async function writeAndSync(handle: TempFile, opts: Pick<AtomicWriteOptio
     }
   } finally {
     await handle.close();
-  }
-}
-
-/**
- * Security: the folder is still the checked one inside the root, and the entry the rename
- * replaces (or the unlink removes) is not a link swapped in since it was loaded. Without
- * /proc/self/fd the path itself is re-resolved as well (the previous behaviour).
- * Returns the entry's lstat (null: missing; undefined: the lstat failed otherwise), so the last
- * staleness check, made right after with no await between, need not lstat it again.
- */
-export function assertStillTarget(
-  opts: { root: string; target: WriteTarget },
-  dir: CheckedDir,
-  name: string,
-  fsx: ResolveFs = nodeWriterFs,
-): fs.Stats | null | undefined {
-  dir.recheck(opts.root);
-  let entry: fs.Stats | null | undefined = null;
-  try {
-    entry = fsx.lstatSync(dir.at(name));
-  } catch (err) {
-    // Missing: a create, or removed meanwhile (the last staleness check decides). Any other
-    // failure is left for that check's own lstat to answer.
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') entry = undefined;
-  }
-  if (entry?.isSymbolicLink()) {
-    let now: string | null = null;
-    try {
-      now = fsx.realpathSync(dir.at(name));
-    } catch {
-      // Dangling or a loop: it leads nowhere we can vouch for.
-    }
-    if (now === null || !isInside(opts.root, now)) throw outsideError();
-    throw new ToolError(
-      'FILE_MODIFIED_SINCE_READ',
-      'The path was re-pointed (a link changed) while writing; nothing was written. Read the file again, then retry.',
-    );
-  }
-  if (dir.fd < 0) assertPathStillTarget(opts, fsx);
-  return entry;
-}
-
-function assertPathStillTarget(opts: { root: string; target: WriteTarget }, fsx: ResolveFs): void {
-  const now = realPathNow(opts.target.absolute, fsx);
-  if (!isInside(opts.root, now)) throw outsideError();
-  if (now !== opts.target.real) {
-    throw new ToolError(
-      'FILE_MODIFIED_SINCE_READ',
-      'The path was re-pointed (a link changed) while writing; nothing was written. Read the file again, then retry.',
-    );
   }
 }

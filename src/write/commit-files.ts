@@ -10,7 +10,8 @@ import type { WriteToolName } from './types.js';
 
 /** A multi-file commit also logs an interrupted commit's cause. */
 type CommitContext = WriteContext & { log: Log };
-import { assertStillTarget, mapWriteError, openTargetDir, writeAndSync } from './atomic-writer.js';
+import { mapWriteError, openTargetDir, writeAndSync } from './atomic-writer.js';
+import { assertStillTarget } from './last-checks.js';
 import { journalAdd, journalCommit, journalCommitDone, journalRemove, type CommitRecord } from './journal.js';
 import { loadCurrent, type CurrentFile } from './load-current.js';
 import { makePatch, type TextPatch } from './patch.js';

@@ -13,7 +13,7 @@ export interface ResolveFs extends WalkFsSync {
  * where a create would land, resolved name by name as the kernel does (the resolver's own
  * walk). Sync on purpose: it runs right before the rename with no await between.
  */
-const realFs: ResolveFs = {
+export const realFs: ResolveFs = {
   realpathSync: (p) => fs.realpathSync.native(p),
   lstatSync: (p) => fs.lstatSync(p),
   readlinkSync: (p) => fs.readlinkSync(p),

@@ -74,7 +74,8 @@ export class FdTempFile implements TempFile {
     } else {
       while (done < data.length) done += await writeAsync(this.fd, data, done);
     }
-    if (this.size > data.length) await new Promise<void>((resolve, reject) => fs.ftruncate(this.fd, data.length, (err) => (err ? reject(err) : resolve())));
+    if (this.size > data.length)
+      await new Promise<void>((resolve, reject) => fs.ftruncate(this.fd, data.length, (err) => (err ? reject(err) : resolve())));
   }
 
   async chmod(mode: number): Promise<void> {
