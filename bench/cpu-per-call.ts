@@ -39,7 +39,9 @@ const w: Workload = {
   edit1mText: textOfSize(1024 * 1024, ['# one line changes', marker(0)]),
   writeText: textOfSize(100 * 1024, [marker(0)]),
 };
-const side = await sidefilePeer(root, path.join(base, 'data'), path.join(base, 'sidefile.log'));
+/** `NODE_ARGS='--flag …'`: node flags for the sidefile server only (not `before`), for experiments. */
+const nodeArgs = process.env.NODE_ARGS?.split(' ').filter(Boolean);
+const side = await sidefilePeer(root, path.join(base, 'data'), path.join(base, 'sidefile.log'), { nodeArgs });
 const bare = await barePeer(root, path.join(base, 'bare.log'));
 const peers = [
   { name: 'sidefile', peer: side, pid: side.server.pid },
