@@ -1,7 +1,8 @@
 import { ToolError } from '../errors.js';
-import { scanJson, type ScannedValue } from './json-scan.js';
+import { MAX_NOTEBOOK_DEPTH } from './json-depth.js';
+import { scanJson, scanJsonNesting, type ScannedValue } from './json-scan.js';
 import { detectEol, detectLayout, jupyterLayout, type JsonLayout } from './layout.js';
-import { notebookLanguage, parseNotebook, type JsonObject } from './model.js';
+import { notebookLanguage, parseNotebook, TOO_DEEP, type JsonObject } from './model.js';
 import { reformatJson } from './reformat.js';
 
 /** A notebook opened for a cell edit: its values, and where its cells sit in its text. */
@@ -38,8 +39,11 @@ function invalid(why: string): ToolError {
 export function openNotebook(input: string): NotebookDocument {
   const bom = input.charCodeAt(0) === 0xfeff ? '\ufeff' : '';
   let text = input.slice(bom.length);
-  const parsed = parseNotebook(text);
+  const parsed = parseNotebook(text, { depthCheckedAfter: true });
   if (!parsed.ok) throw invalid(parsed.error);
+  // One pass locates the cells and measures the nesting (parseNotebook's own depth pass skipped).
+  const scanned = scanJsonNesting(text, LOCATE_DEPTH);
+  if (scanned.deepest > MAX_NOTEBOOK_DEPTH) throw invalid(TOO_DEEP);
   const { root, cells, nbformat, nbformatMinor } = parsed.notebook;
   if (nbformat !== 4) {
     throw new ToolError(
@@ -48,7 +52,7 @@ export function openNotebook(input: string): NotebookDocument {
         'Convert it (jupyter nbconvert --to notebook --nbformat 4) or rewrite it with Write as nbformat 4.',
     );
   }
-  let located = locate(text);
+  let located = cellsOf(scanned.value);
   let layout = detectLayout(text, located.root, located.cells);
   let reformatted = false;
   if (layout === null) {
@@ -73,9 +77,14 @@ export function openNotebook(input: string): NotebookDocument {
   };
 }
 
+/** Depth 3: root members → the cells array → each cell's members (their values skipped). */
+const LOCATE_DEPTH = 3;
+
 function locate(text: string): { root: ScannedValue; cells: ScannedValue } {
-  // Depth 3: root members → the cells array → each cell's members (their values skipped).
-  const root = scanJson(text, 3);
+  return cellsOf(scanJson(text, LOCATE_DEPTH));
+}
+
+function cellsOf(root: ScannedValue): { root: ScannedValue; cells: ScannedValue } {
   // JSON.parse keeps the last of duplicate keys; so do we.
   const member = root.members?.filter((m) => m.key === 'cells').at(-1);
   if (member === undefined || member.value.kind !== 'array') throw invalid('it has no "cells" array');

@@ -41,15 +41,29 @@ export function isJsonSpace(code: number): boolean {
 
 /** Scans the value starting at the first non-space at or after `from`. */
 export function scanJson(text: string, depth: number, from = 0): ScannedValue {
+  return scanJsonNesting(text, depth, from).value;
+}
+
+/** scanJson, and the deepest nesting of objects and arrays anywhere in the value (skipped parts too). */
+export function scanJsonNesting(text: string, depth: number, from = 0): { value: ScannedValue; deepest: number } {
   const scanner = new Scanner(text);
   scanner.pos = from;
   scanner.skipSpace();
-  return scanner.value(depth);
+  const value = scanner.value(depth);
+  return { value, deepest: scanner.deepest };
 }
 
 class Scanner {
   pos = 0;
+  /** Objects and arrays open around `pos`, and the most seen at once. */
+  private nesting = 0;
+  deepest = 0;
   constructor(private readonly text: string) {}
+
+  private enter(): void {
+    this.nesting += 1;
+    if (this.nesting > this.deepest) this.deepest = this.nesting;
+  }
 
   skipSpace(): void {
     while (this.pos < this.text.length && isJsonSpace(this.text.charCodeAt(this.pos))) this.pos++;
@@ -67,6 +81,7 @@ class Scanner {
 
   private object(depth: number): ScannedValue {
     const start = this.pos++;
+    this.enter();
     const members: ScannedMember[] = [];
     this.skipSpace();
     while (this.text.charCodeAt(this.pos) !== CLOSE_BRACE) {
@@ -83,11 +98,13 @@ class Scanner {
       this.afterItem(CLOSE_BRACE);
     }
     this.pos++;
+    this.nesting -= 1;
     return { start, end: this.pos, kind: 'object', members };
   }
 
   private array(depth: number): ScannedValue {
     const start = this.pos++;
+    this.enter();
     const items: ScannedValue[] = [];
     this.skipSpace();
     while (this.text.charCodeAt(this.pos) !== CLOSE_BRACKET) {
@@ -95,6 +112,7 @@ class Scanner {
       this.afterItem(CLOSE_BRACKET);
     }
     this.pos++;
+    this.nesting -= 1;
     return { start, end: this.pos, kind: 'array', items };
   }
 
@@ -147,8 +165,10 @@ class Scanner {
         this.skipString();
         continue;
       }
-      if (c === OPEN_BRACE || c === OPEN_BRACKET) level++;
-      else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) level--;
+      if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        level++;
+        if (this.nesting + level > this.deepest) this.deepest = this.nesting + level;
+      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) level--;
       this.pos++;
       if (level === 0) return;
     }

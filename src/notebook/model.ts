@@ -39,8 +39,13 @@ export function isObject(value: unknown): value is JsonObject {
  * Nothing else is checked: `nbformat_minor` absent or not an integer reads as 0, and cells are
  * not validated (SPEC §9: "a schema-invalid notebook that has cells is still edited").
  */
-export function parseNotebook(text: string): ParseOutcome {
-  if (nestsDeeperThan(text)) return { ok: false, error: `its JSON nests deeper than ${MAX_NOTEBOOK_DEPTH} levels` };
+/** The reason a notebook nested past MAX_NOTEBOOK_DEPTH is refused. */
+export const TOO_DEEP = `its JSON nests deeper than ${MAX_NOTEBOOK_DEPTH} levels`;
+
+export function parseNotebook(text: string, opts: { depthCheckedAfter?: boolean } = {}): ParseOutcome {
+  // `depthCheckedAfter`: the caller scans the text anyway and checks its depth right after the
+  // parse (NotebookEdit's openNotebook); V8's JSON.parse is not recursive, only what follows is.
+  if (!opts.depthCheckedAfter && nestsDeeperThan(text)) return { ok: false, error: TOO_DEEP };
   let root: unknown;
   try {
     // A BOM is not JSON; the codec normally removes it, but be tolerant.
