@@ -26,6 +26,9 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The reason a notebook nested past MAX_NOTEBOOK_DEPTH is refused. */
+export const TOO_DEEP = `its JSON nests deeper than ${MAX_NOTEBOOK_DEPTH} levels`;
+
 /**
  * The one rule for "notebook JSON" (SPEC §5, §7, §9, §13), used by Read (else a text file with
  * `notebook_error`), Write and ApplyPatch's Add (else INVALID_NOTEBOOK), NotebookEdit (which
@@ -39,9 +42,6 @@ export function isObject(value: unknown): value is JsonObject {
  * Nothing else is checked: `nbformat_minor` absent or not an integer reads as 0, and cells are
  * not validated (SPEC §9: "a schema-invalid notebook that has cells is still edited").
  */
-/** The reason a notebook nested past MAX_NOTEBOOK_DEPTH is refused. */
-export const TOO_DEEP = `its JSON nests deeper than ${MAX_NOTEBOOK_DEPTH} levels`;
-
 export function parseNotebook(text: string, opts: { depthCheckedAfter?: boolean } = {}): ParseOutcome {
   // `depthCheckedAfter`: the caller scans the text anyway and checks its depth right after the
   // parse (NotebookEdit's openNotebook); V8's JSON.parse is not recursive, only what follows is.

@@ -1,9 +1,8 @@
+/** The writer's last checks, made with no await between them and the rename (SPEC §8). */
 import type fs from 'node:fs';
 import { ToolError } from '../errors.js';
 import { type CheckedDir, outsideError } from '../paths/fd-policy.js';
 import { isInside, realFs, realPathNow, type ResolveFs } from './resolve-sync.js';
-
-/** The writer's last checks, made with no await between them and the rename (SPEC §8). */
 
 /**
  * Security: the folder is still the checked one inside the root, and the entry the rename
@@ -35,10 +34,7 @@ export function assertStillTarget(
       // Dangling or a loop: it leads nowhere we can vouch for.
     }
     if (now === null || !isInside(opts.root, now)) throw outsideError();
-    throw new ToolError(
-      'FILE_MODIFIED_SINCE_READ',
-      'The path was re-pointed (a link changed) while writing; nothing was written. Read the file again, then retry.',
-    );
+    throw repointedError();
   }
   if (dir.fd < 0) assertPathStillTarget(opts, fsx);
   return entry;
@@ -48,9 +44,13 @@ function assertPathStillTarget(opts: { root: string; target: { absolute: string;
   const now = realPathNow(opts.target.absolute, fsx);
   if (!isInside(opts.root, now)) throw outsideError();
   if (now !== opts.target.real) {
-    throw new ToolError(
-      'FILE_MODIFIED_SINCE_READ',
-      'The path was re-pointed (a link changed) while writing; nothing was written. Read the file again, then retry.',
-    );
+    throw repointedError();
   }
+}
+
+function repointedError(): ToolError {
+  return new ToolError(
+    'FILE_MODIFIED_SINCE_READ',
+    'The path was re-pointed (a link changed) while writing; nothing was written. Read the file again, then retry.',
+  );
 }

@@ -1,3 +1,4 @@
+/** The steps every write shares, the pipeline's and ApplyPatch's commit: history, read state, events. */
 import fs from 'node:fs';
 import type { FileStamp, WriteObservation } from '../read-state/types.js';
 import { sha256Hex, stampOf } from '../read-state/unchanged.js';
@@ -8,8 +9,6 @@ import { mapFsError } from './fs-errors.js';
 import type { CurrentFile } from './load-current.js';
 import type { TextPatch } from './patch.js';
 import { changedMeanwhile, isStillLoadedFile, stillLoadedFile } from './staleness.js';
-
-/** The steps every write shares, the pipeline's and ApplyPatch's commit: history, read state, events. */
 
 /** The after-write hooks, called under the lock so that a file's events come in disk order. */
 export function announce(
