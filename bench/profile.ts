@@ -1,5 +1,5 @@
 /**
- * Issue 12 §2: profiles the built server under N clients for one operation (read4k | read100k | edit | write | nbEdit),
+ * Issue 12 §2: profiles the built server under N clients for one operation (read4k | read100k | edit | edit1m | write | nbEdit),
  * with `node --cpu-prof`, and counts its system calls with `strace -c -f` when asked.
  * Writes the .cpuprofile into the given folder and prints the top self-time functions.
  *
@@ -36,7 +36,7 @@ const w = {
   readNb: 'read/4k.txt',
   notebook: op === 'nbEdit' ? notebookFixture() : { text: '', cellIndex: 0 },
   editText: textOfSize(4 * 1024, ['# one line changes', marker(0)]),
-  edit1mText: '',
+  edit1mText: op === 'edit1m' ? textOfSize(1024 * 1024, ['# one line changes', marker(0)]) : '',
   writeText: textOfSize(100 * 1024, [marker(0)]),
 } satisfies Workload;
 await fsp.writeFile(path.join(root, w.read4k), textOfSize(4 * 1024));
@@ -45,7 +45,7 @@ const files = await Promise.all(
   Array.from({ length: clients }, async (_, i) => {
     if (op === 'read4k' || op === 'read100k') return op === 'read4k' ? w.read4k : w.read100k;
     const rel = op === 'nbEdit' ? `f${i}.ipynb` : `f${i}.txt`;
-    await fsp.writeFile(path.join(root, rel), op === 'nbEdit' ? w.notebook.text : op === 'edit' ? w.editText : w.writeText);
+    await fsp.writeFile(path.join(root, rel), op === 'nbEdit' ? w.notebook.text : op === 'edit' ? w.editText : op === 'edit1m' ? w.edit1mText : w.writeText);
     return rel;
   }),
 );

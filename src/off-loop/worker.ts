@@ -30,13 +30,13 @@ function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[]
       // Only `relative` of the target is read (for messages).
       const computed = computeEdit(job.input, { relative: job.relative } as ResolvedPath, { bytes }, job.override);
       const out = new Uint8Array(computed.bytes as Buffer);
-      const patch = toWire(makeJsonPatch(job.relative, computed.before, computed.after));
+      const patch = toWire(makeJsonPatch(job.relative, computed.before, computed.afterView ?? computed.after));
       const value = {
         bytes: out,
         encoding: decodeText(bytes, job.override).encoding,
         patch: patch.patch,
         hash: sha256Hex(computed.bytes as Buffer),
-        total: countTextLines(computed.after),
+        total: computed.total ?? countTextLines(computed.after),
         extra: computed.extra,
       };
       return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer, ...patch.transfer] };

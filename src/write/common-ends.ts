@@ -1,4 +1,5 @@
 /** What two texts share at their ends, and line positions: for the bounded diff (patch.ts, one-line-hunk.ts). */
+import type { TextView } from './spliced-text.js';
 
 /**
  * Chunk sizes compared as strings (memcmp) before the char-by-char scan, largest first: a
@@ -7,14 +8,14 @@
  */
 const CHUNKS = [4096, 256, 16];
 
-export function commonHead(a: string, b: string, limit: number): number {
+export function commonHead(a: string, b: TextView, limit: number): number {
   let n = 0;
   for (const size of CHUNKS) while (n + size <= limit && a.slice(n, n + size) === b.slice(n, n + size)) n += size;
   while (n < limit && a.charCodeAt(n) === b.charCodeAt(n)) n += 1;
   return n;
 }
 
-export function commonTail(a: string, b: string, limit: number): number {
+export function commonTail(a: string, b: TextView, limit: number): number {
   let n = 0;
   for (const size of CHUNKS) {
     while (n + size <= limit && a.slice(a.length - n - size, a.length - n) === b.slice(b.length - n - size, b.length - n)) n += size;

@@ -3,6 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { commonHead, commonTail, countBreaks, lineStart } from './common-ends.js';
 import { oneLineHunk } from './one-line-hunk.js';
 import { regionLinesJson, utf8Unpooled } from './packed-hunk.js';
+import type { TextView } from './spliced-text.js';
 import { wholeRegion, wholeRegionSteps, type HunkHeader, type PatchHunk } from './whole-hunk.js';
 
 export type { PatchHunk } from './whole-hunk.js';
@@ -42,7 +43,7 @@ const DIFF_TIMEOUT_MS = 100;
  * edits than the budget allows (a rewrite of every line), it is one hunk replacing the region:
  * time and memory stay linear in the size of the text.
  */
-export function makePatch(name: string, before: string, after: string, context = DEFAULT_CONTEXT, margin = WINDOW_MARGIN): TextPatch {
+export function makePatch(name: string, before: string, after: TextView, context = DEFAULT_CONTEXT, margin = WINDOW_MARGIN): TextPatch {
   const steps = patchSteps(name, before, after, context, margin);
   for (;;) {
     const step = steps.next();
@@ -52,9 +53,10 @@ export function makePatch(name: string, before: string, after: string, context =
 
 /**
  * makePatch for a caller that must not hold the event loop (the write pipeline, git_diff):
- * the same patch, with other calls let in between slices of a large whole-region hunk.
+ * the same patch, with other calls let in between slices of a large whole-region hunk. `after`
+ * may be a SplicedText (spliced-text.ts): only the lines around the change are cut from it.
  */
-export async function makePatchSliced(name: string, before: string, after: string, context = DEFAULT_CONTEXT): Promise<TextPatch> {
+export async function makePatchSliced(name: string, before: string, after: TextView, context = DEFAULT_CONTEXT): Promise<TextPatch> {
   const steps = patchSteps(name, before, after, context, WINDOW_MARGIN);
   for (;;) {
     const step = steps.next();
@@ -66,7 +68,7 @@ export async function makePatchSliced(name: string, before: string, after: strin
 /** The capped Myers hunks, or the window whose changed region becomes one whole-region hunk. */
 type PatchPlan = { hunks: PatchHunk[]; counts?: { additions: number; deletions: number } } | { whole: DiffWindow };
 
-function planPatch(name: string, before: string, after: string, context: number, margin: number): PatchPlan {
+function planPatch(name: string, before: string, after: TextView, context: number, margin: number): PatchPlan {
   const window = diffWindow(before, after, context + margin);
   // Bounded whatever the window: it looks at the changed line and its context only.
   const one = oneLineHunk(window.before, window.after, context);
@@ -95,7 +97,7 @@ function planPatch(name: string, before: string, after: string, context: number,
   return { hunks };
 }
 
-function* patchSteps(name: string, before: string, after: string, context: number, margin: number): Generator<void, TextPatch> {
+function* patchSteps(name: string, before: string, after: TextView, context: number, margin: number): Generator<void, TextPatch> {
   const plan = planPatch(name, before, after, context, margin);
   if ('hunks' in plan) return { hunks: plan.hunks, ...(plan.counts ?? countLines(plan.hunks)) };
   yield;
@@ -116,7 +118,7 @@ export interface JsonPatch {
  * JSON.stringify(lines) gives them, in UTF-8 (each in an ArrayBuffer of its own, to transfer). A whole-region hunk is written straight from the texts, so
  * a 10,000,000-line region never becomes 10,000,000 strings.
  */
-export function makeJsonPatch(name: string, before: string, after: string, context = DEFAULT_CONTEXT): JsonPatch {
+export function makeJsonPatch(name: string, before: string, after: TextView, context = DEFAULT_CONTEXT): JsonPatch {
   const plan = planPatch(name, before, after, context, WINDOW_MARGIN);
   if ('hunks' in plan) {
     const hunks = plan.hunks.map(({ lines, ...header }) => ({ ...header, linesJson: utf8Unpooled(JSON.stringify(lines)) }));
@@ -139,10 +141,10 @@ interface DiffWindow {
 }
 
 /** Cuts common whole lines at both ends, keeping `context` of them on each side. */
-function diffWindow(before: string, after: string, context: number): DiffWindow {
+function diffWindow(before: string, after: TextView, context: number): DiffWindow {
   const limit = Math.min(before.length, after.length);
   const head = commonHead(before, after, limit);
-  if (head === before.length && head === after.length) return { before, after, skippedLines: 0 };
+  if (head === before.length && head === after.length) return { before, after: after.slice(0, after.length), skippedLines: 0 };
   const tail = commonTail(before, after, limit - head);
   // Start: the line of the first difference, then `context` lines back (all common).
   let start = lineStart(before, head);

@@ -10,6 +10,7 @@ import type { WriteToolName } from './types.js';
 import { atomicDelete, atomicWrite, openTargetDir, type WriterFs } from './atomic-writer.js';
 import { gitDiffOf, type GitDiff } from './git-diff.js';
 import { makePatchSliced, type PatchHunk, type TextPatch } from './patch.js';
+import type { TextView } from './spliced-text.js';
 import { assertNoAddedSecret, isProtectedFile } from './secret-guard.js';
 import { countTextLines } from './text-lines.js';
 import { loadCurrent, type CurrentFile } from './load-current.js';
@@ -41,6 +42,11 @@ export interface ComputedWrite<T> {
   /** Decoded text before and after, for the patch, the git diff and the secret guard. */
   before: string;
   after: string;
+  /**
+   * The new text as the patch reads it when the tool kept it a splice of `before` (Edit:
+   * write/spliced-text.ts), so a large `after` is never built for the diff; default `after`.
+   */
+  afterView?: TextView;
   /** Lines (or cells) of the new version for the read state; default: lines of `after`. */
   total?: number;
   /** Decodes a HEAD blob the way this file is decoded (git diff). Default: UTF-8. */
@@ -202,7 +208,7 @@ async function store(
   let version: string | null = null;
   // Bounded work (SPEC §8): the diff is built in slices, before the write, so a huge one never
   // holds the event loop; the hash stays overlapped with the fsync.
-  const patch = computed.patch ?? (await makePatchSliced(target.relative, computed.before, computed.after));
+  const patch = computed.patch ?? (await makePatchSliced(target.relative, computed.before, computed.afterView ?? computed.after));
   let derived: { hash: string; total: number } | undefined;
   const derive = () => ({
     hash: computed.hash ?? sha256Hex(bytes),

@@ -11,6 +11,8 @@ export interface OneEdit {
 
 export interface EditApplied {
   after: string;
+  /** Where `after` differs from the text (sorted, original offsets). */
+  splices: readonly Splice[];
   replacements: number;
   rung: Rung;
 }
@@ -48,7 +50,7 @@ export function applyEdit(text: string, edit: OneEdit, place: EditPlace): EditAp
     );
   }
   if (!place.allowPlaceholders) assertNoPlaceholder(text, found.splices, edit.new_string);
-  return { after: applySplices(text, found.splices), replacements: found.splices.length, rung: found.rung };
+  return { after: applySplices(text, found.splices), splices: found.splices, replacements: found.splices.length, rung: found.rung };
 }
 
 function notFound(text: string, oldString: string, path: string): ToolError {

@@ -1,6 +1,8 @@
 import { ToolError } from '../../errors.js';
 import { decodeText, dominantLineBreak, encodeText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
+import { spliceUtf8 } from '../../text/splice-utf8.js';
+import { SplicedText } from '../../write/spliced-text.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { applyEdit, assertNoPlaceholder } from './apply-edit.js';
@@ -67,6 +69,15 @@ export function computeEdit(
     lineBreak: dominantLineBreak(decoded.text),
     allowPlaceholders: input.allow_placeholders,
   });
+  const extra = { replacements: applied.replacements, match: applied.rung };
+  const one = applied.splices.length === 1 ? applied.splices[0]! : null;
+  const spliced = one && spliceUtf8(current.bytes, decoded, one.start, one.end, one.text);
+  if (spliced) {
+    // The new text stays a splice: `after` is built only if something reads it (the secret
+    // guard of a protected file, git_diff), never for the patch or the line count.
+    const view = new SplicedText(decoded.text, one.start, one.end, one.text);
+    return { bytes: spliced, before: decoded.text, after: applied.after, afterView: view, total: view.lines(), decode, extra };
+  }
   const bytes = encodeText(applied.after, decoded);
-  return { bytes, before: decoded.text, after: applied.after, decode, extra: { replacements: applied.replacements, match: applied.rung } };
+  return { bytes, before: decoded.text, after: applied.after, decode, extra };
 }

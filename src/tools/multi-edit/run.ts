@@ -87,7 +87,7 @@ function applyOne(text: string, edit: OneEdit, target: ResolvedPath, allowPlaceh
   if (edit.old_string === '') {
     if (text !== '') throw fileExists(target);
     if (!allowPlaceholders) assertNoPlaceholder('', [], edit.new_string);
-    return { after: edit.new_string, replacements: 1, rung: 'exact' };
+    return { after: edit.new_string, splices: [{ start: 0, end: 0, text: edit.new_string }], replacements: 1, rung: 'exact' };
   }
   return applyEdit(text, edit, { path: target.relative, lineBreak: dominantLineBreak(text), allowPlaceholders });
 }
