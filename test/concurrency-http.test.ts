@@ -70,6 +70,23 @@ describe('concurrent writes over HTTP (SPEC §8)', () => {
     expect((await edit('s', 'a', 'b')).status).toBe(200);
   });
 
+  it('does not count a touch after a spliced write of a large file as a change, and counts new bytes of the same size', async () => {
+    // The hash the Edit records is of the bytes it spliced.
+    const file = path.join(t.root, 'shared.txt');
+    await fsp.writeFile(file, `${'x'.repeat(99)}\n`.repeat(8000) + 'a\n');
+    await read('shared.txt', 's', { offset: 8001, limit: 1 });
+    expect((await edit('s', 'a\n', 'b\n')).status).toBe(200);
+    const later = new Date(Date.now() + 10_000);
+    await fsp.utimes(file, later, later);
+    expect((await edit('s', 'b\n', 'c\n')).status).toBe(200);
+    const bytes = await fsp.readFile(file);
+    bytes[0] = 0x79;
+    await fsp.writeFile(file, bytes);
+    const stale = await edit('s', 'c\n', 'd\n');
+    expect([stale.status, stale.body.error.code]).toEqual([409, 'FILE_MODIFIED_SINCE_READ']);
+    expect((await fsp.readFile(file, 'utf8')).endsWith('x\nc\n')).toBe(true);
+  });
+
   it('overwrites with Write only after pages that add up to the whole file', async () => {
     await fsp.writeFile(path.join(t.root, 'shared.txt'), 'l1\nl2\nl3\n');
     await read('shared.txt', 's', { offset: 1, limit: 2 });
