@@ -11,6 +11,7 @@ import { isToolError } from '../errors.js';
 import { sha256Hex } from '../read-state/unchanged.js';
 import { decodeText } from '../text/codec.js';
 import { makeJsonPatch } from '../write/patch.js';
+import { SplicedText } from '../write/spliced-text.js';
 import { countTextLines } from '../write/text-lines.js';
 import { editNotebookBytes } from '../notebook/edit-bytes.js';
 import { toWire } from './hunks.js';
@@ -42,8 +43,9 @@ function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[]
       return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer, ...patch.transfer] };
     }
     const edit = editNotebookBytes(bytes, job.relative, job.request, job.override);
-    const { text, splice: _splice, ...outcome } = edit.outcome;
-    const patch = toWire(makeJsonPatch(job.relative, edit.before, text));
+    const { text: _text, splice, ...outcome } = edit.outcome;
+    const after = new SplicedText(edit.before, splice.start, splice.end, splice.insert);
+    const patch = toWire(makeJsonPatch(job.relative, edit.before, after));
     const out = new Uint8Array(edit.bytes);
     const value = { bytes: out, encoding: edit.encoding, patch: patch.patch, hash: sha256Hex(edit.bytes), outcome };
     return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer, ...patch.transfer] };

@@ -3,6 +3,7 @@ import type { NotebookEditOutcome } from '../../notebook/edit.js';
 import { editNotebookOffLoop } from '../../off-loop/off-loop.js';
 import { decodeText } from '../../text/codec.js';
 import { editNotebookBytes } from '../../notebook/edit-bytes.js';
+import { SplicedText } from '../../write/spliced-text.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { CellPositions } from '../../read-state/types.js';
@@ -109,11 +110,13 @@ async function compute(
     };
   }
   const edit = editNotebookBytes(original, target.relative, request, override);
-  const { text, splice: _splice, ...facts } = edit.outcome;
+  const { text, splice, ...facts } = edit.outcome;
   return {
     bytes: edit.bytes,
     before: edit.before,
+    // Built only if read (secret guard, git diff): the patch reads the splice.
     after: text,
+    afterView: new SplicedText(edit.before, splice.start, splice.end, splice.insert),
     total: facts.totalCells,
     decode: decode(edit.encoding),
     extra: facts,
