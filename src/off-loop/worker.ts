@@ -9,7 +9,7 @@ import os from 'node:os';
 import { parentPort, type TransferListItem } from 'node:worker_threads';
 import { isToolError } from '../errors.js';
 import { sha256Hex } from '../read-state/unchanged.js';
-import { decodeText } from '../text/codec.js';
+import { decodeText, detectEncoding } from '../text/codec.js';
 import { makeJsonPatch } from '../write/patch.js';
 import { SplicedText } from '../write/spliced-text.js';
 import { countTextLines } from '../write/text-lines.js';
@@ -34,7 +34,7 @@ function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[]
       const patch = toWire(makeJsonPatch(job.relative, computed.before, computed.afterView ?? computed.after));
       const value = {
         bytes: out,
-        encoding: decodeText(bytes, job.override).encoding,
+        encoding: detectEncoding(bytes, job.override).encoding,
         patch: patch.patch,
         hash: sha256Hex(computed.bytes as Buffer),
         total: computed.total ?? countTextLines(computed.after),
