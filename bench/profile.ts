@@ -45,7 +45,10 @@ const files = await Promise.all(
   Array.from({ length: clients }, async (_, i) => {
     if (op === 'read4k' || op === 'read100k') return op === 'read4k' ? w.read4k : w.read100k;
     const rel = op === 'nbEdit' ? `f${i}.ipynb` : `f${i}.txt`;
-    await fsp.writeFile(path.join(root, rel), op === 'nbEdit' ? w.notebook.text : op === 'edit' ? w.editText : op === 'edit1m' ? w.edit1mText : w.writeText);
+    await fsp.writeFile(
+      path.join(root, rel),
+      op === 'nbEdit' ? w.notebook.text : op === 'edit' ? w.editText : op === 'edit1m' ? w.edit1mText : w.writeText,
+    );
     return rel;
   }),
 );

@@ -10,13 +10,11 @@ import { countTextLines } from './text-lines.js';
 const char = fc.constantFrom('a', 'b', ' ', '\n', '\r', '\r\n', 'é', '中', '😀', '\ud83d', '\ude00', 'x\n', 'a\nb\n');
 const text = fc.array(char, { maxLength: 40 }).map((parts) => parts.join(''));
 /** A text with one splice: [start, end) of it replaced. */
-const spliceCase = fc
-  .tuple(text, text, fc.nat(), fc.nat())
-  .map(([base, insert, a, b]) => {
-    const x = base.length === 0 ? 0 : a % (base.length + 1);
-    const y = base.length === 0 ? 0 : b % (base.length + 1);
-    return { base, start: Math.min(x, y), end: Math.max(x, y), insert };
-  });
+const spliceCase = fc.tuple(text, text, fc.nat(), fc.nat()).map(([base, insert, a, b]) => {
+  const x = base.length === 0 ? 0 : a % (base.length + 1);
+  const y = base.length === 0 ? 0 : b % (base.length + 1);
+  return { base, start: Math.min(x, y), end: Math.max(x, y), insert };
+});
 
 describe('SplicedText', () => {
   it('reads as the text it stands for: every slice, char, length and line count', () => {

@@ -45,7 +45,8 @@ export class SplicedText implements TextView {
     const shift = this.end - textEnd;
     let out = '';
     if (from < this.start) out += this.base.slice(from, Math.min(to, this.start));
-    if (to > this.start && from < textEnd) out += this.text.slice(Math.max(from, this.start) - this.start, Math.min(to, textEnd) - this.start);
+    if (to > this.start && from < textEnd)
+      out += this.text.slice(Math.max(from, this.start) - this.start, Math.min(to, textEnd) - this.start);
     if (to > textEnd) out += this.base.slice(Math.max(from, textEnd) + shift, to + shift);
     return out;
   }
