@@ -1,5 +1,5 @@
 /** What two texts share at their ends, and line positions: for the bounded diff (patch.ts, one-line-hunk.ts). */
-import type { TextView } from './spliced-text.js';
+import { SplicedText, type TextView } from './spliced-text.js';
 
 /**
  * Chunk sizes compared as strings (memcmp) before the char-by-char scan, largest first: a
@@ -9,14 +9,15 @@ import type { TextView } from './spliced-text.js';
 const CHUNKS = [4096, 256, 16];
 
 export function commonHead(a: string, b: TextView, limit: number): number {
-  let n = 0;
+  // A splice of `a` itself shares all of `a` before the splice (Edit, NotebookEdit).
+  let n = b instanceof SplicedText && b.base === a ? Math.min(b.start, limit) : 0;
   for (const size of CHUNKS) while (n + size <= limit && a.slice(n, n + size) === b.slice(n, n + size)) n += size;
   while (n < limit && a.charCodeAt(n) === b.charCodeAt(n)) n += 1;
   return n;
 }
 
 export function commonTail(a: string, b: TextView, limit: number): number {
-  let n = 0;
+  let n = b instanceof SplicedText && b.base === a ? Math.min(a.length - b.end, limit) : 0;
   for (const size of CHUNKS) {
     while (n + size <= limit && a.slice(a.length - n - size, a.length - n) === b.slice(b.length - n - size, b.length - n)) n += size;
   }
