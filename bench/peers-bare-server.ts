@@ -58,10 +58,19 @@ app.post('/bare/edit', async (request, reply) => {
   return { result: { type: 'update', file_path } };
 });
 
+/**
+ * Read the current text, durable write, and answer in Write's shape (SPEC §7): issue 12's
+ * durable work is "read, change, write", and §7's answer carries the text it replaced
+ * (`original_file`), so the baseline sends back the same ~100 KB a Write does. No diff.
+ */
 app.post('/bare/write', async (request) => {
   const { file_path, content } = request.body as { file_path: string; content: string };
+  const original = await fsp.readFile(abs(file_path), 'utf8');
   await durableWrite(abs(file_path), content);
-  return { result: { type: 'update', file_path } };
+  return {
+    result: { type: 'update', file_path, original_file: original },
+    text: `The file ${file_path} has been updated successfully.`,
+  };
 });
 
 /** Parse, set one cell's source, stringify in Jupyter's layout, durable write. */

@@ -37,6 +37,8 @@ export function floorPeer(root: string): Peer {
         return files.map((rel) => {
           let n = 0;
           return async () => {
+            // Read first, as the tools and the bare route do (the text replaced).
+            await fsp.readFile(abs(rel), 'utf8');
             await durableWrite(abs(rel), writeContent(w, n + 1));
             n += 1;
           };

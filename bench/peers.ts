@@ -69,7 +69,7 @@ export async function benchPeers(print: (line: string) => void = console.log, op
     peers.push(await barePeer(root, path.join(logs, 'bare.log')));
     if (quick) unavailable('floor', 'not run (--quick)');
     else peers.push(floorPeer(root));
-    for (const op of OPS) {
+    for (const op of OPS.filter((o) => onlyOps === null || onlyOps.includes(o.key))) {
       for (const clients of clientCounts) {
         const loops = new Map<string, Call[]>();
         for (const peer of peers) {
@@ -114,6 +114,9 @@ export async function benchPeers(print: (line: string) => void = console.log, op
   print('');
   for (const line of renderTargets(results, clientCounts)) print(line);
 }
+
+/** `BENCH_PEERS_OPS=edit,write`: only these operations' cells (for a quick look; the targets need all). */
+const onlyOps = process.env.BENCH_PEERS_OPS?.split(',') ?? null;
 
 /** Measuring rounds per cell: each peer runs `seconds / ROUNDS` per round, the peers in turn. */
 const ROUNDS = 2;
