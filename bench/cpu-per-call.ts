@@ -47,9 +47,12 @@ const peers = [
   { name: 'sidefile', peer: side, pid: side.server.pid },
   { name: 'bare', peer: bare, pid: bare.pid },
 ];
+/** `BEFORE_ARGS='--flag …'`: server options for the `before` peer (with BEFORE=. : the same build, other settings). */
+const beforeArgs = process.env.BEFORE_ARGS?.split(' ').filter(Boolean);
 if (process.env.BEFORE) {
   const before = await sidefilePeer(root, path.join(base, 'data-before'), path.join(base, 'before.log'), {
     projectDir: process.env.BEFORE,
+    extraArgs: beforeArgs,
   });
   peers.push({ name: 'before', peer: before, pid: before.server.pid });
 }

@@ -22,9 +22,9 @@ export async function sidefilePeer(
   root: string,
   dataDir: string,
   logFile: string,
-  extra: { nodeArgs?: string[]; projectDir?: string } = {},
+  extra: { nodeArgs?: string[]; projectDir?: string; extraArgs?: string[] } = {},
 ): Promise<Peer & { server: ServerChild }> {
-  const server = await startSidefile({ root, dataDir, logFile, nodeArgs: extra.nodeArgs, projectDir: extra.projectDir });
+  const server = await startSidefile({ root, dataDir, logFile, ...extra });
   const client = httpClient(server.port);
   let sessions = 0;
   const fresh = () => `peers-${process.pid}-${(sessions += 1)}`;

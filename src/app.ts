@@ -24,6 +24,7 @@ import { createServices } from './services.js';
 import { createTools } from './tools/registry.js';
 import type { ToolDefinition } from './tools/types.js';
 import { installSlicedJson } from './http/sliced-json.js';
+import { installJsonBody } from './http/json-body.js';
 import { VERSION } from './version.js';
 
 export interface BuildOptions {
@@ -55,6 +56,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   app.setValidatorCompiler(zodValidator);
   // JSON.stringify serializes; a large result in slices, so it never holds the event loop.
   installSlicedJson(app);
+  installJsonBody(app);
   // SPEC §4 order: shutting down → origin and host → auth → body and headers.
   installRequestChecks(app, [closingGuard(app), originCheck(app, config), authCheck(config.token), bodyTypeCheck]);
   installErrorHandling(app);

@@ -124,4 +124,45 @@ describe('MemoryReadStateStore', () => {
     store.recordRead('A', '/f', read([1, 3], { stamp: changed, hash: 'h2' }));
     expect(store.get('A', '/f')!.advanced).toBeUndefined();
   });
+
+  describe('the text cache keeps the versions records name (SPEC §14 stale diffs)', () => {
+    const bytes = (text: string) => Buffer.from(text);
+    const wrote = (hash: string) => ({ stamp: changed, hash, unit: 'lines' as const, total: 1, bytes: bytes(hash) });
+
+    it('lets a version go once the session that read it wrote a newer one', () => {
+      const { store } = makeStore();
+      store.recordRead('A', '/f', read(null, { bytes: bytes('h1') }));
+      store.recordWrite('A', '/f', wrote('h2'));
+      expect(store.bytesOf('h1')).toBeUndefined();
+      expect(store.bytesOf('h2')?.toString()).toBe('h2');
+    });
+
+    it('keeps a version while another session still names it', () => {
+      const { store } = makeStore();
+      store.recordRead('A', '/f', read(null, { bytes: bytes('h1') }));
+      store.recordRead('B', '/f', read(null, { bytes: bytes('h1') }));
+      store.recordWrite('A', '/f', wrote('h2'));
+      expect(store.bytesOf('h1')?.toString()).toBe('h1');
+      store.recordWrite('B', '/f', wrote('h3'));
+      expect(store.bytesOf('h1')).toBeUndefined();
+      expect(store.bytesOf('h2')?.toString()).toBe('h2');
+    });
+
+    it('keeps a version written again with the same bytes', () => {
+      const { store } = makeStore();
+      store.recordWrite('A', '/f', wrote('h2'));
+      store.recordWrite('A', '/f', wrote('h2'));
+      expect(store.bytesOf('h2')?.toString()).toBe('h2');
+    });
+
+    it('lets versions go with a forgotten session and an evicted record', () => {
+      const { store } = makeStore({ maxEntries: 1 });
+      store.recordRead('A', '/f', read(null, { bytes: bytes('h1') }));
+      store.recordRead('A', '/g', read(null, { hash: 'h9', bytes: bytes('h9') }));
+      expect(store.bytesOf('h1')).toBeUndefined();
+      expect(store.bytesOf('h9')?.toString()).toBe('h9');
+      store.forgetSession('A');
+      expect(store.bytesOf('h9')).toBeUndefined();
+    });
+  });
 });

@@ -30,6 +30,8 @@ export class MemoryReadStateStore implements ReadStateStore {
   private readonly now: () => number;
   private lastSweep = 0;
   private readonly texts: TextCache;
+  /** hash → how many records name it; at 0 the text cache lets the version go. */
+  private readonly hashRefs = new Map<string, number>();
 
   constructor(private readonly options: MemoryReadStateOptions) {
     this.now = options.now ?? Date.now;
@@ -123,9 +125,26 @@ export class MemoryReadStateStore implements ReadStateStore {
       this.sessions.set(session, s);
     }
     s.lastActive = this.now();
+    this.retain(rec.hash);
+    this.release(s.files.get(realPath)?.hash);
     s.files.set(realPath, rec);
     this.touch(session, realPath);
     this.evict();
+  }
+
+  private retain(hash: string | null): void {
+    if (hash !== null) this.hashRefs.set(hash, (this.hashRefs.get(hash) ?? 0) + 1);
+  }
+
+  private release(hash: string | null | undefined): void {
+    if (hash === null || hash === undefined) return;
+    const refs = (this.hashRefs.get(hash) ?? 0) - 1;
+    if (refs > 0) {
+      this.hashRefs.set(hash, refs);
+      return;
+    }
+    this.hashRefs.delete(hash);
+    this.texts.delete(hash);
   }
 
   private touch(session: string, realPath: string): void {
@@ -141,13 +160,18 @@ export class MemoryReadStateStore implements ReadStateStore {
       const cut = oldest.indexOf('\0');
       const session = oldest.slice(0, cut);
       const s = this.sessions.get(session);
-      s?.files.delete(oldest.slice(cut + 1));
+      const realPath = oldest.slice(cut + 1);
+      this.release(s?.files.get(realPath)?.hash);
+      s?.files.delete(realPath);
       if (s && s.files.size === 0) this.sessions.delete(session);
     }
   }
 
   private drop(session: string, s: Session): void {
-    for (const realPath of s.files.keys()) this.lru.delete(`${session}\0${realPath}`);
+    for (const [realPath, rec] of s.files) {
+      this.lru.delete(`${session}\0${realPath}`);
+      this.release(rec.hash);
+    }
     this.sessions.delete(session);
   }
 

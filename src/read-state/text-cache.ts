@@ -3,7 +3,9 @@
  * so that a stale write can be answered with the diff from the version the session read to the
  * current one. Keyed by content hash, so sessions that read the same version share one copy.
  * Bounded: files over 1 MiB are not kept, and the total (default 64 MiB, `--read-cache-mib`)
- * drops the least recently used first.
+ * drops the least recently used first. The read state deletes a version no record names any
+ * more (a session that wrote again has moved on from it), so a long run of writes does not
+ * keep every version it made until the total is reached.
  */
 export const MAX_CACHED_FILE_BYTES = 1024 * 1024;
 
@@ -29,6 +31,13 @@ export class TextCache {
       this.entries.delete(oldest);
       this.total -= old.length;
     }
+  }
+
+  delete(hash: string): void {
+    const bytes = this.entries.get(hash);
+    if (!bytes) return;
+    this.entries.delete(hash);
+    this.total -= bytes.length;
   }
 
   get(hash: string): Buffer | undefined {

@@ -57,6 +57,7 @@ export function registerMcpRoutes(
     // The SDK validates JSON-RPC itself and answers in JSON-RPC: the body schema only documents.
     scope.setValidatorCompiler(() => (data) => ({ value: data }));
     // A body that is not JSON answers JSON-RPC's parse error (-32700), as the SDK would.
+    scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
       try {
         done(null, JSON.parse(body as string));
