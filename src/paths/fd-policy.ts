@@ -2,6 +2,7 @@ import fs, { type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
 import { isInside, toRelative } from './lexical.js';
+import { syncFolder } from './folder-sync.js';
 
 /**
  * SPEC §3 "Under races": the check is made on what was actually opened, not on a path looked
@@ -97,11 +98,11 @@ export class CheckedDir {
     }
   }
 
-  /** fsync of the folder (makes a rename durable); never throws. */
+  /** fsync of the folder (makes a rename durable), grouped with other writers' (folder-sync.ts); never throws. */
   async sync(): Promise<void> {
     try {
       if (this.fd >= 0) {
-        await new Promise<void>((resolve) => fs.fsync(this.fd, () => resolve()));
+        await syncFolder(this.fd);
         return;
       }
       const handle = await fs.promises.open(this.real, 'r');
