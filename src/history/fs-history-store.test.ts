@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsHistoryStore } from './fs-history-store.js';
+import { SPARE_MAX_BYTES } from './spare-blobs.js';
 import { VERSION_ID_PATTERN } from './version-id.js';
 
 let tmp: string;
@@ -125,14 +126,14 @@ describe('FsHistoryStore', () => {
     expect((await findBlobs(dataDir)).filter((b) => b !== spare)).toHaveLength(2);
   });
 
-  it('keeps a pruned blob as a spare only for its own file, one per file, and none over 1 MiB', async () => {
+  it('keeps a pruned blob as a spare only for its own file, one per file, and none over SPARE_MAX_BYTES', async () => {
     const store = new FsHistoryStore({ dataDir, maxVersions: 1 });
-    const big = 'x'.repeat(1024 * 1024 + 1);
+    const big = 'x'.repeat(SPARE_MAX_BYTES + 1);
     for (const text of [big, 'a', 'b']) {
       await store.keep('f.txt', await current('f.txt', text), meta);
       await replace('f.txt', `${text}!`);
     }
-    // keep(a) pruned the 1 MiB + 1 blob (removed), keep(b) pruned a's (the spare).
+    // keep(a) pruned the SPARE_MAX_BYTES + 1 blob (removed), keep(b) pruned a's (the spare).
     for (let i = 0; i < 100 && (await findBlobs(dataDir)).length > 2; i++) await new Promise((r) => setTimeout(r, 10));
     expect(await findBlobs(dataDir)).toHaveLength(2);
     expect(await fs.readFile(store.takeSpare('f.txt')!, 'utf8')).toBe('a');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SPARES, SPARE_MAX_BYTES, SpareBlobs } from './spare-blobs.js';
+import { MAX_SPARES, SPARES_MAX_TOTAL, SPARE_MAX_BYTES, SpareBlobs } from './spare-blobs.js';
 
 describe('SpareBlobs', () => {
   it('holds one spare per file, hands it out once, and refuses big blobs', () => {
@@ -18,5 +18,16 @@ describe('SpareBlobs', () => {
     expect(spares.offer('one more', '/d/x.blob', 1)).toBe(false);
     expect(spares.take('k0')).toBe('/d/0.blob');
     expect(spares.offer('one more', '/d/x.blob', 1)).toBe(true);
+  });
+
+  it('holds at most SPARES_MAX_TOTAL bytes in all; a taken spare frees its share', () => {
+    const spares = new SpareBlobs();
+    const each = SPARE_MAX_BYTES;
+    const fit = SPARES_MAX_TOTAL / each;
+    for (let i = 0; i < fit; i++) expect(spares.offer(`k${i}`, `/d/${i}.blob`, each)).toBe(true);
+    expect(spares.offer('one more', '/d/x.blob', 1)).toBe(false);
+    expect(spares.take('k1')).toBe('/d/1.blob');
+    expect(spares.offer('one more', '/d/x.blob', each)).toBe(true);
+    expect(spares.offer('another', '/d/y.blob', 1)).toBe(false);
   });
 });
