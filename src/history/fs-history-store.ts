@@ -10,14 +10,14 @@ import { dropRecord, HistoryLog, readLogs, type LogRecord } from './history-log.
 import type { HistoryStats, HistoryStore, HistoryVersion, KeptFile, KeyedVersion } from './types.js';
 import { VersionIdGenerator } from './version-id.js';
 import { SpareBlobs } from './spare-blobs.js';
-import { DROP_MIN_BYTES, pageDropper, type PageDropper } from './drop-pages.js';
 
 export { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, type FsHistoryOptions } from './fs-history-options.js';
 
 /**
  * History in the data dir: one folder per file (named by a hash of its key) holding an
- * index.json and one `<version>.blob` per kept content: a hard link to the inode the write is
- * about to replace (the rename leaves it untouched: no copy), or a copy on another file system.
+ * index.json and one `<version>.blob` per kept content. A blob is a hard link to the inode the
+ * write is about to replace — the atomic rename leaves that inode untouched, so keeping it
+ * costs no copy — or a copy when the data dir is on another file system.
  */
 export class FsHistoryStore implements HistoryStore {
   private readonly dir: string;
@@ -39,7 +39,6 @@ export class FsHistoryStore implements HistoryStore {
   private logged = new Set<string>();
   /** Pruned blobs the next write of their file may reuse (spare-blobs.ts). */
   private readonly spares = new SpareBlobs();
-  private dropper: PageDropper | null = null;
   private readonly ids = new VersionIdGenerator();
   private totalBytes = 0;
   private ready: Promise<void> | undefined;
@@ -71,7 +70,6 @@ export class FsHistoryStore implements HistoryStore {
       if (!this.made.has(dir)) await fs.mkdir(dir, { recursive: true, mode: 0o700 });
       this.made.add(dir);
       await storeBlob(previous, blobPath(dir, version), this.link);
-      if (size >= DROP_MIN_BYTES) this.dropper?.drop(blobPath(dir, version));
     }
     const entry: HistoryVersion = {
       version,
@@ -198,7 +196,6 @@ export class FsHistoryStore implements HistoryStore {
       this.log.clear();
     }
     this.log.open();
-    this.dropper = await pageDropper(this.dir);
   }
 
   private replay(record: LogRecord): void {
@@ -263,7 +260,9 @@ export class FsHistoryStore implements HistoryStore {
   private prune(key: string, keepVersion: string): Removal[] {
     const removed: Removal[] = [];
     const own = this.indexes.get(key);
-    while (own && own.versions.length > this.maxVersions) removed.push(this.drop(key, own, 0));
+    while (own && own.versions.length > this.maxVersions) {
+      removed.push(this.drop(key, own, 0));
+    }
     while (this.totalBytes > this.maxTotalBytes) {
       const oldest = oldestBlob(this.indexes, keepVersion);
       if (!oldest) break;
