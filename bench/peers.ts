@@ -101,7 +101,9 @@ export async function benchPeers(print: (line: string) => void = console.log, op
     }
   } finally {
     for (const peer of peers) await peer.close().catch(() => {});
-    await fsp.rm(base, { recursive: true, force: true });
+    // BENCH_PEERS_KEEP=1: the workspace and the servers' logs stay, for a look after a failure.
+    if (process.env.BENCH_PEERS_KEEP === '1') print(`kept: ${base}`);
+    else await fsp.rm(base, { recursive: true, force: true });
   }
   print(
     `Peers: sidefile vs MCP filesystem vs Jupyter contents API vs a bare durable route vs bare Node fs (${((Date.now() - started) / 1000).toFixed(0)} s, ${new Date().toISOString()})`,
