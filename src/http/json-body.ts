@@ -23,17 +23,18 @@ export function installJsonBody(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
-    if (plainJson(text)) {
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        fastifys(request, text, done);
-        return;
-      }
-      done(null, value);
-      return;
-    }
-    fastifys(request, text, done);
+    const value = plainJson(text) ? parsedOr(text, NOT_PARSED) : NOT_PARSED;
+    if (value === NOT_PARSED) fastifys(request, text, done);
+    else done(null, value);
   });
+}
+
+const NOT_PARSED = Symbol('not parsed');
+
+function parsedOr<T>(text: string, fallback: T): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return fallback;
+  }
 }

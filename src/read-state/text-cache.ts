@@ -26,11 +26,7 @@ export class TextCache {
     }
     this.entries.set(hash, bytes);
     this.total += bytes.length;
-    while (this.total > this.maxBytes) {
-      const [oldest, old] = this.entries.entries().next().value as [string, Buffer];
-      this.entries.delete(oldest);
-      this.total -= old.length;
-    }
+    while (this.total > this.maxBytes) this.delete(this.entries.keys().next().value as string);
   }
 
   delete(hash: string): void {
