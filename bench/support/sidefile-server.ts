@@ -73,9 +73,10 @@ async function waitForPort(child: ChildProcess, logFile: string, timeoutMs: numb
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const text = await fsp.readFile(logFile, 'utf8').catch(() => '');
+    // The log is appended to: only this child's line counts (an earlier run's names another pid).
     for (const line of text.split('\n')) {
       const match = /"port":(\d+)/.exec(line);
-      if (match && line.includes('listening')) return Number(match[1]);
+      if (match && line.includes('listening') && line.includes(`"pid":${child.pid},`)) return Number(match[1]);
     }
     if (exited !== null) throw new Error(`sidefile exited with status ${exited} before listening; see ${logFile}`);
     await new Promise((r) => setTimeout(r, 50));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { linkSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { WriteToolName } from '../write/types.js';
 import { blobPath, compareVersions, keyDir, oldestBlob, readIndex, writeIndex, type HistoryIndex } from './history-index.js';
@@ -50,8 +50,8 @@ export class FsHistoryStore implements HistoryStore {
     this.maxTotalBytes = options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES;
     this.maxVersionBytes = options.maxVersionBytes ?? MAX_VERSION_BYTES;
     this.now = options.now ?? Date.now;
-    // In the pool: a new name in the history folder may wait on the file system's locks.
-    this.link = options.link ?? ((a, b) => fs.link(a, b));
+    // Sync: one metadata call in the file's own history folder, cheaper than a pool round trip.
+    this.link = options.link ?? (async (a, b) => linkSync(a, b));
   }
 
   async keep(

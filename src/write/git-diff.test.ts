@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import fs, { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gitDiffOf } from './git-diff.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ABOVE_ROOT_TTL_MS, findWorkTree, gitDiffOf } from './git-diff.js';
 
 let base: string;
 
@@ -89,6 +89,31 @@ describe('gitDiffOf', () => {
     git(base, 'commit', '-qm', 'init');
     const diff = await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'two\n', decode });
     expect(diff?.patch).toContain('--- a/sub/a.txt');
+  });
+
+  it('looks above the root once a second, and inside it on every write', async () => {
+    const root = path.join(base, 'ws');
+    await fsp.mkdir(path.join(root, 'src'), { recursive: true });
+    const lstat = vi.spyOn(fs, 'lstatSync');
+    const outside = () => lstat.mock.calls.filter(([p]) => !String(p).startsWith(root + path.sep)).length;
+    try {
+      const t0 = 1_000;
+      expect(findWorkTree(path.join(root, 'src'), root, t0)).toBeNull();
+      expect(outside()).toBeGreaterThan(0);
+      lstat.mockClear();
+      expect(findWorkTree(path.join(root, 'src'), root, t0 + 1)).toBeNull();
+      expect(lstat).toHaveBeenCalledTimes(2);
+      expect(outside()).toBe(0);
+      // The operator makes a repository above the root: seen once the answer is a second old.
+      await fsp.mkdir(path.join(base, '.git'));
+      expect(findWorkTree(path.join(root, 'src'), root, t0 + ABOVE_ROOT_TTL_MS - 1)).toBeNull();
+      expect(findWorkTree(path.join(root, 'src'), root, t0 + ABOVE_ROOT_TTL_MS)).toBe(base);
+      // The agent makes one inside: seen at once.
+      await fsp.mkdir(path.join(root, '.git'));
+      expect(findWorkTree(path.join(root, 'src'), root, t0 + ABOVE_ROOT_TTL_MS + 1)).toBe(root);
+    } finally {
+      lstat.mockRestore();
+    }
   });
 
   it('never shows another repository’s content through a planted gitfile or alternates', async () => {

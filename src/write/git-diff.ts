@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { toRelative } from '../paths/lexical.js';
+import { isInside, toRelative } from '../paths/lexical.js';
 import { headBlob } from './git/head-blob.js';
 import { formatGitPatch, makePatchSliced } from './patch.js';
 
@@ -34,7 +34,7 @@ const MAX_BLOB = 64 * 1024 * 1024;
  */
 export async function gitDiffOf(input: GitDiffInput): Promise<GitDiff | undefined> {
   try {
-    const top = findWorkTree(path.dirname(input.real));
+    const top = findWorkTree(path.dirname(input.real), input.root);
     if (top === null) return undefined;
     const rel = toRelative(top, input.real);
     const head = await headBlob(top, input.root, rel, MAX_BLOB);
@@ -47,16 +47,32 @@ export async function gitDiffOf(input: GitDiffInput): Promise<GitDiff | undefine
   }
 }
 
+/** How long a walk above the root is trusted: those folders are the operator's and rarely change. */
+export const ABOVE_ROOT_TTL_MS = 1_000;
+let aboveRoot: { root: string; top: string | null; until: number } | null = null;
+
 /**
  * Nearest folder holding `.git` (a folder, or a file as in worktrees), walking up. Sync: a
- * few cached lstat calls cost less than a thread-pool round trip each, on every write.
+ * few cached lstat calls cost less than a thread-pool round trip each, on every write. Inside
+ * the root every folder is looked at on every write (the agent may `git init` at any time);
+ * the answer above the root is kept for ABOVE_ROOT_TTL_MS (1 to 4 lstat calls saved per write).
  */
-function findWorkTree(start: string): string | null {
-  let dir = start;
-  for (;;) {
+export function findWorkTree(start: string, root: string, now = Date.now()): string | null {
+  const inside = nearestGit(start, root);
+  if (inside !== null || !isInside(root, start)) return inside;
+  if (aboveRoot === null || aboveRoot.root !== root || now >= aboveRoot.until) {
+    const parent = path.dirname(root);
+    aboveRoot = { root, top: parent === root ? null : nearestGit(parent), until: now + ABOVE_ROOT_TTL_MS };
+  }
+  return aboveRoot.top;
+}
+
+/** First folder from `start` up holding `.git`, looking no higher than `last` (absent: the top). */
+function nearestGit(start: string, last?: string): string | null {
+  for (let dir = start; ; ) {
     if (fs.lstatSync(path.join(dir, '.git'), { throwIfNoEntry: false })) return dir;
     const parent = path.dirname(dir);
-    if (parent === dir) return null;
+    if (dir === last || parent === dir) return null;
     dir = parent;
   }
 }
