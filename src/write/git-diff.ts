@@ -69,7 +69,7 @@ export function findWorkTree(start: string, root: string, now = Date.now()): str
 
 /** First folder from `start` up holding `.git`, looking no higher than `last` (absent: the top). */
 function nearestGit(start: string, last?: string): string | null {
-  for (let dir = start; ; ) {
+  for (let dir = start; ;) {
     if (fs.lstatSync(path.join(dir, '.git'), { throwIfNoEntry: false })) return dir;
     const parent = path.dirname(dir);
     if (dir === last || parent === dir) return null;
