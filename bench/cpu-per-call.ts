@@ -82,7 +82,7 @@ try {
     for (const clients of [1, 16]) {
       const prepared = await Promise.all(peers.map(async (p) => ({ ...p, calls: await callsFor(p.name, p.peer, op, clients) })));
       for (const { calls } of prepared) await measure(calls, { seconds: 0.5, maxCalls: 1e9, warmup: 3 });
-      const totals = prepared.map(() => ({ cpu: 0, calls: 0, seconds: 0, p50: 0, errors: 0, firstError: '' }));
+      const totals = prepared.map(() => ({ cpu: 0, answered: 0, calls: 0, seconds: 0, p50: 0, errors: 0, firstError: '' }));
       // Alternating rounds: a neighbour's burst of load or a late JIT tier falls on every peer alike.
       for (let round = 0; round < ROUNDS; round++) {
         // Each round starts with the next peer: none is always measured first.
@@ -93,14 +93,16 @@ try {
           const s = await measure(calls, { seconds: Number(secondsArg) / ROUNDS, maxCalls: 1e9, warmup: 0 });
           const t = totals[i]!;
           t.cpu += cpuMs(pid) - before;
+          // CPU over the whole round, so per call of the whole round; calls/s from its steady window.
+          t.answered += s.answered;
           t.calls += s.calls;
-          t.seconds += s.calls / s.rate;
+          t.seconds += s.seconds;
           t.p50 = s.p50;
           t.errors += s.errors;
           t.firstError ||= s.firstError ?? '';
         }
       }
-      const perCall = totals.map((t) => t.cpu / t.calls);
+      const perCall = totals.map((t) => t.cpu / t.answered);
       const row = prepared.map(({ name }, i) => {
         const t = totals[i]!;
         const errors = t.errors ? ` errors ${t.errors} ${t.firstError}` : '';

@@ -122,6 +122,7 @@ async function compareInTurns(server: ServerChild, loops: Record<SideName, Call[
       rate: calls / seconds,
       p50: quantile(sorted, 0.5),
       p99: quantile(sorted, 0.99),
+      answered: calls,
       errors: failures[name].n,
       firstError: failures[name].first,
       serverCpuMs: cpu[name].server / calls,
@@ -142,6 +143,7 @@ function merge(list: Sample[]): Sample {
     rate: calls / seconds,
     p50: median(list.map((s) => s.p50)),
     p99: Math.max(...list.map((s) => s.p99)),
+    answered: list.reduce((n, s) => n + s.answered, 0),
     errors: list.reduce((n, s) => n + s.errors, 0),
     firstError: failed?.firstError ?? null,
   };

@@ -84,10 +84,13 @@ export async function benchPeers(print: (line: string) => void = console.log, op
         for (const calls of loops.values()) {
           await measure(calls, { seconds: warmupSeconds, maxCalls: options.maxCalls ?? 20_000, warmup: options.warmup ?? 3 });
         }
-        // Rounds alternate the peers so a neighbour's burst on the shared machine hits them all.
+        // Rounds alternate the peers so a neighbour's burst on the shared machine hits them all;
+        // every other round takes them in reverse, so no peer always runs right after the same one.
         const rounds = new Map<string, Sample[]>();
         for (let round = 0; round < ROUNDS; round++) {
-          for (const [name, calls] of loops) {
+          const order = [...loops];
+          if (round % 2 === 1) order.reverse();
+          for (const [name, calls] of order) {
             const sample = await measure(calls, {
               seconds: seconds / ROUNDS,
               maxCalls: options.maxCalls ?? 20_000,
@@ -134,6 +137,7 @@ function mergeRounds(samples: Sample[]): Sample {
     rate: secs > 0 ? calls / secs : 0,
     p50: weighted('p50'),
     p99: Math.max(...samples.map((x) => x.p99)),
+    answered: samples.reduce((n, x) => n + x.answered, 0),
     errors: samples.reduce((n, x) => n + x.errors, 0),
     firstError: samples.find((x) => x.firstError !== null)?.firstError ?? null,
   };
