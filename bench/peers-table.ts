@@ -43,10 +43,10 @@ export function renderTable(results: Results, clientCounts: number[]): string[] 
   return lines;
 }
 
-export function legend(seconds: number, warmupSeconds: number): string[] {
+export function legend(seconds: number, warmupSeconds: number, rounds: number): string[] {
   return [
     `Each cell: calls/s · p50 / p99 latency · **ratio of calls/s to sidefile** (>1 = faster than sidefile). ` +
-      `Up to ${seconds} s per cell after ${warmupSeconds} s of untimed calls per peer (its JIT warm), in 2 rounds that alternate the peers, the second in reverse order (calls/s over both rounds' steady windows: from every client's first answer to the end of the round, a call still out then not counted; p50 calls-weighted, p99 the worse round's), N clients each looping on its own file (reads: one shared file).`,
+      `Up to ${seconds} s per cell after ${warmupSeconds} s of untimed calls per peer (its JIT warm), in ${rounds} rounds that alternate the peers, every other one in reverse order (calls/s over the rounds' steady windows: from every client's first answer to the end of the round, a call still out then not counted; p50 calls-weighted, p99 the worst round's), N clients each looping on its own file (reads: one shared file).`,
     'sidefile: the built server as a child process, default settings (info-level telemetry, 50 history versions, durable writes: temp + fsync + rename + fsync folder), loopback HTTP/1.1 keep-alive. ' +
       'Read 100 KB is two paged calls (one Read renders past the 100,000-character cap); Edit and NotebookEdit run in a session that read the file once; each timed Read uses a fresh session (no `file_unchanged`).',
     'MCP filesystem: one server over stdio via the SDK Client (read_text_file, edit_file, write_file); the notebook cell is edited as JSON text with edit_file; writes are temp + rename without fsync.',

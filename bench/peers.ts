@@ -5,8 +5,8 @@
  * Called by bench/run.ts as `benchPeers()`; alone: `npm run build && npx tsx bench/peers.ts`.
  * Also the bare durable Fastify route (issue 12's baseline) and, below the table, each of
  * issue 12's targets with its ratio and ✔/✘.
- * Bounded: BENCH_PEERS_SECONDS (default 2) per cell after BENCH_PEERS_WARMUP (default 2) untimed
- * seconds per peer, 70 cells, loopback only; `quick`: 1 s per cell after 1 s, no Jupyter and no
+ * Bounded: BENCH_PEERS_SECONDS (default 6, in rounds of ~1 s) per cell after BENCH_PEERS_WARMUP (default 2)
+ * untimed seconds per peer, 70 cells, loopback only; `quick`: 1 s per cell after 1 s, no Jupyter and no
  * in-process floor (28 cells, ~2 min).
  */
 import { promises as fsp } from 'node:fs';
@@ -38,7 +38,8 @@ export interface PeerBenchOptions {
 
 export async function benchPeers(print: (line: string) => void = console.log, options: PeerBenchOptions = {}): Promise<void> {
   const quick = options.quick ?? false;
-  const seconds = options.seconds ?? Number(process.env.BENCH_PEERS_SECONDS ?? (quick ? 1 : 2));
+  const seconds = options.seconds ?? Number(process.env.BENCH_PEERS_SECONDS ?? (quick ? 1 : 6));
+  const roundCount = roundsFor(seconds);
   const warmupSeconds = options.warmupSeconds ?? Number(process.env.BENCH_PEERS_WARMUP ?? (quick ? 1 : 2));
   const clientCounts = options.clientCounts ?? [1, 16];
   const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-peers-')));
@@ -87,12 +88,12 @@ export async function benchPeers(print: (line: string) => void = console.log, op
         // Rounds alternate the peers so a neighbour's burst on the shared machine hits them all;
         // every other round takes them in reverse, so no peer always runs right after the same one.
         const rounds = new Map<string, Sample[]>();
-        for (let round = 0; round < ROUNDS; round++) {
+        for (let round = 0; round < roundCount; round++) {
           const order = [...loops];
           if (round % 2 === 1) order.reverse();
           for (const [name, calls] of order) {
             const sample = await measure(calls, {
-              seconds: seconds / ROUNDS,
+              seconds: seconds / roundCount,
               maxCalls: options.maxCalls ?? 20_000,
               warmup: 0,
             });
@@ -115,7 +116,7 @@ export async function benchPeers(print: (line: string) => void = console.log, op
   print('');
   for (const line of renderTable(results, clientCounts)) print(line);
   print('');
-  for (const line of legend(seconds, warmupSeconds)) print(line);
+  for (const line of legend(seconds, warmupSeconds, roundCount)) print(line);
   print('');
   for (const line of renderTargets(results, clientCounts)) print(line);
 }
@@ -123,8 +124,14 @@ export async function benchPeers(print: (line: string) => void = console.log, op
 /** `BENCH_PEERS_OPS=edit,write`: only these operations' cells (for a quick look; the targets need all). */
 const onlyOps = process.env.BENCH_PEERS_OPS?.split(',') ?? null;
 
-/** Measuring rounds per cell: each peer runs `seconds / ROUNDS` per round, the peers in turn. */
-const ROUNDS = 2;
+/**
+ * Measuring rounds per cell, each peer `seconds / rounds` per round, the peers in turn: rounds of
+ * about a second, at least two. The host's slow spells last a second or two (one peer's 1 s
+ * samples a minute apart differ by up to 2×), so many short alternating rounds share them out.
+ */
+export function roundsFor(seconds: number): number {
+  return Math.max(2, Math.round(seconds));
+}
 
 /** Rounds summed: calls/s over the whole time; p50 the calls-weighted mean, p99 the worst round's. */
 function mergeRounds(samples: Sample[]): Sample {
