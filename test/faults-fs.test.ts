@@ -38,7 +38,7 @@ function failOnce(where: Where, code: string): void {
   const realOpen = nodeWriterFs.open;
   const realRename = nodeWriterFs.rename;
   if (where === 'rename') {
-    vi.spyOn(nodeWriterFs, 'rename').mockImplementation(async (from, to) => {
+    vi.spyOn(nodeWriterFs, 'rename').mockImplementation((from, to) => {
       if (armed && path.basename(from).startsWith('.sidefile-tmp-')) {
         armed = false;
         throw errno(code);

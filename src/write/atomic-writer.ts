@@ -15,7 +15,8 @@ import { FdTempFile, newTempName, type TempFile } from './temp-file.js';
  */
 export interface WriterFs extends ResolveFs {
   open(p: string, flags: string, mode?: number): Promise<TempFile>;
-  rename(from: string, to: string): Promise<void>;
+  /** Sync: it runs with the last checks, no await between (CheckedDir.changeThenSync). */
+  rename(from: string, to: string): void;
   unlink(p: string): Promise<void>;
   /** Makes one folder (not recursive). */
   mkdir(p: string): Promise<unknown>;
@@ -30,7 +31,8 @@ const GID = process.getgid?.();
 export const nodeWriterFs: WriterFs = {
   open: (p, flags, mode) => FdTempFile.open(p, flags, mode),
   // Sync: one metadata call in the checked folder, cheaper than a thread-pool round trip.
-  rename: async (from, to) => fs.renameSync(from, to),
+  // atomicWrite makes it while no fsync of the folder runs (paths/folder-sync.ts).
+  rename: (from, to) => fs.renameSync(from, to),
   unlink: (p) => fsp.unlink(p),
   mkdir: (p) => fsp.mkdir(p),
   realpathSync: (p) => fs.realpathSync.native(p),
@@ -119,13 +121,15 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
     await writeAndSync(handle, opts);
     await opts.alongside;
     // Security: the folder or the entry may have been re-pointed while we wrote; check them
-    // with no await between these checks and the rename.
-    const entry = assertStillTarget(opts, dir, name, fsx);
-    opts.lastCheck?.(dir.at(name), entry);
-    await fsx.rename(dir.at(tempName), dir.at(name));
-    created = false;
-    opts.afterRename?.(dir.at(name));
-    await dir.sync();
+    // with no await between these checks and the rename (one sync change, made when no fsync
+    // of the folder runs, then that fsync awaited).
+    await dir.changeThenSync(() => {
+      const entry = assertStillTarget(opts, dir, name, fsx);
+      opts.lastCheck?.(dir.at(name), entry);
+      fsx.rename(dir.at(tempName), dir.at(name));
+      created = false;
+      opts.afterRename?.(dir.at(name));
+    });
   } catch (err) {
     // A temp file that cannot be removed now stays journaled, for start-up to remove.
     const dir = opts.dir ?? own;
@@ -155,9 +159,9 @@ async function reuseSpare(opts: AtomicWriteOptions, temp: string): Promise<TempF
   const handle = FdTempFile.reuse(spare, dev);
   if (handle) {
     try {
-      // Sync, as the write's own rename: one metadata call, cheaper than a thread-pool round trip.
-      // EXDEV (the data dir is another mount of this file system): no spare, a fresh temp file.
-      fs.renameSync(spare, temp);
+      // In the pool: a rename into the target's folder made while its fsync runs waits on the
+      // disk (paths/folder-sync.ts). EXDEV (the data dir is another mount): a fresh temp file.
+      await fsp.rename(spare, temp);
       return handle;
     } catch {
       await handle.close();
