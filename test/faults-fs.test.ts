@@ -38,12 +38,12 @@ function failOnce(where: Where, code: string): void {
   const realOpen = nodeWriterFs.open;
   const realRename = nodeWriterFs.rename;
   if (where === 'rename') {
-    vi.spyOn(nodeWriterFs, 'rename').mockImplementation((from, to) => {
+    vi.spyOn(nodeWriterFs, 'rename').mockImplementation(async (from, to, inPool) => {
       if (armed && path.basename(from).startsWith('.sidefile-tmp-')) {
         armed = false;
         throw errno(code);
       }
-      return realRename(from, to);
+      return realRename(from, to, inPool);
     });
     return;
   }

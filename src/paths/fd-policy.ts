@@ -2,7 +2,7 @@ import fs, { type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
 import { isInside, toRelative } from './lexical.js';
-import { changeThenSync, syncFolder } from './folder-sync.js';
+import { syncFolder } from './folder-sync.js';
 
 /**
  * SPEC §3 "Under races": the check is made on what was actually opened, not on a path looked
@@ -111,17 +111,6 @@ export class CheckedDir {
     } catch {
       // Some file systems cannot fsync a folder; the rename already happened.
     }
-  }
-
-  /**
-   * `change` (sync: last checks and a rename in this folder) made when no fsync of the folder
-   * runs, then one that began after it awaited (folder-sync.ts). Rejects with what `change`
-   * threw; an fsync error is ignored, as in sync().
-   */
-  async changeThenSync(change: () => void): Promise<void> {
-    if (this.fd >= 0) return changeThenSync(this.fd, change);
-    change();
-    await this.sync();
   }
 
   close(): void {

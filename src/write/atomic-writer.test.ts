@@ -189,7 +189,7 @@ describe('atomicWrite', () => {
           throw errno(code);
         };
       if (where === 'rename')
-        faulty.rename = () => {
+        faulty.rename = async () => {
           throw errno(code);
         };
       if (where === 'write') {
@@ -235,7 +235,7 @@ describe('a temp file that cannot be removed', () => {
     await fsp.writeFile(t.real, 'old');
     const stuck: WriterFs = {
       ...nodeWriterFs,
-      rename: () => {
+      rename: async () => {
         throw errno('EIO');
       },
       unlink: async () => {

@@ -2,6 +2,7 @@ import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { ToolError } from '../errors.js';
 import { type CheckedDir, movedError, openCheckedDir, outsideError } from '../paths/fd-policy.js';
+import { fsyncsInFlight } from '../paths/fsyncs-in-flight.js';
 import { mapFsError } from './fs-errors.js';
 import { journalAdd, journalRemove } from './journal.js';
 import { isInside, type ResolveFs } from './resolve-sync.js';
@@ -15,8 +16,8 @@ import { FdTempFile, newTempName, type TempFile } from './temp-file.js';
  */
 export interface WriterFs extends ResolveFs {
   open(p: string, flags: string, mode?: number): Promise<TempFile>;
-  /** Sync: it runs with the last checks, no await between (CheckedDir.changeThenSync). */
-  rename(from: string, to: string): void;
+  /** `inPool`: in the thread pool, not in place (see fsyncsInFlight). */
+  rename(from: string, to: string, inPool?: boolean): Promise<void>;
   unlink(p: string): Promise<void>;
   /** Makes one folder (not recursive). */
   mkdir(p: string): Promise<unknown>;
@@ -30,9 +31,8 @@ const GID = process.getgid?.();
 
 export const nodeWriterFs: WriterFs = {
   open: (p, flags, mode) => FdTempFile.open(p, flags, mode),
-  // Sync: one metadata call in the checked folder, cheaper than a thread-pool round trip.
-  // atomicWrite makes it while no fsync of the folder runs (paths/folder-sync.ts).
-  rename: (from, to) => fs.renameSync(from, to),
+  // In place when asked: one metadata call in the checked folder, cheaper than a pool round trip.
+  rename: async (from, to, inPool) => (inPool ? fsp.rename(from, to) : fs.renameSync(from, to)),
   unlink: (p) => fsp.unlink(p),
   mkdir: (p) => fsp.mkdir(p),
   realpathSync: (p) => fs.realpathSync.native(p),
@@ -121,15 +121,14 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
     await writeAndSync(handle, opts);
     await opts.alongside;
     // Security: the folder or the entry may have been re-pointed while we wrote; check them
-    // with no await between these checks and the rename (one sync change, made when no fsync
-    // of the folder runs, then that fsync awaited).
-    await dir.changeThenSync(() => {
-      const entry = assertStillTarget(opts, dir, name, fsx);
-      opts.lastCheck?.(dir.at(name), entry);
-      fsx.rename(dir.at(tempName), dir.at(name));
-      created = false;
-      opts.afterRename?.(dir.at(name));
-    });
+    // with no await between these checks and the rename but the rename (SPEC §7). In place when
+    // none of our fsyncs runs; else in the pool, where a wait on the disk holds no other call.
+    const entry = assertStillTarget(opts, dir, name, fsx);
+    opts.lastCheck?.(dir.at(name), entry);
+    await fsx.rename(dir.at(tempName), dir.at(name), fsyncsInFlight() > 0);
+    created = false;
+    opts.afterRename?.(dir.at(name));
+    await dir.sync();
   } catch (err) {
     // A temp file that cannot be removed now stays journaled, for start-up to remove.
     const dir = opts.dir ?? own;
@@ -159,9 +158,9 @@ async function reuseSpare(opts: AtomicWriteOptions, temp: string): Promise<TempF
   const handle = FdTempFile.reuse(spare, dev);
   if (handle) {
     try {
-      // In the pool: a rename into the target's folder made while its fsync runs waits on the
-      // disk (paths/folder-sync.ts). EXDEV (the data dir is another mount): a fresh temp file.
-      await fsp.rename(spare, temp);
+      // As the write's own rename: in the pool while one of our fsyncs runs (fsyncsInFlight).
+      // EXDEV (the data dir is another mount of this file system): no spare, a fresh temp file.
+      await nodeWriterFs.rename(spare, temp, fsyncsInFlight() > 0);
       return handle;
     } catch {
       await handle.close();

@@ -1,5 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import fs from 'node:fs';
+import { countedFsync } from '../paths/fsyncs-in-flight.js';
 
 /** The temp file's calls the atomic writer makes (a subset of node's FileHandle: tests wrap either). */
 export interface TempFile {
@@ -87,7 +88,7 @@ export class FdTempFile implements TempFile {
   }
 
   sync(): Promise<void> {
-    return new Promise((resolve, reject) => fs.fsync(this.fd, (err) => (err ? reject(err) : resolve())));
+    return new Promise((resolve, reject) => countedFsync(this.fd, (err) => (err ? reject(err) : resolve())));
   }
 
   async close(): Promise<void> {
