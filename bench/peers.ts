@@ -129,7 +129,7 @@ const onlyOps = process.env.BENCH_PEERS_OPS?.split(',') ?? null;
  * about a second, at least two. The host's slow spells last a second or two (one peer's 1 s
  * samples a minute apart differ by up to 2×), so many short alternating rounds share them out.
  */
-export function roundsFor(seconds: number): number {
+function roundsFor(seconds: number): number {
   return Math.max(2, Math.round(seconds));
 }
 

@@ -38,12 +38,12 @@ function failOnce(where: Where, code: string): void {
   const realOpen = nodeWriterFs.open;
   const realRename = nodeWriterFs.rename;
   if (where === 'rename') {
-    vi.spyOn(nodeWriterFs, 'rename').mockImplementation(async (from, to, inPool) => {
+    vi.spyOn(nodeWriterFs, 'rename').mockImplementation(async (from, to) => {
       if (armed && path.basename(from).startsWith('.sidefile-tmp-')) {
         armed = false;
         throw errno(code);
       }
-      return realRename(from, to, inPool);
+      return realRename(from, to);
     });
     return;
   }

@@ -23,7 +23,7 @@ export function installJsonBody(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
-    const value = plainJson(text) ? parsedOr(text, NOT_PARSED) : NOT_PARSED;
+    const value = plainJson(text) ? parsedOrNot(text) : NOT_PARSED;
     if (value === NOT_PARSED) fastifys(request, text, done);
     else done(null, value);
   });
@@ -31,10 +31,10 @@ export function installJsonBody(app: FastifyInstance): void {
 
 const NOT_PARSED = Symbol('not parsed');
 
-function parsedOr<T>(text: string, fallback: T): unknown {
+function parsedOrNot(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    return fallback;
+    return NOT_PARSED;
   }
 }

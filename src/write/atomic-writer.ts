@@ -16,8 +16,7 @@ import { FdTempFile, newTempName, type TempFile } from './temp-file.js';
  */
 export interface WriterFs extends ResolveFs {
   open(p: string, flags: string, mode?: number): Promise<TempFile>;
-  /** `inPool`: in the thread pool, not in place (see fsyncsInFlight). */
-  rename(from: string, to: string, inPool?: boolean): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
   unlink(p: string): Promise<void>;
   /** Makes one folder (not recursive). */
   mkdir(p: string): Promise<unknown>;
@@ -31,8 +30,9 @@ const GID = process.getgid?.();
 
 export const nodeWriterFs: WriterFs = {
   open: (p, flags, mode) => FdTempFile.open(p, flags, mode),
-  // In place when asked: one metadata call in the checked folder, cheaper than a pool round trip.
-  rename: async (from, to, inPool) => (inPool ? fsp.rename(from, to) : fs.renameSync(from, to)),
+  // In place (one metadata call, cheaper than a pool round trip) unless one of our fsyncs runs:
+  // then a folder block may be on its way to disk, and the rename waits for it (fsyncs-in-flight.ts).
+  rename: async (from, to) => (fsyncsInFlight() > 0 ? fsp.rename(from, to) : fs.renameSync(from, to)),
   unlink: (p) => fsp.unlink(p),
   mkdir: (p) => fsp.mkdir(p),
   realpathSync: (p) => fs.realpathSync.native(p),
@@ -121,11 +121,10 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
     await writeAndSync(handle, opts);
     await opts.alongside;
     // Security: the folder or the entry may have been re-pointed while we wrote; check them
-    // with no await between these checks and the rename but the rename (SPEC §7). In place when
-    // none of our fsyncs runs; else in the pool, where a wait on the disk holds no other call.
+    // with no await between these checks and the rename but the rename (SPEC §7).
     const entry = assertStillTarget(opts, dir, name, fsx);
     opts.lastCheck?.(dir.at(name), entry);
-    await fsx.rename(dir.at(tempName), dir.at(name), fsyncsInFlight() > 0);
+    await fsx.rename(dir.at(tempName), dir.at(name));
     created = false;
     opts.afterRename?.(dir.at(name));
     await dir.sync();
@@ -158,9 +157,8 @@ async function reuseSpare(opts: AtomicWriteOptions, temp: string): Promise<TempF
   const handle = FdTempFile.reuse(spare, dev);
   if (handle) {
     try {
-      // As the write's own rename: in the pool while one of our fsyncs runs (fsyncsInFlight).
       // EXDEV (the data dir is another mount of this file system): no spare, a fresh temp file.
-      await nodeWriterFs.rename(spare, temp, fsyncsInFlight() > 0);
+      await nodeWriterFs.rename(spare, temp);
       return handle;
     } catch {
       await handle.close();
