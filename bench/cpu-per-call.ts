@@ -23,6 +23,8 @@ const [secondsArg = '3', opsArg = 'edit,write,nbEdit,edit1m'] = process.argv.sli
 const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 3));
 /** The server's CPU time so far (ms); NaN when /proc cannot say. */
 const cpuMs = (pid: number): number => serverCpuMs(pid) ?? Number.NaN;
+/** The main thread's CPU time so far (ms): the event loop, which 16 clients keep busy. */
+const mainCpuMs = (pid: number): number => serverCpuMs(pid, pid) ?? Number.NaN;
 
 const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-cpu-')));
 const root = path.join(base, 'ws');
@@ -71,7 +73,19 @@ async function callsFor(name: string, peer: Peer, op: OpKey, clients: number): P
   return (await peer.calls(op, files, w)) as Call[];
 }
 
+/**
+ * `AGE=<n>`: sidefile (not `before`) first serves n Reads of a 4 KB file, each in a fresh
+ * session, as the peers bench's Read cells do before its write cells: an aged server's heap
+ * holds their read state.
+ */
+async function age(peer: Peer, reads: number): Promise<void> {
+  await fsp.writeFile(path.join(root, 'age.txt'), readText.read4k);
+  const calls = (await peer.calls('read4k', Array<string>(16).fill('age.txt'), w)) as Call[];
+  await measure(calls, { seconds: 600, maxCalls: reads, warmup: 0 });
+}
+
 try {
+  if (process.env.AGE) await age(side, Number(process.env.AGE));
   console.log(
     `load before: ${os
       .loadavg()
@@ -82,7 +96,7 @@ try {
     for (const clients of [1, 16]) {
       const prepared = await Promise.all(peers.map(async (p) => ({ ...p, calls: await callsFor(p.name, p.peer, op, clients) })));
       for (const { calls } of prepared) await measure(calls, { seconds: 0.5, maxCalls: 1e9, warmup: 3 });
-      const totals = prepared.map(() => ({ cpu: 0, answered: 0, calls: 0, seconds: 0, p50: 0, errors: 0, firstError: '' }));
+      const totals = prepared.map(() => ({ cpu: 0, main: 0, answered: 0, calls: 0, seconds: 0, p50: 0, errors: 0, firstError: '' }));
       // Alternating rounds: a neighbour's burst of load or a late JIT tier falls on every peer alike.
       for (let round = 0; round < ROUNDS; round++) {
         // Each round starts with the next peer: none is always measured first.
@@ -90,9 +104,11 @@ try {
           const i = (round + k) % prepared.length;
           const { calls, pid } = prepared[i]!;
           const before = cpuMs(pid);
+          const mainBefore = mainCpuMs(pid);
           const s = await measure(calls, { seconds: Number(secondsArg) / ROUNDS, maxCalls: 1e9, warmup: 0 });
           const t = totals[i]!;
           t.cpu += cpuMs(pid) - before;
+          t.main += mainCpuMs(pid) - mainBefore;
           // CPU over the whole round, so per call of the whole round; calls/s from its steady window.
           t.answered += s.answered;
           t.calls += s.calls;
@@ -106,7 +122,7 @@ try {
       const row = prepared.map(({ name }, i) => {
         const t = totals[i]!;
         const errors = t.errors ? ` errors ${t.errors} ${t.firstError}` : '';
-        return `${name} ${(t.calls / t.seconds).toFixed(0)}/s ${perCall[i]!.toFixed(3)} ms CPU/call p50 ${t.p50.toFixed(2)} ms${errors}`;
+        return `${name} ${(t.calls / t.seconds).toFixed(0)}/s ${perCall[i]!.toFixed(3)} ms CPU/call (main ${(t.main / t.answered).toFixed(3)}) p50 ${t.p50.toFixed(2)} ms${errors}`;
       });
       const vsBefore = perCall[2] === undefined ? '' : ` | sidefile ÷ before ${(perCall[0]! / perCall[2]).toFixed(2)}`;
       console.log(`${op} ×${clients}: ${row.join(' | ')} | CPU sidefile ÷ bare ${(perCall[0]! / perCall[1]!).toFixed(2)}${vsBefore}`);

@@ -92,10 +92,11 @@ export async function rssKiB(pid: number): Promise<number | null> {
 }
 
 /** utime + stime from /proc/<pid>/stat (in clock ticks of 10 ms, Linux's USER_HZ). */
-export function cpuMs(pid: number): number | null {
+export function cpuMs(pid: number, thread?: number): number | null {
   try {
     // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const stat = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+    const fields = readFileSync(stat, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return null;

@@ -90,7 +90,9 @@ export interface AtomicWriteOptions {
 /**
  * Replaces `target.real` with `bytes` so that a crash at any instant leaves the old or the new
  * file: temp file in the same folder (journaled), write, fsync, last checks, rename, fsync the
- * folder. On any failure the temp file is removed and the original is untouched.
+ * folder. On any failure the temp file is removed and the original is untouched. A spare inode
+ * (a pruned history blob of this file) is written where it lies, in the data dir, and renamed
+ * straight over the target (`writeSpare`): no temp name in the workspace, no journal entry.
  *
  * Security (SPEC §3 "Under races"): every step — temp create (`wx`), rename (both sides),
  * unlink, fsync — is made in the target's folder as opened and checked (fd-policy.ts), never
@@ -99,11 +101,7 @@ export interface AtomicWriteOptions {
  */
 export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
   const fsx = opts.fs ?? nodeWriterFs;
-  const name = path.basename(opts.target.real);
-  const tempName = newTempName();
   let own: CheckedDir | null = null;
-  let journaled: string | null = null;
-  let created = false;
   // Observed from the start so an early rejection is never reported as unhandled.
   opts.alongside?.catch(() => {});
   try {
@@ -112,60 +110,85 @@ export async function atomicWrite(opts: AtomicWriteOptions): Promise<void> {
     // Its folder is gone and may not be made here: it was there when the path was resolved, so
     // it was moved or swapped while this call ran (a race, never an INTERNAL).
     if (!dir) throw movedError();
-    journaled = path.join(dir.real, tempName);
-    journalAdd(opts.dataDir, journaled);
-    const handle =
-      (await reuseSpare(opts, dir.at(tempName))) ??
-      (await fsx.open(dir.at(tempName), 'wx', opts.previous ? opts.previous.mode & 0o7777 : 0o666));
-    created = true;
-    await writeAndSync(handle, opts);
-    await opts.alongside;
-    // Security: the folder or the entry may have been re-pointed while we wrote; check them
-    // with no await between these checks and the rename but the rename (SPEC §7).
-    const entry = assertStillTarget(opts, dir, name, fsx);
-    opts.lastCheck?.(dir.at(name), entry);
-    await fsx.rename(dir.at(tempName), dir.at(name));
-    created = false;
-    opts.afterRename?.(dir.at(name));
+    if (!(await writeSpare(opts, dir))) await writeTemp(opts, dir, fsx);
     await dir.sync();
   } catch (err) {
-    // A temp file that cannot be removed now stays journaled, for start-up to remove.
-    const dir = opts.dir ?? own;
-    if (created && dir)
-      created = !(await fsx.unlink(dir.at(tempName)).then(
-        () => true,
-        () => false,
-      ));
     // The rename never happens without `alongside` settled: keep its side effects ordered.
     await opts.alongside?.catch(() => {});
     throw mapWriteError(err);
   } finally {
-    if (!created && journaled !== null) journalRemove(opts.dataDir, journaled);
     own?.close();
   }
 }
 
-/**
- * The spare opened and moved to `temp` (the journaled temp name in the checked folder), or null:
- * no spare, or one that cannot serve (removed in the background; the caller makes a fresh file).
- */
-async function reuseSpare(opts: AtomicWriteOptions, temp: string): Promise<TempFile | null> {
-  const dev = opts.previous?.dev;
-  if (dev === undefined || opts.fs) return null;
-  const spare = opts.spare?.() ?? null;
-  if (spare === null) return null;
-  const handle = FdTempFile.reuse(spare, dev);
-  if (handle) {
-    try {
-      // EXDEV (the data dir is another mount of this file system): no spare, a fresh temp file.
-      await nodeWriterFs.rename(spare, temp);
-      return handle;
-    } catch {
-      await handle.close();
-    }
+/** A fresh temp file in the checked folder, journaled until it is renamed over the target or removed. */
+async function writeTemp(opts: AtomicWriteOptions, dir: CheckedDir, fsx: WriterFs): Promise<void> {
+  const tempName = newTempName();
+  const journaled = path.join(dir.real, tempName);
+  let created = false;
+  journalAdd(opts.dataDir, journaled);
+  try {
+    const handle = await fsx.open(dir.at(tempName), 'wx', opts.previous ? opts.previous.mode & 0o7777 : 0o666);
+    created = true;
+    await writeAndSync(handle, opts);
+    await opts.alongside;
+    await renameOver(opts, dir, fsx, dir.at(tempName));
+    created = false;
+  } catch (err) {
+    // A temp file that cannot be removed now stays journaled, for start-up to remove.
+    if (created)
+      created = !(await fsx.unlink(dir.at(tempName)).then(
+        () => true,
+        () => false,
+      ));
+    throw err;
+  } finally {
+    if (!created) journalRemove(opts.dataDir, journaled);
   }
-  void fsp.unlink(spare).catch(() => {});
-  return null;
+}
+
+/**
+ * A spare written where it lies (the data dir) and renamed straight over the target: true once
+ * it landed; false when there is none, it cannot serve, or it lies on another mount (EXDEV):
+ * then nothing changed in the workspace and the caller writes a temp file instead. A spare
+ * that did not land is removed in the background; a crash before its rename leaves an orphan
+ * blob, which start-up removes.
+ */
+async function writeSpare(opts: AtomicWriteOptions, dir: CheckedDir): Promise<boolean> {
+  const dev = opts.previous?.dev;
+  if (dev === undefined || opts.fs || noSpareRenames.has(opts.dataDir)) return false;
+  const spare = opts.spare?.() ?? null;
+  if (spare === null) return false;
+  const handle = FdTempFile.reuse(spare, dev);
+  let landed = false;
+  try {
+    if (!handle) return false;
+    await writeAndSync(handle, opts);
+    await opts.alongside;
+    await renameOver(opts, dir, nodeWriterFs, spare);
+    landed = true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    noSpareRenames.add(opts.dataDir);
+  } finally {
+    if (!landed) void fsp.unlink(spare).catch(() => {});
+  }
+  return landed;
+}
+
+/** Data dirs whose spare's rename into the workspace failed with EXDEV (a bind mount of the same file system). */
+const noSpareRenames = new Set<string>();
+
+/**
+ * Security: the folder or the entry may have been re-pointed while we wrote; check them with
+ * no await between these checks and the rename but the rename (SPEC §7).
+ */
+async function renameOver(opts: AtomicWriteOptions, dir: CheckedDir, fsx: WriterFs, from: string): Promise<void> {
+  const name = path.basename(opts.target.real);
+  const entry = assertStillTarget(opts, dir, name, fsx);
+  opts.lastCheck?.(dir.at(name), entry);
+  await fsx.rename(from, dir.at(name));
+  opts.afterRename?.(dir.at(name));
 }
 
 export interface AtomicDeleteOptions {

@@ -2,9 +2,9 @@
  * A write reusing a spare inode (a pruned history blob, history/spare-blobs.ts) for its temp
  * file: what lands, and the spares it must never write.
  */
-import { promises as fsp } from 'node:fs';
+import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeTempDirs } from '../../test/support/temp-dirs.js';
 import { atomicWrite } from './atomic-writer.js';
 import { journalEntries } from './journal.js';
@@ -17,6 +17,7 @@ beforeEach(async () => {
   ({ base, root, dataDir } = await makeTempDirs('sidefile-spare-'));
 });
 afterEach(async () => {
+  vi.restoreAllMocks();
   await fsp.rm(base, { recursive: true, force: true });
 });
 
@@ -36,6 +37,12 @@ async function setup(spareText = 'an older and longer version') {
   return { t: { absolute: real, real }, previous: await fsp.stat(real), spare, spareIno: (await fsp.stat(spare)).ino };
 }
 
+/** The temp-file journal's lines (journal.ts), read without waiting. */
+function journalLines(): string[] {
+  const file = path.join(dataDir, 'tmp-journal.log');
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+}
+
 async function untilGone(p: string): Promise<boolean> {
   for (let i = 0; i < 100 && (await exists(p)); i++) await new Promise((r) => setTimeout(r, 10));
   return !(await exists(p));
@@ -53,6 +60,56 @@ describe('atomicWrite with a spare inode', () => {
     expect(await exists(spare)).toBe(false);
     expect((await fsp.readdir(root)).sort()).toEqual(['a.sh']);
     expect(await journalEntries(dataDir)).toEqual([]);
+  });
+
+  it('is written where it lies and renamed straight over the target: no temp name in the folder, no journal entry, at any point', async () => {
+    const { t, previous, spare, spareIno } = await setup();
+    const seen: { folder: string[]; journal: string[]; spare: string }[] = [];
+    await atomicWrite({
+      root,
+      dataDir,
+      target: t,
+      bytes: Buffer.from('new'),
+      previous,
+      spare: () => spare,
+      // Called right before the rename: everything is written and synced by then.
+      lastCheck: () => {
+        seen.push({ folder: fs.readdirSync(root).sort(), journal: journalLines(), spare: fs.readFileSync(spare, 'utf8') });
+      },
+    });
+    expect(seen).toEqual([{ folder: ['a.sh'], journal: [], spare: 'new' }]);
+    expect((await fsp.stat(t.real)).ino).toBe(spareIno);
+    expect(await exists(spare)).toBe(false);
+  });
+
+  it('on another mount of the same file system (EXDEV) lands as a fresh temp file, and uses no spare after', async () => {
+    const { t, previous, spare, spareIno } = await setup();
+    // Held open, so that removing the spare cannot free its inode number for the fresh file.
+    const held = await fsp.open(spare, 'r');
+    const real = fs.renameSync;
+    vi.spyOn(fs, 'renameSync').mockImplementation((from, to) => {
+      if (String(from) === spare) throw Object.assign(new Error('EXDEV: cross-device link not permitted'), { code: 'EXDEV' });
+      real(from, to);
+    });
+    await atomicWrite({ root, dataDir, target: t, bytes: Buffer.from('new'), previous, spare: () => spare });
+    expect(await fsp.readFile(t.real, 'utf8')).toBe('new');
+    expect((await fsp.stat(t.real)).ino).not.toBe(spareIno);
+    expect((await fsp.readdir(root)).sort()).toEqual(['a.sh']);
+    expect(await untilGone(spare)).toBe(true);
+    await held.close();
+    let asked = 0;
+    const next = path.join(dataDir, 'next.blob');
+    await fsp.writeFile(next, 'x', { mode: 0o600 });
+    await atomicWrite({
+      root,
+      dataDir,
+      target: t,
+      bytes: Buffer.from('newer'),
+      previous: await fsp.stat(t.real),
+      spare: () => (asked++, next),
+    });
+    expect(asked).toBe(0);
+    expect(await fsp.readFile(t.real, 'utf8')).toBe('newer');
   });
 
   it('writes a longer content over a shorter spare', async () => {
