@@ -74,7 +74,7 @@ async function callsFor(name: string, peer: Peer, op: OpKey, clients: number): P
 }
 
 /**
- * `AGE=<n>`: sidefile (not `before`) first serves n Reads of a 4 KB file, each in a fresh
+ * `AGE=<n>`: sidefile (and `before`) first serves n Reads of a 4 KB file, each in a fresh
  * session, as the peers bench's Read cells do before its write cells: an aged server's heap
  * holds their read state.
  */
@@ -85,7 +85,7 @@ async function age(peer: Peer, reads: number): Promise<void> {
 }
 
 try {
-  if (process.env.AGE) await age(side, Number(process.env.AGE));
+  if (process.env.AGE) for (const p of peers) if (p.name !== 'bare') await age(p.peer, Number(process.env.AGE));
   console.log(
     `load before: ${os
       .loadavg()

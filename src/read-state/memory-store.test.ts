@@ -92,6 +92,21 @@ describe('MemoryReadStateStore', () => {
     expect(store.stats()).toEqual({ sessions: 1, entries: 2 });
   });
 
+  it('a new read or write of a file makes it the most recently used, and a session emptied by eviction is gone', () => {
+    const { store } = makeStore({ maxEntries: 2 });
+    store.recordRead('A', '/1', read([1, 10]));
+    store.recordRead('B', '/2', read([1, 10]));
+    store.recordRead('A', '/1', read([11, 20]));
+    store.recordRead('C', '/3', read([1, 10]));
+    expect(store.get('B', '/2')).toBeUndefined();
+    expect(store.get('A', '/1')?.seen).toEqual([[1, 20]]);
+    store.recordWrite('C', '/3', { stamp: read([1, 1]).stamp, hash: null, unit: 'lines', total: 5 });
+    store.recordRead('D', '/4', read([1, 10]));
+    expect(store.get('A', '/1')).toBeUndefined();
+    expect(store.get('C', '/3')?.seen).toEqual([[1, 5]]);
+    expect(store.stats()).toEqual({ sessions: 2, entries: 2 });
+  });
+
   it('forgetSession answers how many files the session had read', () => {
     const { store } = makeStore();
     store.recordRead('A', '/1', read([1, 10]));

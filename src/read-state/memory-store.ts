@@ -14,8 +14,15 @@ export interface MemoryReadStateOptions {
 
 interface Session {
   lastActive: number;
-  /** real path → record; a Map keeps insertion order, refreshed on use, for LRU eviction. */
-  files: Map<string, ReadRecord>;
+  /** real path → its entry. */
+  files: Map<string, Entry>;
+}
+
+/** One record, also the global LRU's key (an object: no "session + path" string made and hashed per call). */
+interface Entry {
+  session: string;
+  realPath: string;
+  rec: ReadRecord;
 }
 
 /**
@@ -25,8 +32,8 @@ interface Session {
  */
 export class MemoryReadStateStore implements ReadStateStore {
   private readonly sessions = new Map<string, Session>();
-  /** Global recency order of "session\0path" keys: first = least recently used. */
-  private readonly lru = new Map<string, true>();
+  /** Global recency order of the entries: first = least recently used. */
+  private readonly lru = new Set<Entry>();
   private readonly now: () => number;
   private lastSweep = 0;
   private readonly texts: TextCache;
@@ -43,7 +50,7 @@ export class MemoryReadStateStore implements ReadStateStore {
   }
 
   advance(session: string, realPath: string, version: WriteObservation): void {
-    const prev = this.live(session)?.files.get(realPath);
+    const prev = this.live(session)?.files.get(realPath)?.rec;
     if (!prev) return;
     if (version.bytes && version.hash) this.texts.put(version.hash, version.bytes);
     const total = version.total;
@@ -53,16 +60,16 @@ export class MemoryReadStateStore implements ReadStateStore {
 
   get(session: string, realPath: string): ReadRecord | undefined {
     const s = this.live(session);
-    const rec = s?.files.get(realPath);
-    if (!s || !rec) return undefined;
+    const entry = s?.files.get(realPath);
+    if (!s || !entry) return undefined;
     s.lastActive = this.now();
-    this.touch(session, realPath);
-    return rec;
+    this.touch(entry);
+    return entry.rec;
   }
 
   recordRead(session: string, realPath: string, read: ReadObservation): void {
     if (read.bytes && read.hash) this.texts.put(read.hash, read.bytes);
-    const prev = this.live(session)?.files.get(realPath);
+    const prev = this.live(session)?.files.get(realPath)?.rec;
     const sameVersion =
       prev !== undefined &&
       prev.unit === read.unit &&
@@ -126,9 +133,16 @@ export class MemoryReadStateStore implements ReadStateStore {
     }
     s.lastActive = this.now();
     this.retain(rec.hash);
-    this.release(s.files.get(realPath)?.hash);
-    s.files.set(realPath, rec);
-    this.touch(session, realPath);
+    const entry = s.files.get(realPath);
+    if (entry) {
+      this.release(entry.rec.hash);
+      entry.rec = rec;
+      this.touch(entry);
+    } else {
+      const made = { session, realPath, rec };
+      s.files.set(realPath, made);
+      this.lru.add(made);
+    }
     this.evict();
   }
 
@@ -147,30 +161,26 @@ export class MemoryReadStateStore implements ReadStateStore {
     this.texts.delete(hash);
   }
 
-  private touch(session: string, realPath: string): void {
-    const key = `${session}\0${realPath}`;
-    this.lru.delete(key);
-    this.lru.set(key, true);
+  private touch(entry: Entry): void {
+    this.lru.delete(entry);
+    this.lru.add(entry);
   }
 
   private evict(): void {
     while (this.lru.size > this.options.maxEntries) {
-      const oldest = this.lru.keys().next().value as string;
+      const oldest = this.lru.values().next().value as Entry;
       this.lru.delete(oldest);
-      const cut = oldest.indexOf('\0');
-      const session = oldest.slice(0, cut);
-      const s = this.sessions.get(session);
-      const realPath = oldest.slice(cut + 1);
-      this.release(s?.files.get(realPath)?.hash);
-      s?.files.delete(realPath);
-      if (s && s.files.size === 0) this.sessions.delete(session);
+      this.release(oldest.rec.hash);
+      const s = this.sessions.get(oldest.session);
+      s?.files.delete(oldest.realPath);
+      if (s && s.files.size === 0) this.sessions.delete(oldest.session);
     }
   }
 
   private drop(session: string, s: Session): void {
-    for (const [realPath, rec] of s.files) {
-      this.lru.delete(`${session}\0${realPath}`);
-      this.release(rec.hash);
+    for (const entry of s.files.values()) {
+      this.lru.delete(entry);
+      this.release(entry.rec.hash);
     }
     this.sessions.delete(session);
   }
