@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeTempDirs } from '../../test/support/temp-dirs.js';
 import { atomicWrite } from './atomic-writer.js';
-import { journalEntries } from './journal.js';
+import { journalEntries, journalPath } from './journal.js';
 
 let base: string;
 let root: string;
@@ -39,7 +39,7 @@ async function setup(spareText = 'an older and longer version') {
 
 /** The temp-file journal's lines (journal.ts), read without waiting. */
 function journalLines(): string[] {
-  const file = path.join(dataDir, 'tmp-journal.log');
+  const file = journalPath(dataDir);
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
 }
 
