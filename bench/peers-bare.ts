@@ -12,9 +12,9 @@ import { httpClient } from './support/http-client.js';
 import { stopChild } from './support/sidefile-server.js';
 import { writeContent, type OpKey, type Peer, type Workload } from './peers-types.js';
 
-export async function barePeer(root: string, logFile: string): Promise<Peer & { pid: number }> {
+export async function barePeer(root: string, logFile: string, nodeArgs: string[] = []): Promise<Peer & { pid: number }> {
   const log = await fsp.open(logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/peers-bare-server.ts', root], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bench/peers-bare-server.ts', root], {
     stdio: ['ignore', log.fd, log.fd, 'ipc'],
   });
   await log.close();

@@ -7,7 +7,12 @@
  * through `--perf-basic-prof`); read with `perf report -i <outDir>/perf.data --no-children --sort comm,dso,sym`.
  * Unlike --cpu-prof (wall-clock samples of the main thread) it counts only CPU actually used.
  *
- * Usage: npm run build && npx tsx bench/profile.ts <op> <outDir> [clients=16] [seconds=6] [--strace | --perf]
+ * `--gc`: no profiler; the server runs with `--trace-gc-nvp` and the GC pauses of the timed window are
+ * summed per call (main-thread pauses only: the helper threads' share is not in them).
+ *
+ * `--bare`: profiles the bare durable route (bench/peers-bare-server.ts) instead, for a side-by-side.
+ *
+ * Usage: npm run build && npx tsx bench/profile.ts <op> <outDir> [clients=16] [seconds=6] [--strace | --perf | --gc] [--bare]
  */
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
@@ -15,6 +20,7 @@ import path from 'node:path';
 import { measure } from './support/measure.js';
 import { lineCount, marker, notebookFixture, textOfSize } from './support/fixtures.js';
 import { sidefilePeer } from './peers-sidefile.js';
+import { barePeer } from './peers-bare.js';
 import { summarizeProfile } from './support/cpu-profile-summary.js';
 import type { OpKey, Workload } from './peers-types.js';
 
@@ -23,6 +29,8 @@ const [op = 'read4k', outDir = '/tmp/sidefile-profile', clientsArg = '16', secon
   .filter((a) => !a.startsWith('--'));
 const useStrace = process.argv.includes('--strace');
 const usePerf = process.argv.includes('--perf');
+const useBare = process.argv.includes('--bare');
+const useGc = process.argv.includes('--gc');
 const clients = Number(clientsArg);
 await fsp.mkdir(outDir, { recursive: true });
 const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-prof-')));
@@ -52,14 +60,15 @@ const files = await Promise.all(
     return rel;
   }),
 );
-const nodeArgs = useStrace ? [] : usePerf ? ['--perf-basic-prof'] : ['--cpu-prof', '--cpu-prof-dir', outDir];
-const peer = await sidefilePeer(root, path.join(base, 'data'), path.join(outDir, 'server.log'), { nodeArgs });
+const nodeArgs = useGc ? ['--trace-gc-nvp'] : useStrace ? [] : usePerf ? ['--perf-basic-prof'] : ['--cpu-prof', '--cpu-prof-dir', outDir];
+const logFile = path.join(outDir, useBare ? 'bare.log' : 'server.log');
+const peer = useBare ? await barePeer(root, logFile, nodeArgs) : await sidefilePeer(root, path.join(base, 'data'), logFile, { nodeArgs });
 try {
   const calls = await peer.calls(op as OpKey, files, w);
   if (typeof calls === 'string') throw new Error(calls);
   await measure(calls, { seconds: 1, maxCalls: 1e9, warmup: 3 });
   const { spawn } = await import('node:child_process');
-  const pid = String(peer.server.pid);
+  const pid = String('server' in peer ? peer.server.pid : peer.pid);
   const tracer = useStrace
     ? spawn('strace', [...(process.env.STRACE_ARGS ?? '-c').split(' '), '-f', '-p', pid, '-o', path.join(outDir, `strace-${op}.txt`)], {
         stdio: 'ignore',
@@ -68,6 +77,7 @@ try {
       ? spawn('perf', ['record', '-F', '1999', '-g', '-p', pid, '-o', path.join(outDir, 'perf.data')], { stdio: 'ignore' })
       : null;
   if (tracer) await new Promise((r) => setTimeout(r, 500));
+  const logStart = (await fsp.stat(logFile)).size;
   const sample = await measure(calls, { seconds: Number(secondsArg), maxCalls: 1e9, warmup: 0 });
   if (tracer) {
     tracer.kill('SIGINT');
@@ -76,12 +86,36 @@ try {
   console.log(
     `${op}, ${clients} clients: ${sample.rate.toFixed(0)} calls/s, ${sample.calls} calls, p50 ${sample.p50.toFixed(1)} ms, errors ${sample.errors} ${sample.firstError ?? ''}`,
   );
+  if (useGc) console.log(gcPerCall((await fsp.readFile(logFile, 'utf8')).slice(logStart), sample.calls));
 } finally {
   await peer.close();
   await fsp.rm(base, { recursive: true, force: true });
 }
-if (!useStrace && !usePerf) {
+if (!useStrace && !usePerf && !useGc) {
   // The server writes its profile as it exits: the newest one in outDir is this run's.
   const profiles = (await fsp.readdir(outDir)).filter((f) => f.endsWith('.cpuprofile')).sort();
   if (profiles.length > 0) console.log(await summarizeProfile(path.join(outDir, profiles.at(-1)!), Number(process.env.PROFILE_TOP ?? 25)));
+}
+
+/** `--trace-gc-nvp` lines of the timed window: pauses and promoted bytes per call, by kind (s: scavenge, mc: mark-compact). */
+function gcPerCall(log: string, calls: number): string {
+  const kinds = new Map<string, { events: number; pauseMs: number; promoted: number; survived: number }>();
+  for (const line of log.split('\n')) {
+    const kind = /\bgc=(\w+)/.exec(line)?.[1];
+    if (!kind) continue;
+    const field = (name: string) => Number(new RegExp(`\\b${name}=([0-9.]+)`).exec(line)?.[1] ?? 0);
+    const k = kinds.get(kind) ?? { events: 0, pauseMs: 0, promoted: 0, survived: 0 };
+    k.events += 1;
+    k.pauseMs += field('pause');
+    k.promoted += field('promoted');
+    k.survived += field('new_space_survived');
+    kinds.set(kind, k);
+  }
+  const per = (n: number) => (n / Math.max(1, calls)).toFixed(3);
+  return [...kinds]
+    .map(
+      ([kind, k]) =>
+        `GC ${kind}: ${k.events} pauses, ${per(k.pauseMs)} ms/call, promoted ${per(k.promoted / 1024)} KiB/call, survived ${per(k.survived / 1024)} KiB/call`,
+    )
+    .join('\n');
 }
