@@ -5,7 +5,7 @@ import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { CORPUS, HAS_CORPUS, corpusNames, describeCorpus } from '../../test/support/corpus.js';
 import { ToolError } from '../errors.js';
-import { canonicalEncoding, decodeText, detectLineEndings, dominantLineBreak, encodeText, roundTrips } from './codec.js';
+import { canonicalEncoding, decodeKnown, decodeText, detectLineEndings, dominantLineBreak, encodeText, roundTrips } from './codec.js';
 import { countLineBreaks, lineEndingsOf } from './line-endings.js';
 
 const corpus = CORPUS;
@@ -35,6 +35,7 @@ describeCorpus('decodeText on the corpus', () => {
       expect({ encoding: decoded.encoding, bom: decoded.bom }).toEqual(expected(manifest[file]!.encoding));
       expect(encodeText(decoded.text, decoded).equals(bytes)).toBe(true);
       expect(roundTrips(bytes, decoded)).toBe(true);
+      expect(decodeKnown(bytes, decoded)).toBe(decoded.text);
     });
   }
   it('reports the corpus line endings', () => {

@@ -140,6 +140,12 @@ export function detectEncoding(bytes: Buffer, override?: string, partial = false
   return { encoding: detectLegacyEncoding(sample).encoding, bom: false };
 }
 
+/** A whole file decoded again as decodeText found it (same text, no detection, no scans). */
+export function decodeKnown(bytes: Buffer, enc: TextEncoding): string {
+  const skip = enc.bom ? (bomBytes(enc.encoding)?.length ?? 0) : 0;
+  return decodeAs(bytes.subarray(skip), enc.encoding);
+}
+
 /** Decodes a piece of a file (a line) known to be in `encoding`, BOM already skipped. */
 export function decodeBytes(bytes: Buffer, encoding: string): string {
   return decodeAs(bytes, encoding);

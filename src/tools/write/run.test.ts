@@ -1,5 +1,6 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import iconv from 'iconv-lite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isToolError } from '../../errors.js';
 import { makeWriteTestbed, type WriteTestbed } from '../../../test/support/test-context.js';
@@ -75,6 +76,15 @@ describe('Write (SPEC §7)', () => {
     await bed.markRead('j.txt');
     expect(await code('j.txt', '😀\n')).toBe('UNSUPPORTED_ENCODING');
     expect((await fsp.readFile(file('j.txt'))).equals(sjis)).toBe(true);
+  });
+
+  itCorpus('answers a legacy file’s original_file as the text it held, decoded as it was read', async () => {
+    const gbk = await fsp.readFile(path.resolve(process.cwd(), '../shared/corpus/text/zh-gbk.py'));
+    await fsp.writeFile(file('g.py'), gbk);
+    await bed.markRead('g.py');
+    const out = await write('g.py', '# 新\n');
+    expect(out.result.original_file).toBe(iconv.decode(gbk, 'gbk'));
+    expect((await fsp.readFile(file('g.py'))).equals(iconv.encode('# 新\n', 'gbk'))).toBe(true);
   });
 
   it('lets the session write again without a re-read', async () => {

@@ -1,5 +1,5 @@
 import { ToolError } from '../../errors.js';
-import { decodeText, encodeText } from '../../text/codec.js';
+import { decodeKnown, decodeText, encodeText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
@@ -57,8 +57,28 @@ async function compute(
   const patch = await makePatchSliced(name, decoded.text, content);
   if (!input.allow_placeholders) assertNoPlaceholder(content, decoded.text, patch);
   const bytes = encodeText(content, decoded);
-  const decode = (b: Buffer) => decodeText(b, decoded.encoding).text;
-  return { bytes, before: decoded.text, after: content, total, decode, patch, extra: { original: decoded.text } };
+  // While the write waits on the disk the old text is kept as the bytes it came from, not as a
+  // string: with 16 writes in flight, their old texts were copied by every young GC and then
+  // promoted (issue 12). It is decoded again when asked: the answer's original_file, and the
+  // secret guard of a protected file.
+  const { encoding, bom } = decoded;
+  const old = current.bytes;
+  const oldText = () => decodeKnown(old, { encoding, bom });
+  return {
+    bytes,
+    get before() {
+      return oldText();
+    },
+    after: content,
+    total,
+    decode: (b) => decodeText(b, encoding).text,
+    patch,
+    extra: {
+      get original() {
+        return oldText();
+      },
+    },
+  };
 }
 
 /** Added lines past which the whole content is scanned at once (one regex pass, bounded). */
