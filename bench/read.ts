@@ -16,7 +16,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { httpClient, jsonOf, type HttpClient } from './support/http-client.js';
 import { load, type Load } from './support/load.js';
-import { rssKiB, stopChild } from './support/sidefile-server.js';
+import { rssKiB, SERVER_NODE_FLAGS, stopChild } from './support/sidefile-server.js';
 
 type Print = (line: string) => void;
 
@@ -38,7 +38,7 @@ async function startChild(root: string, dataDir: string, logFile: string, logLev
   // Logs go straight to a file (not through this process, which runs the load generator);
   // the port comes over IPC.
   // BENCH_NODE_ARGS: node flags for the server (e.g. `--trace-gc`; its lines land in the server log).
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = [...SERVER_NODE_FLAGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bench/read-server.ts', root, dataDir, logLevel], {
     stdio: ['ignore', log.fd, log.fd, 'ipc'],
   });

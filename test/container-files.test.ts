@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { SERVER_NODE_FLAGS } from '../bench/support/sidefile-server.js';
 
 /**
  * Static checks of the deployment files (the image itself is built and run by
@@ -38,12 +39,20 @@ describe('Dockerfile', () => {
     const health = final.find((l) => l.startsWith('HEALTHCHECK'));
     expect(health).toMatch(/CMD \["node", "-e", .*\/healthz/);
     expect(text).not.toMatch(/\bcurl\b(?! in the image)/);
-    expect(final.filter((l) => l.startsWith('CMD ')).pop()).toBe('CMD ["node", "dist/server.js"]');
+    const cmd = final.filter((l) => l.startsWith('CMD ')).pop() ?? 'CMD []';
+    expect(JSON.parse(cmd.slice('CMD '.length))).toEqual(['node', ...SERVER_NODE_FLAGS, 'dist/server.js']);
     expect(text).not.toMatch(/npm start/);
   });
 
   it('never bakes a token into the image', () => {
     expect(text).not.toMatch(/SIDEFILE_TOKEN=/);
+  });
+});
+
+describe('node flags', () => {
+  it('are the same for npm start, the image and the benches', () => {
+    const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start;
+    expect(start).toBe(`node scripts/build-if-stale.mjs && node ${SERVER_NODE_FLAGS.join(' ')} dist/server.js`);
   });
 });
 

@@ -59,6 +59,35 @@ describe('POST /v1/tools/write', () => {
     });
   });
 
+  it('diffs a UTF-16 file with a BOM against HEAD as the text written (the new bytes decoded again)', async () => {
+    const utf16 = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    await fsp.writeFile(path.join(t.root, 'w.txt'), utf16('one\nstay\n'));
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'init');
+    await markRead('w.txt');
+    const res = await t.request.post('/v1/tools/write').send({ file_path: 'w.txt', content: '\ufefftwo\nstay\n' });
+    expect(res.status).toBe(200);
+    expect(await fsp.readFile(path.join(t.root, 'w.txt'))).toEqual(utf16('\ufefftwo\nstay\n'));
+    expect(res.body.result.git_diff).toEqual({
+      patch: 'diff --git a/w.txt b/w.txt\n--- a/w.txt\n+++ b/w.txt\n@@ -1,2 +1,2 @@\n-one\n+\ufefftwo\n stay\n',
+      additions: 1,
+      deletions: 1,
+    });
+  });
+
+  it('answers 422 SECRET_DETECTED for a key added over a memory file the session read, leaving its bytes', async () => {
+    const key = 'AKIA' + 'Q4'.repeat(8);
+    await fsp.mkdir(path.join(t.root, 'memory'));
+    await fsp.writeFile(path.join(t.root, 'memory/notes.md'), 'plain\n');
+    await markRead('memory/notes.md');
+    const res = await t.request.post('/v1/tools/write').send({ file_path: 'memory/notes.md', content: `plain\naws ${key}\n` });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('SECRET_DETECTED');
+    expect(JSON.stringify(res.body)).not.toContain(key);
+    expect(await fsp.readFile(path.join(t.root, 'memory/notes.md'), 'utf8')).toBe('plain\n');
+  });
+
   it('answers 422 SECRET_DETECTED for a key written to a memory file, without echoing it', async () => {
     const key = 'AKIA' + 'Z7'.repeat(8);
     const res = await t.request.post('/v1/tools/write').send({ file_path: 'memory/notes.md', content: `aws ${key}\n` });

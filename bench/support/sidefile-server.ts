@@ -30,6 +30,15 @@ export interface StartOptions {
   projectDir?: string;
 }
 
+/**
+ * Node flags the service starts with: the image's CMD and `npm start` pass the same
+ * (test/container-files.test.ts holds the three together), so the bench measures the server as
+ * it runs. `--initial-old-space-size=128`: with Write's texts no longer promoted, V8 kept the
+ * ~26 MB old generation under a 50 MB limit and re-marked the whole heap every ~400 ms under one
+ * writer (issue 12, docs/benchmarks.md "Session 11").
+ */
+export const SERVER_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=128'];
+
 export function serverEntry(projectDir = process.cwd()): string {
   return path.join(projectDir, 'dist', 'server.js');
 }
@@ -41,6 +50,7 @@ export async function startSidefile(options: StartOptions): Promise<ServerChild>
   const child = spawn(
     process.execPath,
     [
+      ...SERVER_NODE_FLAGS,
       ...(options.nodeArgs ?? []),
       entry,
       '--root',

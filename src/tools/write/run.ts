@@ -8,6 +8,7 @@ import { detectPlaceholder, mayHoldPlaceholder, placeholderMessage } from '../..
 import { makePatchSliced, type TextPatch } from '../../write/patch.js';
 import type { WriteInput, WriteResult } from './schema.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
+import { countTextLines } from '../../write/text-lines.js';
 
 interface WriteExtra {
   original: string | null;
@@ -46,7 +47,10 @@ async function compute(
   cells: number | null,
 ): Promise<ComputedWrite<WriteExtra>> {
   const { content } = input;
-  const total = cells ?? undefined;
+  // Counted now, and `after` below is decoded from the new bytes when asked (the git diff, a
+  // protected file's secret guard): the 100 KB `content` was kept alive across the fsync by the
+  // write's `after` alone, and promoted by every young GC under 16 writers (issue 12).
+  const total = cells ?? countTextLines(content);
   if (current.bytes === null) {
     const bytes = encodeText(content, { encoding: 'utf-8', bom: false });
     return { bytes, before: '', after: content, total, extra: { original: null } };
@@ -57,10 +61,8 @@ async function compute(
   const patch = await makePatchSliced(name, decoded.text, content);
   if (!input.allow_placeholders) assertNoPlaceholder(content, decoded.text, patch);
   const bytes = encodeText(content, decoded);
-  // While the write waits on the disk the old text is kept as the bytes it came from, not as a
-  // string: with 16 writes in flight, their old texts were copied by every young GC and then
-  // promoted (issue 12). It is decoded again when asked: the answer's original_file, and the
-  // secret guard of a protected file.
+  // Likewise the old text is kept as the bytes it came from while the write waits on the disk,
+  // and decoded again when asked: the answer's original_file, and the secret guard.
   const { encoding, bom } = decoded;
   const old = current.bytes;
   const oldText = () => decodeKnown(old, { encoding, bom });
@@ -69,7 +71,9 @@ async function compute(
     get before() {
       return oldText();
     },
-    after: content,
+    get after() {
+      return decodeKnown(bytes, { encoding, bom });
+    },
     total,
     decode: (b) => decodeText(b, encoding).text,
     patch,
