@@ -22,6 +22,13 @@ function git(...args: string[]): void {
   });
 }
 
+/** The root as a git work tree whose HEAD holds every file now in it. */
+function commitAll(): void {
+  git('init', '-q');
+  git('add', '.');
+  git('commit', '-qm', 'init');
+}
+
 describe('POST /v1/tools/write', () => {
   it('creates a file and answers the SPEC §7 result', async () => {
     const res = await t.request.post('/v1/tools/write').send({ file_path: 'd/new.txt', content: 'a\n' });
@@ -46,9 +53,7 @@ describe('POST /v1/tools/write', () => {
 
   it('adds git_diff against HEAD when the root is a git work tree', async () => {
     await fsp.writeFile(path.join(t.root, 'a.txt'), 'one\n');
-    git('init', '-q');
-    git('add', '.');
-    git('commit', '-qm', 'init');
+    commitAll();
     await markRead('a.txt');
     const res = await t.request.post('/v1/tools/write').send({ file_path: 'a.txt', content: 'two\n' });
     expect(res.status).toBe(200);
@@ -62,9 +67,7 @@ describe('POST /v1/tools/write', () => {
   it('diffs a UTF-16 file with a BOM against HEAD as the text written (the new bytes decoded again)', async () => {
     const utf16 = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
     await fsp.writeFile(path.join(t.root, 'w.txt'), utf16('one\nstay\n'));
-    git('init', '-q');
-    git('add', '.');
-    git('commit', '-qm', 'init');
+    commitAll();
     await markRead('w.txt');
     const res = await t.request.post('/v1/tools/write').send({ file_path: 'w.txt', content: '\ufefftwo\nstay\n' });
     expect(res.status).toBe(200);
