@@ -12,6 +12,9 @@
  *
  * `--bare`: profiles the bare durable route (bench/peers-bare-server.ts) instead, for a side-by-side.
  *
+ * `PROFILE_NODE_ARGS='--flag …'`: more node flags for the server (e.g. `--trace-gc`, `--trace-incremental-marking`);
+ * `PROFILE_SERVER_ARGS='--opt value …'`: server options (e.g. `--read-cache-mib 0`).
+ *
  * Usage: npm run build && npx tsx bench/profile.ts <op> <outDir> [clients=16] [seconds=6] [--strace | --perf | --gc] [--bare]
  */
 import { promises as fsp } from 'node:fs';
@@ -60,9 +63,17 @@ const files = await Promise.all(
     return rel;
   }),
 );
-const nodeArgs = useGc ? ['--trace-gc-nvp'] : useStrace ? [] : usePerf ? ['--perf-basic-prof'] : ['--cpu-prof', '--cpu-prof-dir', outDir];
+const nodeArgs = [
+  ...(useGc ? ['--trace-gc-nvp'] : useStrace ? [] : usePerf ? ['--perf-basic-prof'] : ['--cpu-prof', '--cpu-prof-dir', outDir]),
+  ...(process.env.PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean),
+];
 const logFile = path.join(outDir, useBare ? 'bare.log' : 'server.log');
-const peer = useBare ? await barePeer(root, logFile, nodeArgs) : await sidefilePeer(root, path.join(base, 'data'), logFile, { nodeArgs });
+const peer = useBare
+  ? await barePeer(root, logFile, nodeArgs)
+  : await sidefilePeer(root, path.join(base, 'data'), logFile, {
+      nodeArgs,
+      extraArgs: (process.env.PROFILE_SERVER_ARGS ?? '').split(' ').filter(Boolean),
+    });
 try {
   const calls = await peer.calls(op as OpKey, files, w);
   if (typeof calls === 'string') throw new Error(calls);

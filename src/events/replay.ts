@@ -33,15 +33,28 @@ export interface Frame {
 }
 
 export function fileChangedFrame(id: string, data: FileChangedData): Frame {
-  let text: string | undefined;
-  return {
-    id,
-    version: data.version,
-    // Built when first sent or replayed: while no stream is open, a write pays no JSON for its event.
-    get text() {
-      return (text ??= `id: ${id}\nevent: file_changed\ndata: ${JSON.stringify(data)}\n\n`);
-    },
-  };
+  return new FileChangedFrame(id, data);
+}
+
+/**
+ * Its text is built when first sent or replayed: while no stream is open, a write pays no JSON
+ * for its event. A class getter, not an object literal's (see write/lazy-texts.ts: V8 gives each
+ * literal's getter an accessor pair in the old generation).
+ */
+class FileChangedFrame implements Frame {
+  readonly version: string | null;
+  private built: string | undefined;
+
+  constructor(
+    readonly id: string,
+    private readonly data: FileChangedData,
+  ) {
+    this.version = data.version;
+  }
+
+  get text(): string {
+    return (this.built ??= `id: ${this.id}\nevent: file_changed\ndata: ${JSON.stringify(this.data)}\n\n`);
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { ToolError } from '../errors.js';
 import { decodeText } from '../text/codec.js';
+import { withLazyTexts } from '../write/lazy-texts.js';
 import type { NotebookEditRequest } from '../notebook/edit.js';
 import type { EditExtra } from '../tools/edit/schema.js';
 import type { EditInput } from '../tools/edit/schema.js';
@@ -57,20 +58,14 @@ export async function editTextOffLoop(
   const reply = (await runOnWorker(job)) as TextEditReply;
   const bytes = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
   const decode = (b: Buffer) => decodeText(b, reply.encoding).text;
-  return {
+  return withLazyTexts(original, bytes, decode, {
     bytes,
-    get before() {
-      return decode(original);
-    },
-    get after() {
-      return decode(bytes);
-    },
     patch: fromWire(reply.patch),
     hash: reply.hash,
     total: reply.total,
     decode,
     extra: reply.extra,
-  };
+  });
 }
 
 export async function readNotebookOffLoop(

@@ -28,7 +28,7 @@ describe('gitDiffOf', () => {
   it('is absent outside a git work tree', async () => {
     const file = path.join(base, 'a.txt');
     await fsp.writeFile(file, 'x\n');
-    expect(await gitDiffOf({ root: base, real: file, after: 'y\n', decode })).toBeUndefined();
+    expect(await gitDiffOf({ root: base, real: file, after: () => 'y\n', decode })).toBeUndefined();
   });
 
   it('diffs a tracked file against HEAD', async () => {
@@ -38,7 +38,7 @@ describe('gitDiffOf', () => {
     git(base, 'init', '-q');
     git(base, 'add', '.');
     git(base, 'commit', '-qm', 'init');
-    const diff = await gitDiffOf({ root: base, real: file, after: 'one\n2\nthree\n', decode });
+    const diff = await gitDiffOf({ root: base, real: file, after: () => 'one\n2\nthree\n', decode });
     expect(diff).toEqual({
       patch: 'diff --git a/src/a.txt b/src/a.txt\n--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n',
       additions: 1,
@@ -49,7 +49,7 @@ describe('gitDiffOf', () => {
   it('diffs an untracked file against empty', async () => {
     git(base, 'init', '-q');
     const file = path.join(base, 'new.txt');
-    const diff = await gitDiffOf({ root: base, real: file, after: 'a\nb\n', decode });
+    const diff = await gitDiffOf({ root: base, real: file, after: () => 'a\nb\n', decode });
     expect(diff?.additions).toBe(2);
     expect(diff?.deletions).toBe(0);
     expect(diff?.patch).toContain('--- /dev/null\n+++ b/new.txt\n');
@@ -74,7 +74,7 @@ describe('gitDiffOf', () => {
     for (const hook of ['post-checkout', 'post-index-change', 'pre-commit', 'reference-transaction']) {
       await fsp.writeFile(path.join(base, '.git', 'hooks', hook), `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
     }
-    const diff = await gitDiffOf({ root: base, real: file, after: 'new\n', decode });
+    const diff = await gitDiffOf({ root: base, real: file, after: () => 'new\n', decode });
     expect(diff?.additions).toBe(1);
     expect(diff?.deletions).toBe(1);
     expect(fs.existsSync(marker)).toBe(false);
@@ -87,7 +87,7 @@ describe('gitDiffOf', () => {
     git(base, 'init', '-q');
     git(base, 'add', '.');
     git(base, 'commit', '-qm', 'init');
-    const diff = await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'two\n', decode });
+    const diff = await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: () => 'two\n', decode });
     expect(diff?.patch).toContain('--- a/sub/a.txt');
   });
 
@@ -128,15 +128,15 @@ describe('gitDiffOf', () => {
     await fsp.writeFile(path.join(root, 'a.txt'), 'mine\n');
     // A gitfile pointing outside the workspace.
     await fsp.writeFile(path.join(root, '.git'), `gitdir: ${path.join(other, '.git')}\n`);
-    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode })).toBeUndefined();
+    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: () => 'mine\n', decode })).toBeUndefined();
     // A repository of its own that borrows the other one's objects.
     await fsp.rm(path.join(root, '.git'));
     git(root, 'init', '-q');
     await fsp.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), `${path.join(other, '.git', 'objects')}\n`);
-    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode })).toBeUndefined();
+    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: () => 'mine\n', decode })).toBeUndefined();
     // Its own objects only: present again.
     await fsp.rm(path.join(root, '.git', 'objects', 'info', 'alternates'));
-    expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode }))?.additions).toBe(1);
+    expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: () => 'mine\n', decode }))?.additions).toBe(1);
   });
 });
 
@@ -167,7 +167,7 @@ describe('gitDiffOf against a repository whose objects and refs are links to ano
     // What the attack gets without the check: git itself reads the outside content.
     expect(execFileSync('git', ['cat-file', 'blob', 'HEAD:a.txt'], { cwd: root }).toString()).toBe('SECRET\n');
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode })),
+      Array.from({ length: 20 }, () => gitDiffOf({ root, real: path.join(root, 'a.txt'), after: () => 'mine\n', decode })),
     );
     expect(results.filter((r) => r !== undefined)).toEqual([]);
   });
@@ -177,29 +177,29 @@ describe('gitDiffOf against a repository whose objects and refs are links to ano
     const objects = path.join(other, '.git', 'objects');
     const fanout = (await fsp.readdir(objects)).find((n) => /^[0-9a-f]{2}$/.test(n)) as string;
     await fsp.symlink(path.join(objects, fanout), path.join(root, '.git', 'objects', fanout));
-    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode })).toBeUndefined();
+    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: () => 'mine\n', decode })).toBeUndefined();
     await fsp.rm(path.join(root, '.git', 'objects', fanout));
-    expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode }))?.additions).toBe(1);
+    expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: () => 'mine\n', decode }))?.additions).toBe(1);
     await fsp.mkdir(path.join(root, '.git', 'refs', 'heads'), { recursive: true });
     await fsp.symlink(path.join(other, '.git', 'refs', 'heads', 'main'), path.join(root, '.git', 'refs', 'heads', 'main'));
-    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode })).toBeUndefined();
+    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: () => 'mine\n', decode })).toBeUndefined();
     await fsp.rm(path.join(root, '.git', 'refs', 'heads', 'main'));
     await fsp.writeFile(path.join(other, 'packed-refs'), '');
     await fsp.symlink(path.join(other, 'packed-refs'), path.join(root, '.git', 'packed-refs'));
-    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'mine\n', decode })).toBeUndefined();
+    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: () => 'mine\n', decode })).toBeUndefined();
   });
 
   it('notices a link planted after a trusted verdict was cached', async () => {
     const { root, other } = await plant();
     git(root, 'add', '.');
     git(root, 'commit', '-qm', 'mine');
-    expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'two\n', decode }))?.additions).toBe(1);
+    expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: () => 'two\n', decode }))?.additions).toBe(1);
     const objects = path.join(root, '.git', 'objects');
     const fanout = (await fsp.readdir(objects)).find((n) => /^[0-9a-f]{2}$/.test(n)) as string;
     const loose = (await fsp.readdir(path.join(objects, fanout)))[0] as string;
     await fsp.rm(path.join(objects, fanout, loose));
     await fsp.symlink(path.join(other, 'a.txt'), path.join(objects, fanout, loose));
-    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'two\n', decode })).toBeUndefined();
+    expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: () => 'two\n', decode })).toBeUndefined();
   });
 
   it('gives no git_diff when a pack or its index is a link to an outside copy, even of the same bytes', async () => {
@@ -208,17 +208,17 @@ describe('gitDiffOf against a repository whose objects and refs are links to ano
     git(root, 'commit', '-qm', 'mine');
     git(root, 'gc', '-q');
     const packDir = path.join(root, '.git', 'objects', 'pack');
-    expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'two\n', decode }))?.deletions).toBe(1);
+    expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: () => 'two\n', decode }))?.deletions).toBe(1);
     for (const ext of ['.pack', '.idx']) {
       const name = (await fsp.readdir(packDir)).find((n) => n.endsWith(ext)) as string;
       const copy = path.join(other, name);
       await fsp.copyFile(path.join(packDir, name), copy);
       await fsp.rename(path.join(packDir, name), path.join(root, 'kept'));
       await fsp.symlink(copy, path.join(packDir, name));
-      expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'two\n', decode }), ext).toBeUndefined();
+      expect(await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: () => 'two\n', decode }), ext).toBeUndefined();
       await fsp.rm(path.join(packDir, name));
       await fsp.rename(path.join(root, 'kept'), path.join(packDir, name));
-      expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: 'two\n', decode }))?.deletions).toBe(1);
+      expect((await gitDiffOf({ root, real: path.join(root, 'a.txt'), after: () => 'two\n', decode }))?.deletions).toBe(1);
     }
   });
 });

@@ -15,8 +15,8 @@ export interface GitDiffInput {
   root: string;
   /** Real path of the file that was written. */
   real: string;
-  /** Its new text; null when the file was deleted. */
-  after: string | null;
+  /** Its new text, decoded when asked (outside a work tree, never); null when the file was deleted. */
+  after(): string | null;
   /** Decodes the HEAD blob the way the file itself is decoded. */
   decode(bytes: Buffer): string;
 }
@@ -39,8 +39,9 @@ export async function gitDiffOf(input: GitDiffInput): Promise<GitDiff | undefine
     const rel = toRelative(top, input.real);
     const head = await headBlob(top, input.root, rel, MAX_BLOB);
     const before = head === null ? '' : input.decode(head);
-    const patch = await makePatchSliced(rel, before, input.after ?? '', 3);
-    const absent = { before: head === null, after: input.after === null };
+    const after = input.after();
+    const patch = await makePatchSliced(rel, before, after ?? '', 3);
+    const absent = { before: head === null, after: after === null };
     return { patch: formatGitPatch(rel, patch.hunks, absent), additions: patch.additions, deletions: patch.deletions };
   } catch {
     return undefined;

@@ -106,10 +106,8 @@ export async function runWrite<T>(ctx: WriteContext, target: ResolvedPath, plan:
   const gitDiff = await gitDiffOf({
     root: ctx.root,
     real: target.real,
-    // A getter: a tool may decode its text only when asked (outside a work tree, never).
-    get after() {
-      return computed.bytes === null ? null : computed.after;
-    },
+    // A tool may decode its text only when asked (outside a work tree, never).
+    after: () => (computed.bytes === null ? null : computed.after),
     decode: computed.decode ?? ((b) => b.toString('utf8')),
   });
   return { ...rest, structuredPatch: patch.hunks, additions: patch.additions, deletions: patch.deletions, ...(gitDiff ? { gitDiff } : {}) };

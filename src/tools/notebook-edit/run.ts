@@ -8,6 +8,7 @@ import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { CellPositions } from '../../read-state/types.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
+import { withLazyTexts } from '../../write/lazy-texts.js';
 import type { NotebookEditInput, NotebookEditResult } from './schema.js';
 import { afterMove, renumberedText } from '../../notebook/positions.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
@@ -92,22 +93,16 @@ async function compute(
   if (far !== null) {
     const bytes = Buffer.from(far.bytes.buffer, far.bytes.byteOffset, far.bytes.byteLength);
     const decodeAs = decode(far.encoding);
-    return {
+    // Decoded only if asked (secret guard of a protected file, git diff): 60 MB strings cost.
+    return withLazyTexts(original, bytes, decodeAs, {
       bytes,
-      // Decoded only if asked (secret guard of a protected file, git diff): 60 MB strings cost.
-      get before() {
-        return decodeAs(original);
-      },
-      get after() {
-        return decodeAs(bytes);
-      },
       patch: far.patch,
       hash: far.hash,
       total: far.outcome.totalCells,
       decode: decodeAs,
       extra: far.outcome,
       positions: positionsAfter(positions, far.outcome),
-    };
+    });
   }
   const edit = editNotebookBytes(original, target.relative, request, override);
   const { text, splice, ...facts } = edit.outcome;

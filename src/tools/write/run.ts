@@ -9,9 +9,11 @@ import { makePatchSliced, type TextPatch } from '../../write/patch.js';
 import type { WriteInput, WriteResult } from './schema.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
 import { countTextLines } from '../../write/text-lines.js';
+import { withLazyTexts } from '../../write/lazy-texts.js';
 
 interface WriteExtra {
-  original: string | null;
+  /** The replaced text, decoded when the answer is built; null for a new file. */
+  original: (() => string) | null;
 }
 
 /** SPEC §7: create with parents, or overwrite a file the session has seen in full. */
@@ -31,7 +33,7 @@ export async function runWriteTool(input: WriteInput, ctx: ToolContext, target: 
       type: created ? 'create' : 'update',
       file_path: target.relative,
       structured_patch: out.structuredPatch,
-      original_file: out.extra.original,
+      original_file: out.extra.original?.() ?? null,
       ...(out.gitDiff ? { git_diff: out.gitDiff } : {}),
     },
     text: created ? `File created successfully at: ${target.relative}` : `The file ${target.relative} has been updated successfully.`,
@@ -64,25 +66,14 @@ async function compute(
   // Likewise the old text is kept as the bytes it came from while the write waits on the disk,
   // and decoded again when asked: the answer's original_file, and the secret guard.
   const { encoding, bom } = decoded;
-  const old = current.bytes;
-  const oldText = () => decodeKnown(old, { encoding, bom });
-  return {
+  const computed = withLazyTexts(current.bytes, bytes, (b) => decodeKnown(b, { encoding, bom }), {
     bytes,
-    get before() {
-      return oldText();
-    },
-    get after() {
-      return decodeKnown(bytes, { encoding, bom });
-    },
     total,
-    decode: (b) => decodeText(b, encoding).text,
+    decode: (b: Buffer) => decodeText(b, encoding).text,
     patch,
-    extra: {
-      get original() {
-        return oldText();
-      },
-    },
-  };
+    extra: { original: (): string => computed.before },
+  });
+  return computed;
 }
 
 /** Added lines past which the whole content is scanned at once (one regex pass, bounded). */
