@@ -135,7 +135,8 @@ export class EventHub {
       this.ringEvicted = true;
     }
     for (const held of this.pending.values()) held.push(frame);
-    this.broadcast(frame.text, frame.version);
+    // No stream open (the common case): the frame's JSON is not built.
+    if (this.clients.size > 0) this.broadcast(frame.text, frame.version);
   }
 
   /** Frames published after `lastId`; `complete` when no frame after it can be missing from them. */

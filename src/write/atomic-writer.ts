@@ -78,10 +78,12 @@ export interface AtomicWriteOptions {
   alongside?: Promise<unknown>;
   /**
    * Called (sync, must not throw) right after the rename, before the folder's fsync, with the
-   * path of the new file in its checked folder: the caller may record it and let the next
-   * writer in while the rename is made durable. The write still resolves only once it is.
+   * path of the new file in its checked folder and that file's own stats (fstat of the
+   * descriptor written, after the rename; undefined if it failed): the caller may record it
+   * and let the next writer in while the rename is made durable. The write still resolves
+   * only once it is.
    */
-  afterRename?: (at: string) => void;
+  afterRename?: (at: string, written?: fs.Stats) => void;
   /** CPU work to overlap with the temp file's fsync (called once the fsync was issued). */
   whileSyncing?: () => void;
   fs?: WriterFs;
@@ -130,10 +132,14 @@ async function writeTemp(opts: AtomicWriteOptions, dir: CheckedDir, fsx: WriterF
   try {
     const handle = await fsx.open(dir.at(tempName), 'wx', opts.previous ? opts.previous.mode & 0o7777 : 0o666);
     created = true;
-    await writeAndSync(handle, opts);
-    await opts.alongside;
-    await renameOver(opts, dir, fsx, dir.at(tempName));
-    created = false;
+    try {
+      await writeAndSync(handle, opts);
+      await opts.alongside;
+      await renameOver(opts, dir, fsx, dir.at(tempName), handle);
+      created = false;
+    } finally {
+      await handle.close();
+    }
   } catch (err) {
     // A temp file that cannot be removed now stays journaled, for start-up to remove.
     if (created)
@@ -165,12 +171,13 @@ async function writeSpare(opts: AtomicWriteOptions, dir: CheckedDir): Promise<bo
     if (!handle) return false;
     await writeAndSync(handle, opts);
     await opts.alongside;
-    await renameOver(opts, dir, nodeWriterFs, spare);
+    await renameOver(opts, dir, nodeWriterFs, spare, handle);
     landed = true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
     noSpareRenames.add(opts.dataDir);
   } finally {
+    await handle?.close();
     if (!landed) void fsp.unlink(spare).catch(() => {});
   }
   return landed;
@@ -181,14 +188,17 @@ const noSpareRenames = new Set<string>();
 
 /**
  * Security: the folder or the entry may have been re-pointed while we wrote; check them with
- * no await between these checks and the rename but the rename (SPEC §7).
+ * no await between these checks and the rename but the rename (SPEC §7). What afterRename is
+ * told about is the file written, by its descriptor: the entry may already be another file
+ * swapped in, whose stamp must never be recorded as seen by this session.
  */
-async function renameOver(opts: AtomicWriteOptions, dir: CheckedDir, fsx: WriterFs, from: string): Promise<void> {
+async function renameOver(opts: AtomicWriteOptions, dir: CheckedDir, fsx: WriterFs, from: string, handle: TempFile): Promise<void> {
   const name = path.basename(opts.target.real);
   const entry = assertStillTarget(opts, dir, name, fsx);
   opts.lastCheck?.(dir.at(name), entry);
   await fsx.rename(from, dir.at(name));
-  opts.afterRename?.(dir.at(name));
+  const written = await handle.stat().catch(() => undefined);
+  opts.afterRename?.(dir.at(name), written);
 }
 
 export interface AtomicDeleteOptions {
@@ -275,26 +285,22 @@ export function mapWriteError(err: unknown): ToolError {
   return mapFsError(err);
 }
 
-/** Writes the bytes, sets the kept mode and owner, fsyncs, and closes the handle. */
+/** Writes the bytes, sets the kept mode and owner, and fsyncs; the caller closes the handle. */
 export async function writeAndSync(handle: TempFile, opts: Pick<AtomicWriteOptions, 'bytes' | 'previous' | 'whileSyncing'>): Promise<void> {
+  await handle.writeFile(opts.bytes);
+  const prev = opts.previous;
+  const has = handle.has;
+  // The umask may have dropped bits of the kept mode, or a spare have others; then set it exactly.
+  if (prev && (has ? (has.mode & 0o7777) !== (prev.mode & 0o7777) : (prev.mode & (0o7000 | UMASK)) !== 0))
+    await handle.chmod(prev.mode & 0o7777);
+  if (prev && (prev.uid !== (has?.uid ?? UID) || prev.gid !== (has?.gid ?? GID))) {
+    // Only root may give a file away; elsewhere the new file is ours, as any editor's is.
+    await handle.chown(prev.uid, prev.gid).catch(() => {});
+  }
+  const syncing = handle.sync();
   try {
-    await handle.writeFile(opts.bytes);
-    const prev = opts.previous;
-    const has = handle.has;
-    // The umask may have dropped bits of the kept mode, or a spare have others; then set it exactly.
-    if (prev && (has ? (has.mode & 0o7777) !== (prev.mode & 0o7777) : (prev.mode & (0o7000 | UMASK)) !== 0))
-      await handle.chmod(prev.mode & 0o7777);
-    if (prev && (prev.uid !== (has?.uid ?? UID) || prev.gid !== (has?.gid ?? GID))) {
-      // Only root may give a file away; elsewhere the new file is ours, as any editor's is.
-      await handle.chown(prev.uid, prev.gid).catch(() => {});
-    }
-    const syncing = handle.sync();
-    try {
-      opts.whileSyncing?.();
-    } finally {
-      await syncing;
-    }
+    opts.whileSyncing?.();
   } finally {
-    await handle.close();
+    await syncing;
   }
 }

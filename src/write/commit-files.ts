@@ -121,6 +121,8 @@ interface Staged {
   name: string;
   /** The temp file's name in `dir`; null for a removal. */
   temp: string | null;
+  /** The temp file's inode once written: only that file is recorded as seen after the rename. */
+  ino?: number;
   version: Promise<string | null>;
 }
 
@@ -182,7 +184,12 @@ async function writeTemp(ctx: CommitContext, s: Staged, created: Staged[]): Prom
   journalAdd(ctx.settings.dataDir, path.join(dir.real, temp));
   created.push(s);
   const handle = await FdTempFile.open(dir.at(temp), 'wx', previous ? previous.mode & 0o7777 : 0o666);
-  await writeAndSync(handle, { bytes: change.bytes, previous });
+  try {
+    await writeAndSync(handle, { bytes: change.bytes, previous });
+    s.ino = (await handle.stat()).ino;
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
@@ -220,9 +227,10 @@ function commitSync(ctx: CommitContext, staged: Staged[], state: { recorded: boo
 function finish(ctx: CommitContext, tool: WriteToolName, s: Staged, version: string | null): CommittedChange {
   const { change } = s;
   const patch = makePatch(change.target.relative, change.before, change.after);
-  if (change.bytes !== null) {
-    const at = s.dir!.at(s.name);
-    recordWrite(ctx, change.target.real, at, {
+  // lstat of the entry in the checked folder, recorded only while it is the file written.
+  const written = change.bytes !== null ? entryIfInode(s.dir!.at(s.name), s.ino) : null;
+  if (written && change.bytes !== null) {
+    recordWrite(ctx, change.target.real, written, {
       hash: sha256Hex(change.bytes),
       unit: 'lines',
       total: countTextLines(change.after),
@@ -231,6 +239,16 @@ function finish(ctx: CommitContext, tool: WriteToolName, s: Staged, version: str
   }
   announce(ctx, tool, change.target, { type: change.type, patch, version });
   return { change, patch, version };
+}
+
+/** The entry's stats when it is inode `ino`; null when it is another file, gone, or `ino` unknown. */
+function entryIfInode(at: string, ino: number | undefined): fs.Stats | null {
+  try {
+    const st = fs.lstatSync(at);
+    return ino !== undefined && st.ino === ino ? st : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Nothing was renamed: remove the temp files and forget the versions kept for this commit. */

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { promises as fsp, writeFileSync } from 'node:fs';
+import { promises as fsp, renameSync, writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -115,6 +115,25 @@ describe('the write pipeline (SPEC §8)', () => {
     expect(['PATH_OUTSIDE_WORKSPACE', 'FILE_MODIFIED_SINCE_READ']).toContain(isToolError(again) ? again.code : again);
     expect(await fsp.readFile(outside, 'utf8')).toBe('secret');
     expect(await temps()).toEqual([]);
+  });
+
+  it('records as seen the file it wrote, never one swapped in right after its rename', async () => {
+    await fsp.writeFile(file('a.txt'), 'old');
+    await bed.markRead('a.txt');
+    const swapAfterRename: WriterFs = {
+      ...nodeWriterFs,
+      rename: async (from, to) => {
+        await nodeWriterFs.rename(from, to);
+        // Another program replaces the file the instant this write lands.
+        writeFileSync(file('theirs.tmp'), 'theirs');
+        renameSync(file('theirs.tmp'), file('a.txt'));
+      },
+    };
+    expect((await write('a.txt', plan('mine', { fs: swapAfterRename }))).type).toBe('update');
+    // The session saw 'mine', not 'theirs': overwriting 'theirs' now would lose it unseen.
+    const err = await write('a.txt', plan('overwrite')).catch((e: unknown) => e);
+    expect(isToolError(err) && err.code).toBe('FILE_MODIFIED_SINCE_READ');
+    expect(await fsp.readFile(file('a.txt'), 'utf8')).toBe('theirs');
   });
 
   it('refuses when the file changes after it was loaded (the last check before the rename)', async () => {

@@ -228,15 +228,17 @@ async function store(
     whileSyncing: () => {
       derived = derive();
     },
-    afterRename: (at) => {
+    afterRename: (_at, written) => {
       derived ??= derive();
-      recordWrite(ctx, target.real, at, {
-        hash: derived.hash,
-        unit: plan.unit,
-        total: derived.total,
-        bytes,
-        ...(computed.positions ? { positions: computed.positions } : {}),
-      });
+      // Not recorded without the written file's own stats: the next write then needs a read.
+      if (written)
+        recordWrite(ctx, target.real, written, {
+          hash: derived.hash,
+          unit: plan.unit,
+          total: derived.total,
+          bytes,
+          ...(computed.positions ? { positions: computed.positions } : {}),
+        });
       announce(ctx, plan.tool, target, { type: step.type, patch, version });
       // The folder's fsync only makes this rename durable; the next writer need not wait for it.
       step.release();

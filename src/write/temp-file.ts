@@ -8,6 +8,8 @@ export interface TempFile {
   chmod(mode: number): Promise<void>;
   chown(uid: number, gid: number): Promise<void>;
   sync(): Promise<void>;
+  /** The file's own stats, by its descriptor (whatever its name now leads to). */
+  stat(): Promise<fs.Stats>;
   close(): Promise<void>;
   /** Mode and owner the file has now: a reused inode (a spare) keeps its old ones. Absent: just made. */
   readonly has?: { mode: number; uid: number; gid: number };
@@ -89,6 +91,10 @@ export class FdTempFile implements TempFile {
 
   sync(): Promise<void> {
     return new Promise((resolve, reject) => countedFsync(this.fd, (err) => (err ? reject(err) : resolve())));
+  }
+
+  async stat(): Promise<fs.Stats> {
+    return fs.fstatSync(this.fd);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 /** The steps every write shares, the pipeline's and ApplyPatch's commit: history, read state, events. */
-import fs from 'node:fs';
-import type { FileStamp, WriteObservation } from '../read-state/types.js';
+import type fs from 'node:fs';
+import type { WriteObservation } from '../read-state/types.js';
 import { sha256Hex, stampOf } from '../read-state/unchanged.js';
 import type { ResolvedPath } from '../paths/types.js';
 import type { WriteContext } from './context.js';
@@ -62,14 +62,12 @@ export async function keepHistory(
   }
 }
 
-/** The session has now seen the new version in full (SPEC §8); its dedup entry is cleared. */
-export function recordWrite(ctx: WriteContext, real: string, at: string, write: Omit<WriteObservation, 'stamp'>): void {
-  let stamp: FileStamp;
-  try {
-    // lstat of the entry in the checked folder: never a stat through a swapped parent.
-    stamp = stampOf(fs.lstatSync(at));
-  } catch {
-    return; // Gone already: the next write will simply need a read.
-  }
-  ctx.readState.recordWrite(ctx.session, real, { ...write, stamp });
+/**
+ * The session has now seen the new version in full (SPEC §8); its dedup entry is cleared.
+ * `written`: the stats of the file this write made (by its descriptor, or its entry's once
+ * checked to be that inode). Security: never the stats of whatever the name leads to after
+ * the rename: a file swapped in there must not count as seen by this session.
+ */
+export function recordWrite(ctx: WriteContext, real: string, written: fs.Stats, write: Omit<WriteObservation, 'stamp'>): void {
+  ctx.readState.recordWrite(ctx.session, real, { ...write, stamp: stampOf(written) });
 }
