@@ -8,6 +8,7 @@ import { journalAdd, journalRemove } from './journal.js';
 import { isInside, type ResolveFs } from './resolve-sync.js';
 import { assertStillTarget } from './last-checks.js';
 import { FdTempFile, newTempName, type TempFile } from './temp-file.js';
+import { writeAndSync } from './write-and-sync.js';
 
 /**
  * The writer's file-system calls on the workspace: tests swap in one that fails on cue. Paths
@@ -21,12 +22,6 @@ export interface WriterFs extends ResolveFs {
   /** Makes one folder (not recursive). */
   mkdir(p: string): Promise<unknown>;
 }
-
-/** Read once: process.umask() is only changed at start-up, if ever. */
-const UMASK = process.umask();
-/** Read once: the server never changes its user (2 syscalls saved per write). */
-const UID = process.getuid?.();
-const GID = process.getgid?.();
 
 export const nodeWriterFs: WriterFs = {
   open: (p, flags, mode) => FdTempFile.open(p, flags, mode),
@@ -283,24 +278,4 @@ export function mapWriteError(err: unknown): ToolError {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'EISDIR') return movedError();
   return mapFsError(err);
-}
-
-/** Writes the bytes, sets the kept mode and owner, and fsyncs; the caller closes the handle. */
-export async function writeAndSync(handle: TempFile, opts: Pick<AtomicWriteOptions, 'bytes' | 'previous' | 'whileSyncing'>): Promise<void> {
-  await handle.writeFile(opts.bytes);
-  const prev = opts.previous;
-  const has = handle.has;
-  // The umask may have dropped bits of the kept mode, or a spare have others; then set it exactly.
-  if (prev && (has ? (has.mode & 0o7777) !== (prev.mode & 0o7777) : (prev.mode & (0o7000 | UMASK)) !== 0))
-    await handle.chmod(prev.mode & 0o7777);
-  if (prev && (prev.uid !== (has?.uid ?? UID) || prev.gid !== (has?.gid ?? GID))) {
-    // Only root may give a file away; elsewhere the new file is ours, as any editor's is.
-    await handle.chown(prev.uid, prev.gid).catch(() => {});
-  }
-  const syncing = handle.sync();
-  try {
-    opts.whileSyncing?.();
-  } finally {
-    await syncing;
-  }
 }

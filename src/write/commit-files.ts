@@ -10,7 +10,8 @@ import type { WriteToolName } from './types.js';
 
 /** A multi-file commit also logs an interrupted commit's cause. */
 type CommitContext = WriteContext & { log: Log };
-import { mapWriteError, openTargetDir, writeAndSync } from './atomic-writer.js';
+import { mapWriteError, openTargetDir } from './atomic-writer.js';
+import { writeAndSync } from './write-and-sync.js';
 import { assertStillTarget } from './last-checks.js';
 import { journalAdd, journalCommit, journalCommitDone, journalRemove, type CommitRecord } from './journal.js';
 import { loadCurrent, type CurrentFile } from './load-current.js';
