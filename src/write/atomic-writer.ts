@@ -73,12 +73,11 @@ export interface AtomicWriteOptions {
   alongside?: Promise<unknown>;
   /**
    * Called (sync, must not throw) right after the rename, before the folder's fsync, with the
-   * path of the new file in its checked folder and that file's own stats (fstat of the
-   * descriptor written, after the rename; undefined if it failed): the caller may record it
-   * and let the next writer in while the rename is made durable. The write still resolves
-   * only once it is.
+   * new file's own stats (fstat of the descriptor written, after the rename; undefined if it
+   * failed): the caller may record it and let the next writer in while the rename is made
+   * durable. The write still resolves only once it is.
    */
-  afterRename?: (at: string, written?: fs.Stats) => void;
+  afterRename?: (written?: fs.Stats) => void;
   /** CPU work to overlap with the temp file's fsync (called once the fsync was issued). */
   whileSyncing?: () => void;
   fs?: WriterFs;
@@ -193,7 +192,7 @@ async function renameOver(opts: AtomicWriteOptions, dir: CheckedDir, fsx: Writer
   opts.lastCheck?.(dir.at(name), entry);
   await fsx.rename(from, dir.at(name));
   const written = await handle.stat().catch(() => undefined);
-  opts.afterRename?.(dir.at(name), written);
+  opts.afterRename?.(written);
 }
 
 export interface AtomicDeleteOptions {

@@ -10,7 +10,7 @@
  * the next full one. Under Write 100 KB that was every write's buffers: external memory grew
  * ~40 MB/s with one client and a mark-compact ran every ~0.6 s with 16 (issue 12).
  */
-export class LazyTexts {
+class LazyTexts {
   constructor(
     private readonly oldBytes: Buffer,
     private readonly newBytes: Buffer,

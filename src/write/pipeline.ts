@@ -228,7 +228,7 @@ async function store(
     whileSyncing: () => {
       derived = derive();
     },
-    afterRename: (_at, written) => {
+    afterRename: (written) => {
       derived ??= derive();
       // Not recorded without the written file's own stats: the next write then needs a read.
       if (written)
