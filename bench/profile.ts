@@ -13,7 +13,8 @@
  * `--bare`: profiles the bare durable route (bench/peers-bare-server.ts) instead, for a side-by-side.
  *
  * `PROFILE_NODE_ARGS='--flag …'`: more node flags for the server (e.g. `--trace-gc`, `--trace-incremental-marking`);
- * `PROFILE_SERVER_ARGS='--opt value …'`: server options (e.g. `--read-cache-mib 0`).
+ * `PROFILE_SERVER_ARGS='--opt value …'`: server options (e.g. `--read-cache-mib 0`);
+ * `PROFILE_WARMUP=<seconds>`: untimed calls first (default 1; Edit ×16 needs ~5 to be fully optimized).
  *
  * Usage: npm run build && npx tsx bench/profile.ts <op> <outDir> [clients=16] [seconds=6] [--strace | --perf | --gc] [--bare]
  */
@@ -77,7 +78,7 @@ const peer = useBare
 try {
   const calls = await peer.calls(op as OpKey, files, w);
   if (typeof calls === 'string') throw new Error(calls);
-  await measure(calls, { seconds: 1, maxCalls: 1e9, warmup: 3 });
+  await measure(calls, { seconds: Number(process.env.PROFILE_WARMUP ?? 1), maxCalls: 1e9, warmup: 3 });
   const { spawn } = await import('node:child_process');
   const pid = String('server' in peer ? peer.server.pid : peer.pid);
   const tracer = useStrace
