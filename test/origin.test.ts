@@ -82,6 +82,25 @@ describe('DNS rebinding and foreign origins (SPEC §17)', () => {
     expect(answers.every((a) => a.headers['access-control-allow-origin'] === undefined)).toBe(true);
   });
 
+  it('judges each request by its own Host when loopback and rebinding names interleave (the last Host is remembered)', async () => {
+    const { t: app, port } = await listening();
+    await writeFile(path.join(app.root, 'secret.txt'), 'top secret\n');
+    const hosts = [`127.0.0.1:${port}`, 'evil.example', 'evil.example', `localhost:${port}`, '127.0.0.1.evil.example', 'localhost'];
+    const answers = await Promise.all(
+      Array.from({ length: 120 }, async (_, i) => {
+        const host = hosts[i % hosts.length]!;
+        // A session each: a second Read of the same range in one session answers file_unchanged.
+        const headers = { host, 'x-session-id': `s${i}`, ...JSON_TYPE };
+        const res = await send(port, 'POST', '/v1/tools/read', headers, JSON.stringify({ file_path: 'secret.txt' }));
+        return { host, status: res.status, code: code(res), secret: res.body.includes('top secret') };
+      }),
+    );
+    const wrong = answers.filter((a) =>
+      a.host.includes('evil') ? a.status !== 403 || a.code !== 'ORIGIN_DENIED' || a.secret : a.status !== 200 || !a.secret,
+    );
+    expect(wrong).toEqual([]);
+  });
+
   it('refuses foreign origins on a loopback Host, in a concurrent loop', async () => {
     const { t: app, port } = await listening();
     await writeFile(path.join(app.root, 'secret.txt'), 'top secret\n');
