@@ -62,6 +62,16 @@ describe('FsHistoryStore', () => {
     expect((await store.load('a.txt', version!))?.bytes?.toString()).toBe('loaded\n');
   });
 
+  it('keeps the loaded bytes when the name is gone at the link (a rename swap passing through it)', async () => {
+    const store = new FsHistoryStore({ dataDir, maxVersions: 50 });
+    const prev = await current('a.txt', 'loaded\n');
+    const loaded = { ...prev, ino: (await fs.stat(prev.real)).ino, bytes: Buffer.from('loaded\n'), links: 1 };
+    // The race: the swapper has moved the file away and not yet put the other one in its place.
+    await fs.rename(prev.real, path.join(root, 'moved-away.txt'));
+    const version = await store.keep('a.txt', loaded, meta);
+    expect((await store.load('a.txt', version!))?.bytes?.toString()).toBe('loaded\n');
+  });
+
   it('copies when a hard link is refused (another file system)', async () => {
     const link = async () => {
       throw Object.assign(new Error('cross-device'), { code: 'EXDEV' });

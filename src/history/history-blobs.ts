@@ -9,7 +9,7 @@ import type { SpareBlobs } from './spare-blobs.js';
  * Security (SPEC §3 "Under races"): `source.real` names the entry in the write's checked folder,
  * but the entry can still be swapped between the load and the link, so the blob is checked
  * after linking: a regular file with the inode that was loaded. Anything else (a link, another
- * file) is removed, and the bytes the write loaded are kept instead.
+ * file, no file at all) gets the bytes the write loaded kept instead.
  */
 export async function storeBlob(
   source: KeptFile,
@@ -26,8 +26,10 @@ export async function storeBlob(
       unlinkSync(target);
     }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw err;
-    // EXDEV, EPERM (protected_hardlinks), ENOTSUP, EMLINK: fall back to copying.
+    // The name gone at the link (a rename swap passing through it): the loaded bytes are the
+    // version all the same, and the write's last checks decide whether it may land. Without
+    // them there is nothing to copy. EXDEV, EPERM (protected_hardlinks), ENOTSUP, EMLINK: copy.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !source.bytes) throw err;
   }
   const tmp = `${target}.tmp`;
   try {
