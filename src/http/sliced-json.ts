@@ -20,15 +20,14 @@ export class PreSerialized {
 }
 
 /**
- * A tool call's REST body `{ result, text }`. When the tool JSON-encoded its text already
- * (ToolOutput.textJson: cheaper than JSON.stringify here), that literal is spliced in: the
- * same JSON value as JSON.stringify of the object would give.
+ * A tool call's REST body `{ result, text }`. When the tool made that JSON already
+ * (ToolOutput.json: cheaper than JSON.stringify here), it is sent as it is: the same JSON value
+ * as JSON.stringify of the object would give.
  */
-export function toolAnswer<R>(out: { result: R; text: string; textJson?: () => string }): { result: R; text: string } {
-  if (!out.textJson) return { result: out.result, text: out.text };
-  const json = new PreSerialized(`{"result":${JSON.stringify(out.result)},"text":${out.textJson()}}`);
+export function toolAnswer<R>(out: { result: R; text: string; json?: () => string | Buffer }): { result: R; text: string } {
+  if (!out.json) return { result: out.result, text: out.text };
   // The route's declared body type: the serializer above sends a PreSerialized's JSON as it is.
-  return json as unknown as { result: R; text: string };
+  return new PreSerialized(out.json()) as unknown as { result: R; text: string };
 }
 
 type Parts = Array<string | Buffer>;

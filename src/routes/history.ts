@@ -6,6 +6,7 @@ import type { ErrorCode } from '../errors.js';
 import { JSON_BODY } from '../http/body-type.js';
 import { errorResponses } from '../http/error-schema.js';
 import { sessionHeaders, sessionOf } from '../http/session.js';
+import { toolAnswer } from '../http/sliced-json.js';
 import { bodyForCallTool } from '../http/validator.js';
 import { callTool } from '../tools/call-tool.js';
 import { restoreTool } from '../tools/restore/index.js';
@@ -115,6 +116,6 @@ export function registerHistoryRoutes(app: FastifyInstance, services: AppService
       response: { 200: restoreResponse, ...errorResponses(RESTORE_CODES) },
     },
     handler: async (request) =>
-      callTool(services, restoreTool, request.body, { session: sessionOf(request), log: request.log, transport: 'rest' }),
+      toolAnswer(await callTool(services, restoreTool, request.body, { session: sessionOf(request), log: request.log, transport: 'rest' })),
   });
 }

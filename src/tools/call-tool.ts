@@ -60,7 +60,8 @@ export async function callTool<I extends Record<string, unknown>, R>(
     const out = await tool.run(input, contextFor(services, opts), target);
     metrics = out.metrics ?? {};
     emit(null, 200);
-    return { result: out.result, text: out.text, textJson: out.textJson };
+    // As it is, `text` unread: Read numbers it only when a caller reads it (see textOutput).
+    return out;
   } catch (err) {
     const error = asToolError(err);
     if (error.code === 'INTERNAL' && !error.logged) {

@@ -60,10 +60,10 @@ export interface ToolOutput<R> {
   result: R;
   text: string;
   /**
-   * `text` as a JSON string literal, when the tool can make it cheaper than JSON.stringify
-   * would (Read: in one-byte characters); the REST route sends it in place of `text`.
+   * The REST answer `{ result, text }` as JSON, when the tool can make it cheaper than
+   * JSON.stringify would (Read: from the file's bytes); the REST route sends it as it is.
    */
-  textJson?: () => string;
+  json?: () => string | Buffer;
   metrics?: ToolMetrics;
 }
 

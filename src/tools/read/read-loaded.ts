@@ -100,8 +100,10 @@ export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutpu
   const out = textOutput(path, page, notebookError);
   if (notebookError !== undefined) {
     out.text = `${notebookNote(path, notebookError)}\n${out.text}`;
-    delete out.textJson;
+    delete out.json;
   }
-  record(job, hash, 'lines', page.total, page.lines.length, bytes);
-  return { ...out, metrics: { bytes: bytes.length } };
+  record(job, hash, 'lines', page.total, page.count, bytes);
+  // Not spread: that would read the lazy `text`.
+  out.metrics = { bytes: bytes.length };
+  return out;
 }

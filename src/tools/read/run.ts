@@ -103,6 +103,6 @@ async function readOpened(job: ReadJob, fh: FileHandle, options: ReadToolOptions
     reopen(job.ctx.root, target, st),
   );
   const out = textOutput(target.relative, page, job.notebook ? 'the notebook is over 64 MiB, too large to read as cells' : undefined);
-  record(job, null, 'lines', page.total, page.lines.length);
+  record(job, null, 'lines', page.total, page.count);
   return { ...out, metrics: { bytes: Buffer.byteLength(out.result.file.content) } };
 }

@@ -1,12 +1,13 @@
 import type { FileHandle } from 'node:fs/promises';
-import { bomBytes, detectEncoding, type TextEncoding } from '../../text/codec.js';
+import { bomBytes, decodeBytes, detectEncoding, type TextEncoding } from '../../text/codec.js';
 import type { LineBreakCounts } from '../../text/line-endings.js';
 import { layoutOf } from '../../text/line-scan.js';
-import { emptyFileText, pastEndText } from './format.js';
+import { continueHint, emptyFileText, pastEndText } from './format.js';
 import type { LineIndexCache } from './line-index.js';
-import { decodeLine, decodePage, lineEndingsFrom, renderPage, scanWhole } from './page.js';
+import { decodeLine, decodePage, lineEndingsFrom, renderPage, scanWhole, type PageSpans } from './page.js';
+import { planPageJson } from './page-json.js';
 import type { TextReadResult } from './schema.js';
-import type { ToolOutput } from '../types.js';
+import type { ToolMetrics, ToolOutput } from '../types.js';
 import { pageScanBuffers, streamPage } from './stream-page.js';
 
 /** Head used to detect the encoding of a file too large to read whole. */
@@ -14,8 +15,12 @@ const HEAD_BYTES = 64 * 1024;
 
 export interface TextPage {
   enc: TextEncoding;
-  /** Decoded lines of the page, each cut at 2,000 characters. */
-  lines: string[];
+  /** Lines on the page. */
+  count: number;
+  /** Decoded lines of the page, each cut at 2,000 characters (decoded when first asked for). */
+  lines: () => string[];
+  /** A page of a file held in memory: the file's bytes and the page's spans in them. */
+  source?: { bytes: Buffer; spans: PageSpans };
   offset: number;
   total: number | null;
   more: boolean;
@@ -30,9 +35,11 @@ function contentStartOf(enc: TextEncoding): number {
 export function pageOfBytes(bytes: Buffer, override: string | undefined, offset: number, limit: number): TextPage {
   const enc = detectEncoding(bytes, override);
   const scan = scanWhole(bytes, contentStartOf(enc), layoutOf(enc.encoding), offset, limit);
-  const lines = decodePage(bytes, scan, enc.encoding, scan.counts.cr === 0 && scan.counts.crlf === 0);
-  const last = offset + lines.length - 1;
-  return { enc, lines, offset, total: scan.total, more: last < scan.total && lines.length > 0, counts: scan.counts };
+  const count = scan.starts.length;
+  let lines: string[] | undefined;
+  const decoded = () => (lines ??= decodePage(bytes, scan, enc.encoding, scan.counts.cr === 0 && scan.counts.crlf === 0));
+  const more = offset + count - 1 < scan.total && count > 0;
+  return { enc, count, lines: decoded, source: { bytes, spans: scan }, offset, total: scan.total, more, counts: scan.counts };
 }
 
 /** A page of a file too large to hold: encoding from its head, lines by the streaming pager. */
@@ -67,7 +74,7 @@ export async function pageOfHugeFile(
     }
     const page = await streamPage(fh, stat.size, layout, index, offset, limit);
     const lines = page.lines.map((b) => decodeLine(b, enc.encoding));
-    return { enc, lines, offset, total: page.total, more: page.more, counts: page.counts };
+    return { enc, count: lines.length, lines: () => lines, offset, total: page.total, more: page.more, counts: page.counts };
   } finally {
     indexes.gate.leave();
   }
@@ -75,23 +82,66 @@ export async function pageOfHugeFile(
 
 /** The SPEC §5 text result and model text of a page. */
 export function textOutput(path: string, page: TextPage, notebookError?: string): ToolOutput<TextReadResult> {
-  const { enc, lines, offset, total } = page;
-  let text: string;
-  let content = '';
-  let textJson: (() => string) | undefined;
-  if (total === 0) text = emptyFileText(path);
-  else if (lines.length === 0) text = pastEndText(path, offset, total ?? 0);
-  else ({ text, content, textJson } = renderPage(path, lines, offset, total, page.more));
-  const file: TextReadResult['file'] = {
-    file_path: path,
-    content,
+  const { enc, offset, total } = page;
+  const meta = {
     start_line: offset,
-    num_lines: lines.length,
+    num_lines: page.count,
     total_lines: total,
     encoding: enc.encoding,
     line_endings: lineEndingsFrom(page.counts),
     bom: enc.bom,
   };
+  if (total === 0 || page.count === 0) {
+    const text = total === 0 ? emptyFileText(path) : pastEndText(path, offset, total ?? 0);
+    const file: TextReadResult['file'] = { file_path: path, content: '', ...meta };
+    if (notebookError !== undefined) file.notebook_error = notebookError;
+    return { result: { type: 'text', file }, text };
+  }
+  const hint = page.more ? `\n${continueHint(offset, offset + page.count - 1, total)}` : '';
+  const plan =
+    notebookError === undefined && page.source
+      ? planPageJson(page.source.bytes, page.source.spans, { ...meta, file_path: path, hint })
+      : undefined;
+  if (plan && page.source) {
+    // The REST answer is made from the bytes, the numbered text only when a caller reads it.
+    const file = { file_path: path, content: spanText(page.source.bytes, page.source.spans, enc.encoding), ...meta };
+    return new BytePageOutput({ type: 'text', file }, () => renderPage(path, page.lines(), offset, total, page.more).text, plan.write);
+  }
+  const { text, content, textJson } = renderPage(path, page.lines(), offset, total, page.more);
+  const file: TextReadResult['file'] = { file_path: path, content, ...meta };
   if (notebookError !== undefined) file.notebook_error = notebookError;
-  return { result: { type: 'text', file }, text, textJson };
+  const result = { type: 'text' as const, file };
+  return { result, text, json: () => `{"result":${JSON.stringify(result)},"text":${textJson()}}` };
+}
+
+/**
+ * The page's lines joined with `\n`, decoded in one piece: what `content` is when no line is
+ * cut (the byte path's pages), without splitting the page into lines.
+ */
+function spanText(bytes: Buffer, { starts, ends }: PageSpans, encoding: string): string {
+  const span = decodeBytes(bytes.subarray(starts[0], ends[ends.length - 1]), encoding);
+  return span.includes('\r') ? span.replace(/\r\n?/g, '\n') : span;
+}
+
+/**
+ * Read's output for a page made from bytes: `json` is the REST answer, `text` is numbered only
+ * when read (MCP, the dialects). A class, not a literal with a getter (see src/write/lazy-texts.ts).
+ */
+class BytePageOutput implements ToolOutput<TextReadResult> {
+  metrics?: ToolMetrics;
+  private numbered: string | undefined;
+
+  constructor(
+    readonly result: TextReadResult,
+    private readonly render: () => string,
+    readonly json: () => Buffer,
+  ) {}
+
+  get text(): string {
+    return (this.numbered ??= this.render());
+  }
+
+  set text(value: string) {
+    this.numbered = value;
+  }
 }
