@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { MAX_LINE_CHARS, MAX_TEXT_CHARS } from './format.js';
 import type { PageSpans } from './page.js';
 
-/** A page's REST answer besides its lines (SPEC §5), in the order the answer has them. */
+/** A page's REST answer besides its lines (SPEC §5); its content is not read here. */
 export interface PageFields {
   file_path: string;
   start_line: number;
@@ -11,8 +11,6 @@ export interface PageFields {
   encoding: string;
   line_endings: string;
   bom: boolean;
-  /** The closing line when more lines follow, with its leading line break; else ''. */
-  hint: string;
 }
 
 /** A page measured and found fit for the byte path; `write` makes its answer. */
@@ -67,12 +65,14 @@ const ARROW_JSON = Buffer.from('\\u2192');
  * over 2,000 bytes (no line is cut) and its text fits in 100,000 characters (so the string
  * path, not this one, words FILE_TOO_LARGE).
  */
-export function planPageJson(bytes: Buffer, spans: PageSpans, fields: PageFields): PageJsonPlan | undefined {
+export function planPageJson(bytes: Buffer, spans: PageSpans, fields: PageFields, hint: string): PageJsonPlan | undefined {
   const { starts, ends } = spans;
   const n = starts.length;
-  if (n === 0 || fields.encoding !== 'utf-8' || !isUtf8(bytes.subarray(starts[0], ends[n - 1]))) return undefined;
+  if (n === 0 || fields.encoding !== 'utf-8') return undefined;
+  const first = starts[0]!;
+  if (!isUtf8(new Uint8Array(bytes.buffer, bytes.byteOffset + first, ends[n - 1]! - first))) return undefined;
   const escaped = new Int32Array(n);
-  let chars = fields.hint.length + (n - 1);
+  let chars = hint.length + (n - 1);
   let lineBytes = 0;
   let numberBytes = 0;
   for (let i = 0; i < n; i++) {
@@ -91,27 +91,39 @@ export function planPageJson(bytes: Buffer, spans: PageSpans, fields: PageFields
     chars += width + 1 + units;
   }
   if (chars > MAX_TEXT_CHARS) return undefined;
-  return { write: () => writePage(bytes, spans, fields, escaped, lineBytes, numberBytes) };
+  return { write: () => writePage(bytes, spans, fields, hint, escaped, lineBytes, numberBytes) };
 }
 
 /** The answer's bytes: head, content, the other fields, text, closing line. */
 function writePage(
   bytes: Buffer,
   { starts, ends }: PageSpans,
-  fields: PageFields,
+  f: PageFields,
+  hint: string,
   escaped: Int32Array,
   lineBytes: number,
   numberBytes: number,
 ): Buffer {
   const n = starts.length;
-  const { file_path, hint, ...meta } = fields;
-  const head = Buffer.from(`{"result":{"type":"text","file":{"file_path":${JSON.stringify(file_path)},"content":"`);
-  const middle = Buffer.from(`",${JSON.stringify(meta).slice(1)}},"text":"`);
-  const tail = Buffer.from(`${JSON.stringify(hint).slice(1, -1)}"}`);
+  // The keys in the order of the result's file object, as JSON.stringify would write them.
+  const head = `{"result":{"type":"text","file":{"file_path":${JSON.stringify(f.file_path)},"content":"`;
+  const middle =
+    `","start_line":${f.start_line},"num_lines":${f.num_lines},"total_lines":${f.total_lines},` +
+    `"encoding":${JSON.stringify(f.encoding)},"line_endings":${JSON.stringify(f.line_endings)},"bom":${f.bom}}},"text":"`;
+  const tail = `${JSON.stringify(hint).slice(1, -1)}"}`;
   const breaks = 2 * (n - 1);
-  const size = head.length + lineBytes + breaks + middle.length + numberBytes + n * ARROW_JSON.length + lineBytes + breaks + tail.length;
+  const size =
+    Buffer.byteLength(head) +
+    lineBytes +
+    breaks +
+    Buffer.byteLength(middle) +
+    numberBytes +
+    n * ARROW_JSON.length +
+    lineBytes +
+    breaks +
+    Buffer.byteLength(tail);
   const out = Buffer.allocUnsafe(size);
-  let p = head.copy(out, 0);
+  let p = out.write(head, 0);
   const at = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     if (i > 0) p = lineBreak(out, p);
@@ -120,15 +132,15 @@ function writePage(
     const e = ends[i]!;
     p = escaped[i] === e - s ? p + bytes.copy(out, p, s, e) : escapeInto(bytes, s, e, out, p);
   }
-  p += middle.copy(out, p);
+  p += out.write(middle, p);
   for (let i = 0; i < n; i++) {
     if (i > 0) p = lineBreak(out, p);
-    p = numberInto(out, p, fields.start_line + i);
+    p = numberInto(out, p, f.start_line + i);
     p += ARROW_JSON.copy(out, p);
     out.copyWithin(p, at[i]!, at[i]! + escaped[i]!);
     p += escaped[i]!;
   }
-  tail.copy(out, p);
+  out.write(tail, p);
   return out;
 }
 

@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import { bomBytes, decodeBytes, detectEncoding, type TextEncoding } from '../../text/codec.js';
+import { bomBytes, detectEncoding, type TextEncoding } from '../../text/codec.js';
 import type { LineBreakCounts } from '../../text/line-endings.js';
 import { layoutOf } from '../../text/line-scan.js';
 import { continueHint, emptyFileText, pastEndText } from './format.js';
@@ -83,7 +83,9 @@ export async function pageOfHugeFile(
 /** The SPEC §5 text result and model text of a page. */
 export function textOutput(path: string, page: TextPage, notebookError?: string): ToolOutput<TextReadResult> {
   const { enc, offset, total } = page;
-  const meta = {
+  const file: TextReadResult['file'] = {
+    file_path: path,
+    content: '',
     start_line: offset,
     num_lines: page.count,
     total_lines: total,
@@ -91,35 +93,30 @@ export function textOutput(path: string, page: TextPage, notebookError?: string)
     line_endings: lineEndingsFrom(page.counts),
     bom: enc.bom,
   };
+  if (notebookError !== undefined) file.notebook_error = notebookError;
   if (total === 0 || page.count === 0) {
-    const text = total === 0 ? emptyFileText(path) : pastEndText(path, offset, total ?? 0);
-    const file: TextReadResult['file'] = { file_path: path, content: '', ...meta };
-    if (notebookError !== undefined) file.notebook_error = notebookError;
-    return { result: { type: 'text', file }, text };
+    return { result: { type: 'text', file }, text: total === 0 ? emptyFileText(path) : pastEndText(path, offset, total ?? 0) };
   }
   const hint = page.more ? `\n${continueHint(offset, offset + page.count - 1, total)}` : '';
-  const plan =
-    notebookError === undefined && page.source
-      ? planPageJson(page.source.bytes, page.source.spans, { ...meta, file_path: path, hint })
-      : undefined;
-  if (plan && page.source) {
+  const source = notebookError === undefined ? page.source : undefined;
+  const plan = source ? planPageJson(source.bytes, source.spans, file, hint) : undefined;
+  if (plan && source) {
     // The REST answer is made from the bytes, the numbered text only when a caller reads it.
-    const file = { file_path: path, content: spanText(page.source.bytes, page.source.spans, enc.encoding), ...meta };
+    file.content = spanText(source.bytes, source.spans);
     return new BytePageOutput({ type: 'text', file }, () => renderPage(path, page.lines(), offset, total, page.more).text, plan.write);
   }
-  const { text, content, textJson } = renderPage(path, page.lines(), offset, total, page.more);
-  const file: TextReadResult['file'] = { file_path: path, content, ...meta };
-  if (notebookError !== undefined) file.notebook_error = notebookError;
+  const rendered = renderPage(path, page.lines(), offset, total, page.more);
+  file.content = rendered.content;
   const result = { type: 'text' as const, file };
-  return { result, text, json: () => `{"result":${JSON.stringify(result)},"text":${textJson()}}` };
+  return { result, text: rendered.text, json: () => `{"result":${JSON.stringify(result)},"text":${rendered.textJson()}}` };
 }
 
 /**
  * The page's lines joined with `\n`, decoded in one piece: what `content` is when no line is
- * cut (the byte path's pages), without splitting the page into lines.
+ * cut (the byte path's pages are UTF-8), without splitting the page into lines.
  */
-function spanText(bytes: Buffer, { starts, ends }: PageSpans, encoding: string): string {
-  const span = decodeBytes(bytes.subarray(starts[0], ends[ends.length - 1]), encoding);
+function spanText(bytes: Buffer, { starts, ends }: PageSpans): string {
+  const span = bytes.toString('utf8', starts[0], ends[ends.length - 1]);
   return span.includes('\r') ? span.replace(/\r\n?/g, '\n') : span;
 }
 
