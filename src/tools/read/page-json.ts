@@ -51,7 +51,7 @@ for (let b = 0; b < 256; b++) {
 const HEX = Buffer.from('0123456789abcdef');
 const BACKSLASH = 0x5c;
 /** `\u2192`, the arrow after a line number, in the ASCII form Read's text had before. */
-const ARROW_JSON = Buffer.from('\\u2192');
+const ARROW_JSON = [...Buffer.from('\\u2192')];
 
 /**
  * Why: a 100 KB page's REST answer made as strings costs a UTF-8 decode, the `cat -n` text
@@ -71,6 +71,7 @@ export function planPageJson(bytes: Buffer, spans: PageSpans, fields: PageFields
   if (n === 0 || fields.encoding !== 'utf-8') return undefined;
   const first = starts[0]!;
   if (!isUtf8(new Uint8Array(bytes.buffer, bytes.byteOffset + first, ends[n - 1]! - first))) return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   const escaped = new Int32Array(n);
   let chars = hint.length + (n - 1);
   let lineBytes = 0;
@@ -79,8 +80,7 @@ export function planPageJson(bytes: Buffer, spans: PageSpans, fields: PageFields
     const s = starts[i]!;
     const e = ends[i]!;
     if (e - s > MAX_LINE_CHARS) return undefined;
-    let sum = 0;
-    for (let j = s; j < e; j++) sum += COST[bytes[j]!]!;
+    const sum = lineCost(bytes, view, s, e);
     const extra = sum >>> UNITS_BITS;
     const units = sum & (UNITS_SPAN - 1);
     escaped[i] = e - s + extra;
@@ -135,13 +135,33 @@ function writePage(
   p += out.write(middle, p);
   for (let i = 0; i < n; i++) {
     if (i > 0) p = lineBreak(out, p);
-    p = numberInto(out, p, f.start_line + i);
-    p += ARROW_JSON.copy(out, p);
+    p = arrowInto(out, numberInto(out, p, f.start_line + i));
     out.copyWithin(p, at[i]!, at[i]! + escaped[i]!);
     p += escaped[i]!;
   }
   out.write(tail, p);
   return out;
+}
+
+/**
+ * COST summed over bytes[s, e). Four bytes at a time: a word with no byte below 0x20, no `"`,
+ * no `\\` and no byte over 0x7f (the bit tricks of "Bit Twiddling Hacks", which never miss
+ * such a byte) is four plain ASCII characters; any other word is looked up byte by byte.
+ * ~35% faster than a lookup per byte on ASCII text (session 15).
+ */
+function lineCost(bytes: Buffer, view: DataView, s: number, e: number): number {
+  let sum = 0;
+  let j = s;
+  for (; j + 4 <= e; j += 4) {
+    const x = view.getInt32(j, true);
+    const quote = x ^ 0x22222222;
+    const slash = x ^ 0x5c5c5c5c;
+    const special = ((x - 0x20202020) & ~x) | ((quote - 0x01010101) & ~quote) | ((slash - 0x01010101) & ~slash) | x;
+    if ((special & 0x80808080) === 0) sum += 4;
+    else sum += COST[bytes[j]!]! + COST[bytes[j + 1]!]! + COST[bytes[j + 2]!]! + COST[bytes[j + 3]!]!;
+  }
+  for (; j < e; j++) sum += COST[bytes[j]!]!;
+  return sum;
 }
 
 /** Columns of a line number: 6, or more for a number of more digits. */
@@ -154,6 +174,12 @@ function lineBreak(out: Buffer, p: number): number {
   out[p] = BACKSLASH;
   out[p + 1] = 0x6e;
   return p + 2;
+}
+
+/** The arrow's bytes, stored one by one (a Buffer copy per line cost more, perf). */
+function arrowInto(out: Buffer, p: number): number {
+  for (let k = 0; k < ARROW_JSON.length; k++) out[p + k] = ARROW_JSON[k]!;
+  return p + ARROW_JSON.length;
 }
 
 /** The line number right-aligned in 6 columns (wider numbers take their own width). */
