@@ -82,8 +82,10 @@ export async function benchPeers(print: (line: string) => void = console.log, op
         // Untimed first: every peer runs this operation until its JIT has compiled the path. From
         // cold, sidefile's Edit takes ~4 s of 16 clients to reach full speed (docs/benchmarks.md);
         // the targets are about a warm, long-running service.
+        // A write cell also starts from a full history: HISTORY_FILL writes per file first, for every peer.
+        const warmupCalls = options.warmup ?? (op.key.startsWith('read') ? 3 : HISTORY_FILL);
         for (const calls of loops.values()) {
-          await measure(calls, { seconds: warmupSeconds, maxCalls: options.maxCalls ?? 20_000, warmup: options.warmup ?? 3 });
+          await measure(calls, { seconds: warmupSeconds, maxCalls: options.maxCalls ?? 20_000, warmup: warmupCalls });
         }
         // Rounds alternate the peers so a neighbour's burst on the shared machine hits them all;
         // every other round takes them in reverse, so no peer always runs right after the same one.
@@ -120,6 +122,17 @@ export async function benchPeers(print: (line: string) => void = console.log, op
   print('');
   for (const line of renderTargets(results, clientCounts)) print(line);
 }
+
+/**
+ * Untimed writes per file before a write cell: sidefile's default history (`--history-versions`
+ * 50) full, as on a long-running service, where each write then drops the file's oldest version.
+ * Why: until then every write keeps one more old version in the page cache, so each new file
+ * takes memory the guest has not touched; this VM reports freed memory to its host (virtio
+ * balloon free page reporting), so that memory faults in from the host again, which cost Edit 1 MB
+ * ×16 ~25% (docs/benchmarks.md, sessions 14 and 15). The bare route's rename frees the old file,
+ * whose pages the next write reuses at once.
+ */
+const HISTORY_FILL = 50;
 
 /** `BENCH_PEERS_OPS=edit,write`: only these operations' cells (for a quick look; the targets need all). */
 const onlyOps = process.env.BENCH_PEERS_OPS?.split(',') ?? null;
