@@ -1,6 +1,6 @@
 /**
  * The three clients of `npm run bench -- mcp` (bench/mcp.ts): REST and MCP as plain JSON-RPC
- * over the same keep-alive node:http client, and MCP through the SDK's own Client (undici fetch).
+ * over the same keep-alive HTTP client (bench/support/http-client.ts), and MCP through the SDK's own Client (undici fetch).
  * Each loop is its own session; a Read loop reads each of its files once, an Edit loop reads its
  * file once, then turns its marker line n into n + 1.
  */

@@ -3,11 +3,11 @@
  * over REST, on the same built server, with 1 and 16 clients; targets MCP ≥ 0.7× REST for Read
  * and ≥ 0.8× for Edit.
  *
- * The target is judged on "MCP (JSON-RPC)": JSON-RPC POSTs over the same keep-alive node:http
+ * The target is judged on "MCP (JSON-RPC)": JSON-RPC POSTs over the same keep-alive HTTP
  * client as the REST side, answered as JSON, so the ratio is what the server adds for MCP.
  * "MCP (SDK Client)" is what agent hosts run (the SDK's Client over undici fetch); it is printed
  * beside, with each side's CPU per call in the bench process (the client) and in the server:
- * the SDK Client spends several times the CPU of the node:http client per call, on the same two
+ * the SDK Client spends several times the CPU of that client per call, on the same two
  * cores as the server, and that is the client's cost, not the server's.
  *
  * Both sides do the same work (bench/mcp-sides.ts). With 1 client the sides take turns call by
@@ -215,7 +215,7 @@ export async function benchMcp(print: Print): Promise<void> {
 }
 
 function printLegend(print: Print): void {
-  print('Target judged on MCP (JSON-RPC): the same node:http keep-alive client as REST, so the ratio is the');
+  print('Target judged on MCP (JSON-RPC): the same keep-alive HTTP client as REST, so the ratio is the');
   print("server's MCP cost. MCP (SDK Client) = what hosts run; its client CPU (undici fetch, zod checks of every");
   print("message, the output-schema check) runs on the same cores, so its ratio is the client's, not the server's.");
   print('CPU/call: server = the sidefile process, client = this bench process (less moved by load than calls/s).');
