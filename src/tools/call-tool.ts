@@ -91,11 +91,12 @@ async function resolveTarget<I extends Record<string, unknown>>(
 }
 
 /** The plain context a tool's `run` gets: no Fastify, no whole config. */
-export function contextFor(services: ToolServices, opts: Pick<CallOptions, 'session' | 'log'>): ToolContext {
+export function contextFor(services: ToolServices, opts: Pick<CallOptions, 'session' | 'log' | 'transport'>): ToolContext {
   return {
     root: services.root,
     session: opts.session,
     log: opts.log,
+    transport: opts.transport,
     settings: services.settings,
     readState: services.readState,
     locks: services.locks,

@@ -79,7 +79,7 @@ describe('the byte-made Read answer', () => {
     );
   });
 
-  it('leaves to the string way a line over 2,000 bytes, a legacy encoding and a notebook note', () => {
+  it('leaves to the string way a line over 2,000 bytes, a legacy encoding, a notebook note and a caller not over REST', () => {
     const long = pageOf(`${'y'.repeat(2001)}\nz\n`);
     expect(Buffer.isBuffer(body('f', long).json)).toBe(false);
     expect(JSON.parse(body('f', long).json as string).text).toContain('… [truncated]');
@@ -88,6 +88,10 @@ describe('the byte-made Read answer', () => {
     const latin1 = pageOf(Buffer.from('caf\xe9 cr\xe8me br\xfbl\xe9e\n', 'latin1'));
     expect(latin1.enc.encoding).not.toBe('utf-8');
     expect(Buffer.isBuffer(body('f', latin1).json)).toBe(false);
+    // Not asked for (MCP, the dialects): the string way, its text made at once.
+    const forMcp = textOutput('f', exact, undefined, false);
+    expect(Buffer.isBuffer(forMcp.json!())).toBe(false);
+    expect(Object.getOwnPropertyDescriptor(forMcp, 'text')?.value).toMatch(/^ {5}1→y{2000}\n {5}2→z$/);
     const noted = textOutput('f.ipynb', pageOf('{ not json\n'), 'Unexpected token');
     expect(Buffer.isBuffer(noted.json!())).toBe(false);
     expect(noted.result.file.notebook_error).toBe('Unexpected token');

@@ -97,7 +97,8 @@ export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutpu
   }
   if (noPaging && bytes.length > MAX_UNPAGED_BYTES) throw unpagedTooLarge(path, bytes.length);
   const page = pageOfBytes(bytes, job.override, job.offset, job.limit);
-  const out = textOutput(path, page, notebookError);
+  // Only a REST answer is sent as JSON bytes; MCP and the dialects read `text` and `content`.
+  const out = textOutput(path, page, notebookError, job.ctx.transport === 'rest');
   if (notebookError !== undefined) {
     out.text = `${notebookNote(path, notebookError)}\n${out.text}`;
     delete out.json;

@@ -81,7 +81,7 @@ export async function pageOfHugeFile(
 }
 
 /** The SPEC §5 text result and model text of a page. */
-export function textOutput(path: string, page: TextPage, notebookError?: string): ToolOutput<TextReadResult> {
+export function textOutput(path: string, page: TextPage, notebookError?: string, fromBytes = true): ToolOutput<TextReadResult> {
   const { enc, offset, total } = page;
   const file: TextReadResult['file'] = {
     file_path: path,
@@ -98,7 +98,7 @@ export function textOutput(path: string, page: TextPage, notebookError?: string)
     return { result: { type: 'text', file }, text: total === 0 ? emptyFileText(path) : pastEndText(path, offset, total ?? 0) };
   }
   const hint = page.more ? `\n${continueHint(offset, offset + page.count - 1, total)}` : '';
-  const source = notebookError === undefined ? page.source : undefined;
+  const source = notebookError === undefined && fromBytes ? page.source : undefined;
   const plan = source ? planPageJson(source.bytes, source.spans, file, hint) : undefined;
   if (plan && source) {
     // The REST answer is made from the bytes, the numbered text only when a caller reads it.
