@@ -80,7 +80,10 @@ export async function pageOfHugeFile(
   }
 }
 
-/** The SPEC §5 text result and model text of a page. */
+/**
+ * The SPEC §5 text result and model text of a page. `fromBytes`: the REST answer may be made
+ * from the file's bytes (planPageJson), and `text` is then numbered only if a caller reads it.
+ */
 export function textOutput(path: string, page: TextPage, notebookError?: string, fromBytes = true): ToolOutput<TextReadResult> {
   const { enc, offset, total } = page;
   const file: TextReadResult['file'] = {
@@ -121,8 +124,9 @@ function spanText(bytes: Buffer, { starts, ends }: PageSpans): string {
 }
 
 /**
- * Read's output for a page made from bytes: `json` is the REST answer, `text` is numbered only
- * when read (MCP, the dialects). A class, not a literal with a getter (see src/write/lazy-texts.ts).
+ * Read's output for a page made from bytes: `json` is the REST answer, and `text` is numbered
+ * only if read (the REST route does not). A class, not a literal with a getter (see
+ * src/write/lazy-texts.ts).
  */
 class BytePageOutput implements ToolOutput<TextReadResult> {
   metrics?: ToolMetrics;
