@@ -1,17 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import { MAX_LINE_CHARS, MAX_TEXT_CHARS } from './format.js';
 import type { PageSpans } from './page.js';
+import type { TextReadResult } from './schema.js';
 
 /** A page's REST answer besides its lines (SPEC §5); its content is not read here. */
-export interface PageFields {
-  file_path: string;
-  start_line: number;
-  num_lines: number;
-  total_lines: number | null;
-  encoding: string;
-  line_endings: string;
-  bom: boolean;
-}
+export type PageFields = Omit<TextReadResult['file'], 'content' | 'notebook_error'>;
 
 /** A page measured and found fit for the byte path; `write` makes its answer. */
 export interface PageJsonPlan {

@@ -118,13 +118,17 @@ function numbered(path: string, lines: string[], start: number, arrow: string): 
   return text;
 }
 
+/** The line that closes a page's text when more lines follow (with its line break), else ''. */
+export function closingHint(start: number, count: number, total: number | null, more: boolean): string {
+  return more ? `\n${continueHint(start, start + count - 1, total)}` : '';
+}
+
 /**
  * `cat -n` text of the page plus the closing hint when more lines follow; throws
  * FILE_TOO_LARGE as soon as the text would pass 100,000 characters.
  */
 export function renderPage(path: string, lines: string[], start: number, total: number | null, more: boolean): RenderedPage {
-  const end = start + lines.length - 1;
-  const hint = more ? `\n${continueHint(start, end, total)}` : '';
+  const hint = closingHint(start, lines.length, total, more);
   const text = numbered(path, lines, start, ARROW) + hint;
   if (text.length > MAX_TEXT_CHARS) throw tooLarge(path, start, lines.length, lines.length, text.length);
   const content = lines.join('\n');

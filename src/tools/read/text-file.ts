@@ -2,9 +2,9 @@ import type { FileHandle } from 'node:fs/promises';
 import { bomBytes, detectEncoding, type TextEncoding } from '../../text/codec.js';
 import type { LineBreakCounts } from '../../text/line-endings.js';
 import { layoutOf } from '../../text/line-scan.js';
-import { continueHint, emptyFileText, pastEndText } from './format.js';
+import { emptyFileText, pastEndText } from './format.js';
 import type { LineIndexCache } from './line-index.js';
-import { decodeLine, decodePage, lineEndingsFrom, renderPage, scanWhole, type PageSpans } from './page.js';
+import { closingHint, decodeLine, decodePage, lineEndingsFrom, renderPage, scanWhole, type PageSpans } from './page.js';
 import { planPageJson } from './page-json.js';
 import type { TextReadResult } from './schema.js';
 import type { ToolMetrics, ToolOutput } from '../types.js';
@@ -100,7 +100,7 @@ export function textOutput(path: string, page: TextPage, notebookError?: string,
   if (total === 0 || page.count === 0) {
     return { result: { type: 'text', file }, text: total === 0 ? emptyFileText(path) : pastEndText(path, offset, total ?? 0) };
   }
-  const hint = page.more ? `\n${continueHint(offset, offset + page.count - 1, total)}` : '';
+  const hint = closingHint(offset, page.count, total, page.more);
   const source = notebookError === undefined && fromBytes ? page.source : undefined;
   const plan = source ? planPageJson(source.bytes, source.spans, file, hint) : undefined;
   if (plan && source) {
