@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LineIndexCache } from '../src/tools/read/line-index.js';
 import { createReadTool } from '../src/tools/read/index.js';
+import { pagesAnsweredOffLoop, setOffloadMode } from '../src/tools/read/page-offload.js';
 import { attack, makeRaceWorld, outsideSnapshot, post, RACE_MS, report, type Counts, type RaceWorld } from './support/race-world.js';
 
 let world: RaceWorld | undefined;
@@ -68,6 +69,34 @@ describe('Deny globs under a swap (SPEC §3 "Under races")', () => {
     const w = world;
     const counts = await readAttack(w, 'e/x.txt', 'e/x.link', { file_path: 'e/x.txt' }, w.denyMarker);
     expectHeld('Read deny (*.env via swapped link)', counts);
+    expect(counts.codes.PATH_DENIED ?? 0).toBeGreaterThan(0);
+  });
+});
+
+describe('Read on the page worker under a swap (SPEC §3 "Under races")', () => {
+  afterEach(() => setOffloadMode('auto'));
+
+  async function offloaded(run: (w: RaceWorld) => Promise<Counts>): Promise<Counts> {
+    setOffloadMode('always');
+    world = await makeRaceWorld();
+    const before = pagesAnsweredOffLoop();
+    const counts = await run(world);
+    // The worker answered calls of the attack (else the test proves nothing about it).
+    expect(pagesAnsweredOffLoop() - before).toBeGreaterThan(0);
+    return counts;
+  }
+
+  it('never shows outside content of a small file (folder swap)', { timeout: TIMEOUT }, async () => {
+    expectHeld('Read worker (folder swap)', await offloaded((w) => readAttack(w, 'd', 'd.link', { file_path: 'd/f.txt' })));
+  });
+
+  it('never shows outside content of a small file swapped for an outside link', { timeout: TIMEOUT }, async () => {
+    expectHeld('Read worker (file swap)', await offloaded((w) => readAttack(w, 'd/f.txt', 'd/f.link', { file_path: 'd/f.txt' })));
+  });
+
+  it('never shows a denied *.env file that a file is swapped for a link to', { timeout: TIMEOUT }, async () => {
+    const counts = await offloaded((w) => readAttack(w, 'e/x.txt', 'e/x.link', { file_path: 'e/x.txt' }, w.denyMarker));
+    expectHeld('Read worker (deny via swapped link)', counts);
     expect(counts.codes.PATH_DENIED ?? 0).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { ToolError } from '../errors.js';
 import { decodeText } from '../text/codec.js';
 import { withLazyTexts } from '../write/lazy-texts.js';
@@ -9,6 +9,7 @@ import type { EditInput } from '../tools/edit/schema.js';
 import type { ComputedWrite } from '../write/pipeline.js';
 import type { TextPatch } from '../write/patch.js';
 import { fromWire } from './hunks.js';
+import { startWorker } from './spawn.js';
 import type { EditReply, TextEditReply, WorkerJob, WorkerReply } from './protocol.js';
 import { readNotebook, type ReadNotebookOutcome } from '../notebook/read-notebook.js';
 
@@ -84,12 +85,7 @@ const pending = new Map<number, { resolve(value: unknown): void; reject(err: Err
 
 function theWorker(): Worker {
   if (worker !== null) return worker;
-  const source = import.meta.url.endsWith('.ts');
-  const url = new URL(source ? './worker.ts' : './worker.js', import.meta.url);
-  // Under tsx/vitest the source is TypeScript: the worker registers tsx, then loads it.
-  const w = source
-    ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`, { eval: true })
-    : new Worker(url);
+  const w = startWorker(import.meta.url, 'worker');
   w.unref();
   w.on('message', (reply: WorkerReply) => settle(reply));
   w.on('error', (err) => failAll(err));

@@ -1,6 +1,6 @@
 import { closeSync, type Stats } from 'node:fs';
 import { isToolError } from '../../errors.js';
-import { openFileDirect } from '../../paths/fd-policy.js';
+import { openFileDirect, type DenyCheck } from '../../paths/fd-policy.js';
 import { showName } from '../../paths/lexical.js';
 import { readToSizeSync } from '../../paths/read-to-size.js';
 import type { ResolvedPath } from '../types.js';
@@ -21,12 +21,40 @@ export const SYNC_READ_MAX_BYTES = 256 * 1024;
  * link, a vanished file, another inode or real path, a larger file) returns null and the
  * async path re-resolves from scratch.
  */
-export function readSmallSync(root: string, target: ResolvedPath, maxBytes = SYNC_READ_MAX_BYTES): { bytes: Buffer; stat: Stats } | null {
+export function readSmallSync(root: string, target: ResolvedPath, maxBytes = SYNC_READ_MAX_BYTES): SmallFile | null {
   const expected = target.stat;
-  if (!expected || !expected.isFile() || expected.size > maxBytes) return null;
+  if (!expected || !expected.isFile()) return null;
+  return readCheckedSync(root, target.real, showName(target.relative), target.denied, expected, maxBytes);
+}
+
+/** The file as the caller resolved it: what the opened descriptor must still be. */
+export interface ExpectedFile {
+  dev: number;
+  ino: number;
+  size: number;
+}
+
+export interface SmallFile {
+  bytes: Buffer;
+  stat: Stats;
+}
+
+/**
+ * readSmallSync from plain values, for the page worker (page-worker.ts), which gets no Stats
+ * and no closures. `shown` names the file in errors; `denied` is the read deny check.
+ */
+export function readCheckedSync(
+  root: string,
+  real: string,
+  shown: string,
+  denied: DenyCheck | undefined,
+  expected: ExpectedFile,
+  maxBytes = SYNC_READ_MAX_BYTES,
+): SmallFile | null {
+  if (expected.size > maxBytes) return null;
   let opened;
   try {
-    opened = openFileDirect(root, target.real, target.denied, showName(target.relative));
+    opened = openFileDirect(root, real, denied, shown);
   } catch (err) {
     if (isToolError(err)) throw err;
     return null;
@@ -34,7 +62,7 @@ export function readSmallSync(root: string, target: ResolvedPath, maxBytes = SYN
   if (opened === null || opened === 'changed') return null;
   const { fd, stat } = opened;
   try {
-    if (opened.real !== target.real || stat.dev !== expected.dev || stat.ino !== expected.ino || !stat.isFile() || stat.size > maxBytes) {
+    if (opened.real !== real || stat.dev !== expected.dev || stat.ino !== expected.ino || !stat.isFile() || stat.size > maxBytes) {
       return null;
     }
     return { bytes: readToSizeSync(fd, stat.size), stat };

@@ -13,6 +13,7 @@ import { binaryFile, imageTooLarge, readLoaded, record, unpagedTooLarge, type Re
 import { SYNC_READ_MAX_BYTES, readSmallSync } from './read-small.js';
 import type { ReadInput, ReadResult } from './schema.js';
 import { pageOfHugeFile, textOutput } from './text-file.js';
+import { readOffLoop } from './page-offload.js';
 import { readToSize } from '../../paths/read-to-size.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
 
@@ -59,7 +60,13 @@ export function makeRunRead(options: ReadToolOptions) {
       override: encodingOverrideFor(ctx.settings.encodings, t.relative),
       hashes: options.hashes,
     });
-    const small = readSmallSync(ctx.root, target, Math.min(SYNC_READ_MAX_BYTES, options.hugeFileBytes));
+    const syncMax = Math.min(SYNC_READ_MAX_BYTES, options.hugeFileBytes);
+    // Only a REST answer is sent as JSON bytes, and only it can be made beside the loop.
+    if (ctx.transport === 'rest' && !notebook && target.stat.isFile() && target.stat.size <= syncMax) {
+      const out = await readOffLoop(job(target, target.stat), syncMax);
+      if (out) return out;
+    }
+    const small = readSmallSync(ctx.root, target, syncMax);
     if (small) return readLoaded(job(target, small.stat), small.bytes);
     // Security: opened with O_NOFOLLOW and proven to be the file resolved (no swap to a link).
     const opened = await openResolved(ctx.root, target);

@@ -1,0 +1,185 @@
+import { performance } from 'node:perf_hooks';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../../off-loop/spawn.js';
+import type { ToolMetrics, ToolOutput } from '../types.js';
+import type { PageJob, PageMessage, PageReply, WorkerPage } from './page-job.js';
+import { record, type ReadJob } from './read-loaded.js';
+import type { TextReadResult } from './schema.js';
+import { pageOfBytes, textOutput } from './text-file.js';
+
+/** Jobs in flight past which a call reads on the event loop instead (the worker is one thread). */
+const MAX_PENDING = 64;
+/** The event loop counts as busy when it was this share of the last window at work. */
+const BUSY_SHARE = 0.8;
+const WINDOW_MS = 20;
+
+let worker: Worker | null = null;
+let nextId = 1;
+const pending = new Map<number, (page: WorkerPage | undefined) => void>();
+/** Policy ids the worker knows, by the deny list (the app's own array) and root. */
+let policies = new WeakMap<readonly string[], Map<string, number>>();
+let nextPolicy = 1;
+/** After a worker failed, calls read on the event loop until then (no new thread per call). */
+let restartAt = 0;
+const RESTART_AFTER_MS = 10_000;
+
+/**
+ * A small text file's REST Read on the page worker (page-worker.ts): the checked read, the
+ * sniff, the hash and the answer's JSON run there, beside the event loop, which only records
+ * the read and sends the bytes. Why: with 16 clients the event loop is the limit, and those
+ * steps were ~1/3 of its time per call. The answer is byte for byte the event loop's.
+ * null: the worker declined (not a plain text page, any doubt) or is busy; read as before.
+ */
+export async function readOffLoop(job: ReadJob, maxBytes: number): Promise<ToolOutput<TextReadResult> | null> {
+  const { ctx, target } = job;
+  if (mode === 'never' || pending.size >= MAX_PENDING || !target.stat || performance.now() < restartAt) return null;
+  if (mode === 'auto' && pending.size === 0 && !loopBusy()) return null;
+  const w = theWorker();
+  const request: PageJob = {
+    kind: 'page',
+    id: nextId++,
+    policy: policyOf(w, ctx.root, ctx.settings.denyRead),
+    real: target.real,
+    relative: target.relative,
+    expected: { dev: target.stat.dev, ino: target.stat.ino, size: target.stat.size },
+    maxBytes,
+    offset: job.offset,
+    limit: job.limit,
+    ...(job.override ? { override: job.override } : {}),
+  };
+  const page = await new Promise<WorkerPage | undefined>((resolve) => {
+    if (pending.size === 0) w.ref();
+    pending.set(request.id, resolve);
+    w.postMessage(request satisfies PageMessage);
+  });
+  if (page === undefined) return null;
+  answered++;
+  const bytes = Buffer.from(page.bytes.buffer, page.bytes.byteOffset, page.bytes.byteLength);
+  record({ ...job, stamp: page.stamp }, page.hash, 'lines', page.total, page.count, bytes);
+  const answer = Buffer.from(page.json.buffer, page.json.byteOffset, page.json.byteLength);
+  const out = new OffloadedPage(() => textOutput(target.relative, pageOfBytes(bytes, job.override, job.offset, job.limit)), answer);
+  out.metrics = { bytes: bytes.length };
+  return out;
+}
+
+/**
+ * Read's output when the worker made the answer: `json` is it; `result` and `text` are made
+ * again from the bytes only if a caller reads them (the REST route does not).
+ */
+class OffloadedPage implements ToolOutput<TextReadResult> {
+  metrics?: ToolMetrics;
+  private made: ToolOutput<TextReadResult> | undefined;
+
+  constructor(
+    private readonly make: () => ToolOutput<TextReadResult>,
+    private readonly answer: Buffer,
+  ) {}
+
+  json(): Buffer {
+    return this.answer;
+  }
+
+  get result(): TextReadResult {
+    return this.output().result;
+  }
+
+  get text(): string {
+    return this.output().text;
+  }
+
+  set text(value: string) {
+    this.output().text = value;
+  }
+
+  private output(): ToolOutput<TextReadResult> {
+    return (this.made ??= this.make());
+  }
+}
+
+export type OffloadMode = 'auto' | 'always' | 'never';
+let mode: OffloadMode = 'auto';
+/** Pages the worker answered (tests check that it was used). */
+let answered = 0;
+
+/** Tests: 'always' sends every small text page to the worker, 'never' none; 'auto' when the loop is busy. */
+export function setOffloadMode(next: OffloadMode): void {
+  mode = next;
+}
+
+export function pagesAnsweredOffLoop(): number {
+  return answered;
+}
+
+let windowStart = performance.now();
+let windowMark = performance.eventLoopUtilization();
+let busy = false;
+
+/**
+ * Whether the event loop was busy in the last window. An idle loop reads inline: the hop to
+ * the worker and back adds ~0.1 ms to a call's latency, which only pays when calls queue.
+ */
+function loopBusy(): boolean {
+  const now = performance.now();
+  if (now - windowStart >= WINDOW_MS) {
+    const mark = performance.eventLoopUtilization();
+    busy = performance.eventLoopUtilization(mark, windowMark).utilization >= BUSY_SHARE;
+    windowMark = mark;
+    windowStart = now;
+  }
+  return busy;
+}
+
+function policyOf(w: Worker, root: string, denyRead: readonly string[]): number {
+  let byRoot = policies.get(denyRead);
+  if (byRoot === undefined) policies.set(denyRead, (byRoot = new Map()));
+  let id = byRoot.get(root);
+  if (id === undefined) {
+    id = nextPolicy++;
+    byRoot.set(root, id);
+    w.postMessage({ kind: 'policy', policy: id, root, denyRead } satisfies PageMessage);
+  }
+  return id;
+}
+
+/**
+ * The one page worker, started on first use. Unlike the notebook worker it keeps the default
+ * priority: its jobs are short, and a call waits for each.
+ */
+function theWorker(): Worker {
+  if (worker !== null) return worker;
+  const w = startWorker(import.meta.url, 'page-worker');
+  w.unref();
+  w.on('message', (reply: PageReply) => settle(reply));
+  // A failed worker declines what it held; a call after RESTART_AFTER_MS starts a new one.
+  w.on('error', () => {
+    restartAt = performance.now() + RESTART_AFTER_MS;
+    forget(w);
+  });
+  w.on('exit', () => forget(w));
+  worker = w;
+  return w;
+}
+
+function settle(reply: PageReply): void {
+  const resolve = pending.get(reply.id);
+  if (resolve === undefined) return;
+  pending.delete(reply.id);
+  if (pending.size === 0) worker?.unref();
+  resolve(reply.page);
+}
+
+function forget(w: Worker): void {
+  if (worker !== w) return;
+  worker = null;
+  policies = new WeakMap();
+  for (const resolve of pending.values()) resolve(undefined);
+  pending.clear();
+}
+
+/** Ends the worker (tests). */
+export async function closePageWorker(): Promise<void> {
+  const w = worker;
+  if (w === null) return;
+  forget(w);
+  await w.terminate();
+}
