@@ -5,12 +5,16 @@
  * encodings it declines) falls back to the event loop with the same answer.
  */
 import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pagesAnsweredOffLoop, setOffloadMode } from '../src/tools/read/page-offload.js';
 import { CORPUS, makeTestApp, type TestApp } from './helpers.js';
 
+const run = promisify(execFile);
 let t: TestApp;
 let session = 0;
 beforeAll(async () => {
@@ -130,4 +134,50 @@ describe('Read on the page worker', () => {
     expect(edit.body.error.code).toBe('FILE_MODIFIED_SINCE_READ');
     expect(await fs.readFile(path.join(t.root, 'stale.txt'), 'utf8')).toBe('v2 changed outside\n');
   });
+
+  it("reads a lone client's calls inline, and calls that queue on the worker (auto)", async () => {
+    await fs.writeFile(path.join(t.root, 'auto.txt'), 'a\nb\n');
+    const before = pagesAnsweredOffLoop();
+    for (let i = 0; i < 5; i++) {
+      expect((await t.request.post('/v1/tools/read').set('X-Session-Id', `lone${i}`).send({ file_path: 'auto.txt' })).status).toBe(200);
+    }
+    expect(pagesAnsweredOffLoop()).toBe(before);
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as AddressInfo).port;
+    // Another process writes 16 requests at once, 5 times: the loop finds several ready in one turn.
+    const { stdout } = await run(process.execPath, ['-e', BURST, String(port)]);
+    expect(stdout.trim().split(' ')).toEqual(Array(80).fill('200'));
+    expect(pagesAnsweredOffLoop()).toBeGreaterThan(before);
+  });
 });
+
+/** 16 connections; 5 times, a Read written on each at once, then every answer's status. */
+const BURST = `
+const net = require('node:net');
+const port = Number(process.argv[1]);
+const body = JSON.stringify({ file_path: 'auto.txt' });
+const statuses = [];
+function burst(round) {
+  return Promise.all(Array.from({ length: 16 }, (_, i) => new Promise((resolve, reject) => {
+    const socket = net.createConnection({ port, host: '127.0.0.1' });
+    socket.on('error', reject);
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('close', () => resolve(text.split(' ')[1]));
+    socket.on('connect', () => ready.push(() => socket.write(
+      'POST /v1/tools/read HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nContent-Type: application/json\\r\\nX-Session-Id: b' + round + '-' + i +
+      '\\r\\nContent-Length: ' + body.length + '\\r\\nConnection: close\\r\\n\\r\\n' + body)));
+  })));
+}
+let ready = [];
+(async () => {
+  for (let round = 0; round < 5; round++) {
+    ready = [];
+    const answers = burst(round);
+    while (ready.length < 16) await new Promise((r) => setTimeout(r, 5));
+    for (const write of ready) write();
+    statuses.push(...(await answers));
+  }
+  process.stdout.write(statuses.join(' '));
+})();
+`;

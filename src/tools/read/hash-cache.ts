@@ -1,5 +1,5 @@
 import type { FileStamp } from '../../read-state/types.js';
-import { sameStamp, sha256HexSliced } from '../../read-state/unchanged.js';
+import { sameStamp, sha256Hex, sha256HexSliced } from '../../read-state/unchanged.js';
 
 /** Files whose last hash is remembered; least recently used forgotten first. */
 const MAX_ENTRIES = 4096;
@@ -13,9 +13,21 @@ export class HashCache {
   private readonly entries = new Map<string, { stamp: FileStamp; hash: string }>();
 
   async hashOf(realPath: string, stamp: FileStamp, bytes: Buffer): Promise<string> {
+    return this.remember(realPath, stamp, this.known(realPath, stamp, bytes) ?? (await sha256HexSliced(bytes)));
+  }
+
+  /** The same, hashed in one step: for the page worker's small files (not on the event loop). */
+  hashOfSmall(realPath: string, stamp: FileStamp, bytes: Buffer): string {
+    return this.remember(realPath, stamp, this.known(realPath, stamp, bytes) ?? sha256Hex(bytes));
+  }
+
+  private known(realPath: string, stamp: FileStamp, bytes: Buffer): string | undefined {
     const hit = this.entries.get(realPath);
     // The bytes must also be the stamp's size: a file that grew between fstat and read is rehashed.
-    const hash = hit && sameStamp(hit.stamp, stamp) && bytes.length === stamp.size ? hit.hash : await sha256HexSliced(bytes);
+    return hit && sameStamp(hit.stamp, stamp) && bytes.length === stamp.size ? hit.hash : undefined;
+  }
+
+  private remember(realPath: string, stamp: FileStamp, hash: string): string {
     this.entries.delete(realPath);
     this.entries.set(realPath, { stamp, hash });
     if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);

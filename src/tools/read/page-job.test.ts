@@ -2,13 +2,14 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPageJob, type PageJob, type Policy } from './page-job.js';
+import { HashCache } from './hash-cache.js';
+import { runPageJob, type PageJob, type WorkerState } from './page-job.js';
 
 let dir: string;
-let policy: Policy;
+let state: WorkerState;
 beforeAll(async () => {
   dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'sidefile-page-job-')));
-  policy = { root: dir, denied: (rel) => rel.endsWith('.env') };
+  state = { policy: { root: dir, denied: (rel) => rel.endsWith('.env') }, hashes: new HashCache() };
 });
 afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
@@ -33,7 +34,7 @@ async function jobFor(name: string, content: string): Promise<PageJob> {
 
 describe('runPageJob (the page worker)', () => {
   it('answers a text page: its JSON, the bytes, their hash and the page, in buffers of their own', async () => {
-    const { reply, transfer } = runPageJob(await jobFor('a.txt', 'one\ntwo\n'), policy);
+    const { reply, transfer } = runPageJob(await jobFor('a.txt', 'one\ntwo\n'), state);
     expect(reply.id).toBe(7);
     const page = reply.page!;
     expect(JSON.parse(Buffer.from(page.json).toString()).result.file).toMatchObject({ content: 'one\ntwo', total_lines: 2, num_lines: 2 });
@@ -47,13 +48,13 @@ describe('runPageJob (the page worker)', () => {
     const job = await jobFor('b.txt', 'old\n');
     await fs.writeFile(path.join(dir, 'b2.txt'), 'new\n');
     await fs.rename(path.join(dir, 'b2.txt'), path.join(dir, 'b.txt'));
-    expect(runPageJob(job, policy).reply).toEqual({ id: 7 });
+    expect(runPageJob(job, state).reply).toEqual({ id: 7 });
   });
 
   it('declines a file over its size limit, a denied file, a binary file, and a job with no known policy', async () => {
-    expect(runPageJob(await jobFor('big.txt', 'x'.repeat(2000)), policy).reply).toEqual({ id: 7 });
-    expect(runPageJob(await jobFor('secret.env', 'KEY=1\n'), policy).reply).toEqual({ id: 7 });
-    expect(runPageJob(await jobFor('bin.dat', '\u0000\u0001\u0002'), policy).reply).toEqual({ id: 7 });
-    expect(runPageJob(await jobFor('c.txt', 'fine\n'), undefined).reply).toEqual({ id: 7 });
+    expect(runPageJob(await jobFor('big.txt', 'x'.repeat(2000)), state).reply).toEqual({ id: 7 });
+    expect(runPageJob(await jobFor('secret.env', 'KEY=1\n'), state).reply).toEqual({ id: 7 });
+    expect(runPageJob(await jobFor('bin.dat', '\u0000\u0001\u0002'), state).reply).toEqual({ id: 7 });
+    expect(runPageJob(await jobFor('c.txt', 'fine\n'), { ...state, policy: undefined }).reply).toEqual({ id: 7 });
   });
 });

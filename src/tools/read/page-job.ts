@@ -2,8 +2,9 @@ import type { TransferListItem } from 'node:worker_threads';
 import { showName } from '../../paths/lexical.js';
 import type { DenyCheck } from '../../paths/fd-policy.js';
 import type { FileStamp } from '../../read-state/types.js';
-import { sha256Hex, stampOf } from '../../read-state/unchanged.js';
+import { stampOf } from '../../read-state/unchanged.js';
 import { sniffFile } from '../../text/sniff.js';
+import type { HashCache } from './hash-cache.js';
 import { readCheckedSync, type ExpectedFile } from './read-small.js';
 import { pageOfBytes, textOutput } from './text-file.js';
 
@@ -54,13 +55,20 @@ export interface Policy {
   denied: DenyCheck;
 }
 
+/** What the worker keeps between jobs. */
+export interface WorkerState {
+  policy: Policy | undefined;
+  /** The worker's own hash cache (an unchanged file is not hashed again, as on the loop). */
+  hashes: HashCache;
+}
+
 /**
  * The page worker's work for one job: the checked synchronous read (readCheckedSync, the same
  * O_NOFOLLOW open and descriptor check as on the event loop), the sniff, the hash and the
  * page's REST JSON. Only a text page answers; an image, a binary, an empty file, a page over
  * its limits or any error answers nothing, and the event loop does the call as before.
  */
-export function runPageJob(job: PageJob, policy: Policy | undefined): { reply: PageReply; transfer: TransferListItem[] } {
+export function runPageJob(job: PageJob, { policy, hashes }: WorkerState): { reply: PageReply; transfer: TransferListItem[] } {
   const none = { reply: { id: job.id }, transfer: [] };
   if (policy === undefined) return none;
   try {
@@ -71,7 +79,8 @@ export function runPageJob(job: PageJob, policy: Policy | undefined): { reply: P
     if (json === undefined) return none;
     const out = ownedBytes(typeof json === 'string' ? Buffer.from(json) : json);
     const bytes = ownedBytes(file.bytes);
-    const value = { json: out, bytes, hash: sha256Hex(file.bytes), stamp: stampOf(file.stat), total: page.total, count: page.count };
+    const stamp = stampOf(file.stat);
+    const value = { json: out, bytes, hash: hashes.hashOfSmall(job.real, stamp, file.bytes), stamp, total: page.total, count: page.count };
     return { reply: { id: job.id, page: value }, transfer: [out.buffer as ArrayBuffer, bytes.buffer as ArrayBuffer] };
   } catch {
     return none;

@@ -9,9 +9,6 @@ import { pageOfBytes, textOutput } from './text-file.js';
 
 /** Jobs in flight past which a call reads on the event loop instead (the worker is one thread). */
 const MAX_PENDING = 64;
-/** The event loop counts as busy when it was this share of the last window at work. */
-const BUSY_SHARE = 0.8;
-const WINDOW_MS = 20;
 
 let worker: Worker | null = null;
 let nextId = 1;
@@ -33,7 +30,7 @@ const RESTART_AFTER_MS = 10_000;
 export async function readOffLoop(job: ReadJob, maxBytes: number): Promise<ToolOutput<TextReadResult> | null> {
   const { ctx, target } = job;
   if (mode === 'never' || pending.size >= MAX_PENDING || !target.stat || performance.now() < restartAt) return null;
-  if (mode === 'auto' && pending.size === 0 && !loopBusy()) return null;
+  if (mode === 'auto' && !callsQueue()) return null;
   const w = theWorker();
   const request: PageJob = {
     kind: 'page',
@@ -101,7 +98,7 @@ let mode: OffloadMode = 'auto';
 /** Pages the worker answered (tests check that it was used). */
 let answered = 0;
 
-/** Tests: 'always' sends every small text page to the worker, 'never' none; 'auto' when the loop is busy. */
+/** Tests: 'always' sends every small text page to the worker, 'never' none; 'auto' when calls queue. */
 export function setOffloadMode(next: OffloadMode): void {
   mode = next;
 }
@@ -110,23 +107,20 @@ export function pagesAnsweredOffLoop(): number {
   return answered;
 }
 
-let windowStart = performance.now();
-let windowMark = performance.eventLoopUtilization();
-let busy = false;
+/** Read calls begun in this turn of the event loop (reset in its check phase). */
+let readsThisTurn = 0;
+const newTurn = (): void => {
+  readsThisTurn = 0;
+};
 
 /**
- * Whether the event loop was busy in the last window. An idle loop reads inline: the hop to
- * the worker and back adds ~0.1 ms to a call's latency, which only pays when calls queue.
+ * Whether calls queue: a page is still on the worker, or another Read already came in this
+ * turn of the event loop (several clients' requests ready at once). A lone client's call reads
+ * inline: the hop to the worker and back adds to its latency and saves it nothing.
  */
-function loopBusy(): boolean {
-  const now = performance.now();
-  if (now - windowStart >= WINDOW_MS) {
-    const mark = performance.eventLoopUtilization();
-    busy = performance.eventLoopUtilization(mark, windowMark).utilization >= BUSY_SHARE;
-    windowMark = mark;
-    windowStart = now;
-  }
-  return busy;
+function callsQueue(): boolean {
+  if (readsThisTurn++ === 0) setImmediate(newTurn);
+  return pending.size > 0 || readsThisTurn > 1;
 }
 
 function policyOf(w: Worker, root: string, denyRead: readonly string[]): number {
