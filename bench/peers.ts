@@ -100,6 +100,8 @@ export async function benchPeers(print: (line: string) => void = console.log, op
               warmup: 0,
             });
             rounds.set(name, [...(rounds.get(name) ?? []), sample]);
+            // BENCH_PEERS_ROUND_LOG=1: each round's rate, to see drift within a cell.
+            if (process.env.BENCH_PEERS_ROUND_LOG === '1') print(`round ${round} ${op.key} ×${clients} ${name}: ${sample.rate.toFixed(0)}/s`);
           }
         }
         for (const [name, samples] of rounds) results.set(cellKey(op.key, clients, name), mergeRounds(samples));

@@ -1,6 +1,18 @@
 import type { ReadObservation, ReadRecord, ReadStateStore, WriteObservation } from './types.js';
 import { TextCache } from './text-cache.js';
 import { mergeRanges, sameStamp } from './unchanged.js';
+import {
+  addFile,
+  countFiles,
+  entriesOf,
+  fileOf,
+  Interner,
+  RecencyList,
+  removeFile,
+  SharedStamps,
+  type Entry,
+  type Session,
+} from './session-files.js';
 
 export interface MemoryReadStateOptions {
   /** A session idle this long is forgotten (SPEC §2, default 24 h). */
@@ -12,19 +24,6 @@ export interface MemoryReadStateOptions {
   now?: () => number;
 }
 
-interface Session {
-  lastActive: number;
-  /** real path → its entry. */
-  files: Map<string, Entry>;
-}
-
-/** One record, also the global LRU's key (an object: no "session + path" string made and hashed per call). */
-interface Entry {
-  session: string;
-  realPath: string;
-  rec: ReadRecord;
-}
-
 /**
  * In-memory read state (SPEC §2, §5): per session, real path → what was read of which version.
  * Bounded: idle sessions expire and the total number of records is capped (LRU over all
@@ -32,8 +31,11 @@ interface Entry {
  */
 export class MemoryReadStateStore implements ReadStateStore {
   private readonly sessions = new Map<string, Session>();
-  /** Global recency order of the entries: first = least recently used. */
-  private readonly lru = new Set<Entry>();
+  /** Global recency order of the entries. */
+  private readonly lru = new RecencyList();
+  /** One string per real path, range key and hash, not one per call (100,000 records are kept). */
+  private readonly names = new Interner();
+  private readonly stamps = new SharedStamps();
   private readonly now: () => number;
   private lastSweep = 0;
   private readonly texts: TextCache;
@@ -50,7 +52,7 @@ export class MemoryReadStateStore implements ReadStateStore {
   }
 
   advance(session: string, realPath: string, version: WriteObservation): void {
-    const prev = this.live(session)?.files.get(realPath)?.rec;
+    const prev = this.fileIn(session, realPath)?.rec;
     if (!prev) return;
     if (version.bytes && version.hash) this.texts.put(version.hash, version.bytes);
     const total = version.total;
@@ -60,7 +62,7 @@ export class MemoryReadStateStore implements ReadStateStore {
 
   get(session: string, realPath: string): ReadRecord | undefined {
     const s = this.live(session);
-    const entry = s?.files.get(realPath);
+    const entry = s && fileOf(s, realPath);
     if (!s || !entry) return undefined;
     s.lastActive = this.now();
     this.touch(entry);
@@ -69,7 +71,7 @@ export class MemoryReadStateStore implements ReadStateStore {
 
   recordRead(session: string, realPath: string, read: ReadObservation): void {
     if (read.bytes && read.hash) this.texts.put(read.hash, read.bytes);
-    const prev = this.live(session)?.files.get(realPath)?.rec;
+    const prev = this.fileIn(session, realPath)?.rec;
     const sameVersion =
       prev !== undefined &&
       prev.unit === read.unit &&
@@ -82,7 +84,7 @@ export class MemoryReadStateStore implements ReadStateStore {
       unit: read.unit,
       total: read.total ?? (sameVersion ? prev.total : null),
       seen: mergeRanges(seen),
-      lastRangeKey: read.rangeKey,
+      lastRangeKey: this.names.get(read.rangeKey),
       // SPEC §9: a Read of a notebook shows every position.
       ...(read.unit === 'cells' && read.total !== null ? { positions: { shown: read.total, moves: [] } } : {}),
     });
@@ -105,8 +107,9 @@ export class MemoryReadStateStore implements ReadStateStore {
     const s = this.sessions.get(session);
     if (!s) return 0;
     const expired = this.now() - s.lastActive > this.options.ttlMs;
+    const files = countFiles(s);
     this.drop(session, s);
-    return expired ? 0 : s.files.size;
+    return expired ? 0 : files;
   }
 
   stats(): { sessions: number; entries: number } {
@@ -128,19 +131,22 @@ export class MemoryReadStateStore implements ReadStateStore {
     this.sweep(false);
     let s = this.live(session);
     if (!s) {
-      s = { lastActive: this.now(), files: new Map() };
+      s = { lastActive: this.now(), one: null, many: null };
       this.sessions.set(session, s);
     }
     s.lastActive = this.now();
+    // Shared copies: what the records of many sessions reading one version hold (session-files.ts).
+    rec.stamp = this.stamps.get(realPath, rec.stamp);
+    if (rec.hash !== null) rec.hash = this.names.get(rec.hash);
     this.retain(rec.hash);
-    const entry = s.files.get(realPath);
+    const entry = fileOf(s, realPath);
     if (entry) {
       this.release(entry.rec.hash);
       entry.rec = rec;
       this.touch(entry);
     } else {
-      const made = { session, realPath, rec };
-      s.files.set(realPath, made);
+      const made: Entry = { session, realPath: this.names.get(realPath), rec, older: null, newer: null };
+      addFile(s, made);
       this.lru.add(made);
     }
     this.evict();
@@ -162,23 +168,27 @@ export class MemoryReadStateStore implements ReadStateStore {
   }
 
   private touch(entry: Entry): void {
-    this.lru.delete(entry);
-    this.lru.add(entry);
+    this.lru.touch(entry);
+  }
+
+  private fileIn(session: string, realPath: string): Entry | undefined {
+    const s = this.live(session);
+    return s && fileOf(s, realPath);
   }
 
   private evict(): void {
     while (this.lru.size > this.options.maxEntries) {
-      const oldest = this.lru.values().next().value as Entry;
+      const oldest = this.lru.oldest as Entry;
       this.lru.delete(oldest);
       this.release(oldest.rec.hash);
       const s = this.sessions.get(oldest.session);
-      s?.files.delete(oldest.realPath);
-      if (s && s.files.size === 0) this.sessions.delete(oldest.session);
+      if (s) removeFile(s, oldest.realPath);
+      if (s && countFiles(s) === 0) this.sessions.delete(oldest.session);
     }
   }
 
   private drop(session: string, s: Session): void {
-    for (const entry of s.files.values()) {
+    for (const entry of entriesOf(s)) {
       this.lru.delete(entry);
       this.release(entry.rec.hash);
     }
