@@ -5,7 +5,6 @@ import {
   countFiles,
   entriesOf,
   fileOf,
-  Interner,
   RecencyList,
   removeFile,
   SharedStamps,
