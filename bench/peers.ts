@@ -101,7 +101,8 @@ export async function benchPeers(print: (line: string) => void = console.log, op
             });
             rounds.set(name, [...(rounds.get(name) ?? []), sample]);
             // BENCH_PEERS_ROUND_LOG=1: each round's rate, to see drift within a cell.
-            if (process.env.BENCH_PEERS_ROUND_LOG === '1') print(`round ${round} ${op.key} ×${clients} ${name}: ${sample.rate.toFixed(0)}/s`);
+            if (process.env.BENCH_PEERS_ROUND_LOG === '1')
+              print(`round ${round} ${op.key} ×${clients} ${name}: ${sample.rate.toFixed(0)}/s`);
           }
         }
         for (const [name, samples] of rounds) results.set(cellKey(op.key, clients, name), mergeRounds(samples));
