@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../../off-loop/spawn.js';
-import type { ToolMetrics, ToolOutput } from '../types.js';
+import type { Log, ToolMetrics, ToolOutput } from '../types.js';
 import type { PageJob, PageMessage, PageReply, WorkerPage } from './page-job.js';
 import { record, type ReadJob } from './read-loaded.js';
 import type { TextReadResult } from './schema.js';
@@ -31,7 +31,7 @@ export async function readOffLoop(job: ReadJob, maxBytes: number): Promise<ToolO
   const { ctx, target } = job;
   if (mode === 'never' || pending.size >= MAX_PENDING || !target.stat || performance.now() < restartAt) return null;
   if (mode === 'auto' && !callsQueue()) return null;
-  const w = theWorker();
+  const w = theWorker(ctx.log);
   const request: PageJob = {
     kind: 'page',
     id: nextId++,
@@ -139,13 +139,14 @@ function policyOf(w: Worker, root: string, denyRead: readonly string[]): number 
  * The one page worker, started on first use. Unlike the notebook worker it keeps the default
  * priority: its jobs are short, and a call waits for each.
  */
-function theWorker(): Worker {
+function theWorker(log: Log): Worker {
   if (worker !== null) return worker;
   const w = startWorker(import.meta.url, 'page-worker');
   w.unref();
   w.on('message', (reply: PageReply) => settle(reply));
   // A failed worker declines what it held; a call after RESTART_AFTER_MS starts a new one.
-  w.on('error', () => {
+  w.on('error', (err) => {
+    log.error({ err }, 'the page worker failed: Reads stay on the event loop for 10 s');
     restartAt = performance.now() + RESTART_AFTER_MS;
     forget(w);
   });
