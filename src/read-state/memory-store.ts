@@ -182,8 +182,9 @@ export class MemoryReadStateStore implements ReadStateStore {
       this.lru.delete(oldest);
       this.release(oldest.rec.hash);
       const s = this.sessions.get(oldest.session);
-      if (s) removeFile(s, oldest.realPath);
-      if (s && countFiles(s) === 0) this.sessions.delete(oldest.session);
+      if (!s) continue;
+      removeFile(s, oldest.realPath);
+      if (countFiles(s) === 0) this.sessions.delete(oldest.session);
     }
   }
 

@@ -89,7 +89,7 @@ export class RecencyList {
   }
 }
 
-/** Strings made per call (real paths, range keys), kept as one copy each; bounded. */
+/** Strings made per call (real paths, range keys, hashes), kept as one copy each; bounded. */
 export class Interner {
   private readonly seen = new Map<string, string>();
 

@@ -170,11 +170,3 @@ function forget(w: Worker): void {
   for (const resolve of pending.values()) resolve(undefined);
   pending.clear();
 }
-
-/** Ends the worker (tests). */
-export async function closePageWorker(): Promise<void> {
-  const w = worker;
-  if (w === null) return;
-  forget(w);
-  await w.terminate();
-}
