@@ -9,7 +9,7 @@
  * with a pause of 1/rate s after each pair. While A is missing (between the two renames of a
  * pair) the service may make a folder A again (a Write or restore creating its parents); then
  * the rename onto A fails and that folder is moved aside to "A.made-<n>" first (it stays inside
- * the workspace). Prints "<swaps> <elapsed ms> <folders moved aside>" and exits with A the real
+ * the workspace), again for each folder made before the rename lands. Prints "<swaps> <elapsed ms> <folders moved aside>" and exits with A the real
  * entry again. Usage: swapper A B HOLD duration-ms swaps-per-second
  */
 #include <errno.h>
@@ -28,15 +28,20 @@ static void pause_ns(long ns) {
   nanosleep(&ts, NULL);
 }
 
-/* rename(from, to); a folder made at `to` meanwhile is moved aside to "to.made-<n>" first. */
+/*
+ * rename(from, to); a folder made at `to` meanwhile is moved aside to "to.made-<n>" first, as
+ * often as the service makes one again between the two renames (several clients may).
+ */
 static int place(const char *from, const char *to, long *made) {
-  if (rename(from, to) == 0) return 0;
-  if (errno != EISDIR && errno != ENOTEMPTY && errno != EEXIST && errno != ENOTDIR) return -1;
-  char aside[4096];
-  snprintf(aside, sizeof aside, "%s.made-%ld", to, *made);
-  if (rename(to, aside) != 0) return -1;
-  (*made)++;
-  return rename(from, to);
+  for (int tries = 0; tries < 1000; tries++) {
+    if (rename(from, to) == 0) return 0;
+    if (errno != EISDIR && errno != ENOTEMPTY && errno != EEXIST && errno != ENOTDIR) return -1;
+    char aside[4096];
+    snprintf(aside, sizeof aside, "%s.made-%ld", to, *made);
+    if (rename(to, aside) != 0) return -1;
+    (*made)++;
+  }
+  return -1;
 }
 
 int main(int argc, char **argv) {

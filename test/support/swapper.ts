@@ -30,9 +30,11 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
 const start = performance.now();
 let swaps = 0, made = 0;
 const place = (from, to) => {
-  try { fs.renameSync(from, to); } catch (err) {
-    if (!['EISDIR', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR'].includes(err.code)) throw err;
-    fs.renameSync(to, to + '.made-' + made++); fs.renameSync(from, to);
+  for (let tries = 0; ; tries++) {
+    try { return fs.renameSync(from, to); } catch (err) {
+      if (tries === 999 || !['EISDIR', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR'].includes(err.code)) throw err;
+      fs.renameSync(to, to + '.made-' + made++);
+    }
   }
 };
 while (performance.now() - start < Number(duration)) {
