@@ -136,6 +136,23 @@ describe('the write pipeline (SPEC §8)', () => {
     expect(await fsp.readFile(file('a.txt'), 'utf8')).toBe('theirs');
   });
 
+  it.each([1024, 300 * 1024])('records the hash of the %i bytes it wrote (a large file hashed on the pool)', async (size) => {
+    await fsp.writeFile(file('a.txt'), 'old');
+    await bed.markRead('a.txt');
+    const mine = 'm'.repeat(size - 1) + '\n';
+    await write('a.txt', plan(mine));
+    // A touch moves the stamp: the write counts as current only if its recorded hash is right.
+    await fsp.utimes(file('a.txt'), new Date(2001, 1, 1), new Date(2001, 1, 1));
+    expect((await write('a.txt', plan('second'))).type).toBe('update');
+    // The same size, other bytes: a change the hash must catch.
+    await fsp.writeFile(file('a.txt'), 'x'.repeat(size - 1) + '\n');
+    await write('a.txt', plan(mine, { requireRead: 'none' }));
+    await fsp.writeFile(file('a.txt'), 'x'.repeat(size - 1) + '\n');
+    const err = await write('a.txt', plan('third')).catch((e: unknown) => e);
+    expect(isToolError(err) && err.code).toBe('FILE_MODIFIED_SINCE_READ');
+    expect(await fsp.readFile(file('a.txt'), 'utf8')).toBe('x'.repeat(size - 1) + '\n');
+  });
+
   it('refuses when the file changes after it was loaded (the last check before the rename)', async () => {
     await fsp.writeFile(file('a.txt'), 'old');
     await bed.markRead('a.txt');

@@ -1,6 +1,6 @@
 import type fs from 'node:fs';
 import type { CellPositions, ReadUnit } from '../read-state/types.js';
-import { sha256Hex } from '../read-state/unchanged.js';
+import { POOL_HASH_BYTES, sha256Hex, sha256HexInPool } from '../read-state/unchanged.js';
 import path from 'node:path';
 import { historyKey } from '../history/history-key.js';
 import type { CheckedDir } from '../paths/fd-policy.js';
@@ -207,11 +207,14 @@ async function store(
   // Bounded work (SPEC §8): the diff is built in slices, before the write, so a huge one never
   // holds the event loop; the hash stays overlapped with the fsync.
   const patch = computed.patch ?? (await makePatchSliced(target.relative, computed.before, computed.afterView ?? computed.after));
-  let derived: { hash: string; total: number } | undefined;
-  const derive = () => ({
-    hash: computed.hash ?? sha256Hex(bytes),
-    total: computed.total ?? countTextLines(computed.after),
-  });
+  // A large file's hash goes to the thread pool at once; it is done by the rename (`alongside`).
+  let hash = computed.hash;
+  const hashing = hash === undefined && bytes.length >= POOL_HASH_BYTES ? sha256HexInPool(bytes).then((h) => (hash = h)) : null;
+  let total = computed.total;
+  const derive = () => {
+    if (hashing === null) hash ??= sha256Hex(bytes);
+    total ??= countTextLines(computed.after);
+  };
   const write = atomicWrite({
     root: ctx.root,
     dataDir: ctx.settings.dataDir,
@@ -222,20 +225,18 @@ async function store(
     dir: step.dir,
     spare: () => ctx.history.takeSpare?.(step.key) ?? null,
     lastCheck: step.lastCheck,
-    // Keeping the history version overlaps writing the temp file; both finish before the rename.
-    alongside: step.kept.then((v) => (version = v)),
+    // Keeping the history version (and a pooled hash) overlaps writing the temp file; all finish before the rename.
+    alongside: Promise.all([step.kept.then((v) => (version = v)), hashing]),
     // The diff and the hash are CPU work; the fsync is a wait: do them together.
-    whileSyncing: () => {
-      derived = derive();
-    },
+    whileSyncing: derive,
     afterRename: (written) => {
-      derived ??= derive();
+      derive();
       // Not recorded without the written file's own stats: the next write then needs a read.
       if (written)
         recordWrite(ctx, target.real, written, {
-          hash: derived.hash,
+          hash: hash!,
           unit: plan.unit,
-          total: derived.total,
+          total: total!,
           bytes,
           ...(computed.positions ? { positions: computed.positions } : {}),
         });
