@@ -104,8 +104,9 @@ try {
   await fsp.rm(base, { recursive: true, force: true });
 }
 if (!useStrace && !usePerf && !useGc) {
-  // The server writes its profile as it exits: the newest one in outDir is this run's.
-  const profiles = (await fsp.readdir(outDir)).filter((f) => f.endsWith('.cpuprofile')).sort();
+  // The server writes its profiles as it exits, one per thread (`CPU.<date>.<time>.<pid>.<thread>.<n>`):
+  // the newest main thread's (thread 0, the event loop) is this run's.
+  const profiles = (await fsp.readdir(outDir)).filter((f) => /\.0\.\d+\.cpuprofile$/.test(f)).sort();
   if (profiles.length > 0) console.log(await summarizeProfile(path.join(outDir, profiles.at(-1)!), Number(process.env.PROFILE_TOP ?? 25)));
 }
 
