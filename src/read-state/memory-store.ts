@@ -65,7 +65,7 @@ export class MemoryReadStateStore implements ReadStateStore {
     const entry = s && fileOf(s, realPath);
     if (!s || !entry) return undefined;
     s.lastActive = this.now();
-    this.touch(entry);
+    this.lru.touch(entry);
     return entry.rec;
   }
 
@@ -143,7 +143,7 @@ export class MemoryReadStateStore implements ReadStateStore {
     if (entry) {
       this.release(entry.rec.hash);
       entry.rec = rec;
-      this.touch(entry);
+      this.lru.touch(entry);
     } else {
       const made: Entry = { session, realPath: this.names.get(realPath), rec, older: null, newer: null };
       addFile(s, made);
@@ -165,10 +165,6 @@ export class MemoryReadStateStore implements ReadStateStore {
     }
     this.hashRefs.delete(hash);
     this.texts.delete(hash);
-  }
-
-  private touch(entry: Entry): void {
-    this.lru.touch(entry);
   }
 
   private fileIn(session: string, realPath: string): Entry | undefined {

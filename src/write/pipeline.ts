@@ -227,7 +227,7 @@ async function store(
     lastCheck: step.lastCheck,
     // Keeping the history version (and a pooled hash) overlaps writing the temp file; all finish before the rename.
     alongside: Promise.all([step.kept.then((v) => (version = v)), hashing]),
-    // The diff and the hash are CPU work; the fsync is a wait: do them together.
+    // The line count and a small file's hash are CPU work; the fsync is a wait: do them together.
     whileSyncing: derive,
     afterRename: (written) => {
       derive();

@@ -9,8 +9,9 @@
  * with a pause of 1/rate s after each pair. While A is missing (between the two renames of a
  * pair) the service may make a folder A again (a Write or restore creating its parents); then
  * the rename onto A fails and that folder is moved aside to "A.made-<n>" first (it stays inside
- * the workspace), again for each folder made before the rename lands. Prints "<swaps> <elapsed ms> <folders moved aside>" and exits with A the real
- * entry again. Usage: swapper A B HOLD duration-ms swaps-per-second
+ * the workspace), again for each folder made before the rename lands. Prints "<swaps>
+ * <elapsed ms> <folders moved aside>" and exits with A the real entry again.
+ * Usage: swapper A B HOLD duration-ms swaps-per-second
  */
 #include <errno.h>
 #include <stdio.h>
