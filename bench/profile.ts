@@ -15,6 +15,7 @@
  * `PROFILE_NODE_ARGS='--flag …'`: more node flags for the server (e.g. `--trace-gc`, `--trace-incremental-marking`);
  * `PROFILE_SERVER_ARGS='--opt value …'`: server options (e.g. `--read-cache-mib 0`);
  * `PROFILE_WARMUP=<seconds>`: untimed calls first (default 1; Edit ×16 needs ~5 to be fully optimized).
+ * `PROFILE_SESSIONS=<n>`: n Reads, each in a fresh session, before anything else (the read state a full peers run holds).
  *
  * Usage: npm run build && npx tsx bench/profile.ts <op> <outDir> [clients=16] [seconds=6] [--strace | --perf | --gc] [--bare]
  */
@@ -76,6 +77,16 @@ const peer = useBare
       extraArgs: (process.env.PROFILE_SERVER_ARGS ?? '').split(' ').filter(Boolean),
     });
 try {
+  // PROFILE_SESSIONS=<n>: n Reads in fresh sessions first, as a full peers run's read cells leave behind.
+  const sessions = Number(process.env.PROFILE_SESSIONS ?? 0);
+  if (sessions > 0) {
+    const reads = await peer.calls(
+      'read4k',
+      Array.from({ length: 16 }, () => w.read4k),
+      w,
+    );
+    if (typeof reads !== 'string') await measure(reads, { seconds: 600, maxCalls: sessions, warmup: 0 });
+  }
   const calls = await peer.calls(op as OpKey, files, w);
   if (typeof calls === 'string') throw new Error(calls);
   await measure(calls, { seconds: Number(process.env.PROFILE_WARMUP ?? 1), maxCalls: 1e9, warmup: 3 });
