@@ -53,4 +53,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
 # Started directly (not through npm) so SIGTERM reaches Node, which finishes writes in flight,
 # closes event streams and exits.
 STOPSIGNAL SIGTERM
-CMD ["node", "--initial-old-space-size=128", "dist/server.js"]
+CMD ["node", "--initial-old-space-size=128", "--no-allocation-site-pretenuring", "dist/server.js"]

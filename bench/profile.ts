@@ -49,7 +49,7 @@ const w = {
   readNb: 'read/4k.txt',
   notebook: op === 'nbEdit' ? notebookFixture() : { text: '', cellIndex: 0 },
   editText: textOfSize(4 * 1024, ['# one line changes', marker(0)]),
-  edit1mText: op === 'edit1m' ? textOfSize(1024 * 1024, ['# one line changes', marker(0)]) : '',
+  edit1mText: op === 'edit1m' || process.env.PROFILE_BEFORE === 'edit1m' ? textOfSize(1024 * 1024, ['# one line changes', marker(0)]) : '',
   writeText: textOfSize(100 * 1024, [marker(0)]),
 } satisfies Workload;
 await fsp.writeFile(path.join(root, w.read4k), textOfSize(4 * 1024));
@@ -86,6 +86,18 @@ try {
       w,
     );
     if (typeof reads !== 'string') await measure(reads, { seconds: 600, maxCalls: sessions, warmup: 0 });
+  }
+  // PROFILE_BEFORE=edit1m: 16 clients' Edits of 1 MB files for PROFILE_BEFORE_SECONDS (default 8) first, as a full peers run has.
+  if (process.env.PROFILE_BEFORE === 'edit1m') {
+    const before = await Promise.all(
+      Array.from({ length: 16 }, async (_, i) => {
+        await fsp.writeFile(path.join(root, `before${i}.txt`), w.edit1mText);
+        return `before${i}.txt`;
+      }),
+    );
+    const edits = await peer.calls('edit1m', before, w);
+    if (typeof edits !== 'string')
+      await measure(edits, { seconds: Number(process.env.PROFILE_BEFORE_SECONDS ?? 8), maxCalls: 1e9, warmup: 50 });
   }
   const calls = await peer.calls(op as OpKey, files, w);
   if (typeof calls === 'string') throw new Error(calls);
