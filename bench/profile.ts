@@ -16,6 +16,8 @@
  * `PROFILE_SERVER_ARGS='--opt value …'`: server options (e.g. `--read-cache-mib 0`);
  * `PROFILE_WARMUP=<seconds>`: untimed calls first (default 1; Edit ×16 needs ~5 to be fully optimized).
  * `PROFILE_SESSIONS=<n>`: n Reads, each in a fresh session, before anything else (the read state a full peers run holds).
+ * `PROFILE_BEFORE=edit1m`: then 16 clients edit 1 MB files for `PROFILE_BEFORE_SECONDS` (default 8), as a full
+ * peers run's Edit 1 MB cells do before the Write cells (V8's pretenuring: docs/benchmarks.md, session 18).
  *
  * Usage: npm run build && npx tsx bench/profile.ts <op> <outDir> [clients=16] [seconds=6] [--strace | --perf | --gc] [--bare]
  */
@@ -37,6 +39,7 @@ const usePerf = process.argv.includes('--perf');
 const useBare = process.argv.includes('--bare');
 const useGc = process.argv.includes('--gc');
 const clients = Number(clientsArg);
+const editsBefore = process.env.PROFILE_BEFORE === 'edit1m';
 await fsp.mkdir(outDir, { recursive: true });
 const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-prof-')));
 const root = path.join(base, 'ws');
@@ -49,7 +52,7 @@ const w = {
   readNb: 'read/4k.txt',
   notebook: op === 'nbEdit' ? notebookFixture() : { text: '', cellIndex: 0 },
   editText: textOfSize(4 * 1024, ['# one line changes', marker(0)]),
-  edit1mText: op === 'edit1m' || process.env.PROFILE_BEFORE === 'edit1m' ? textOfSize(1024 * 1024, ['# one line changes', marker(0)]) : '',
+  edit1mText: op === 'edit1m' || editsBefore ? textOfSize(1024 * 1024, ['# one line changes', marker(0)]) : '',
   writeText: textOfSize(100 * 1024, [marker(0)]),
 } satisfies Workload;
 await fsp.writeFile(path.join(root, w.read4k), textOfSize(4 * 1024));
@@ -77,7 +80,6 @@ const peer = useBare
       extraArgs: (process.env.PROFILE_SERVER_ARGS ?? '').split(' ').filter(Boolean),
     });
 try {
-  // PROFILE_SESSIONS=<n>: n Reads in fresh sessions first, as a full peers run's read cells leave behind.
   const sessions = Number(process.env.PROFILE_SESSIONS ?? 0);
   if (sessions > 0) {
     const reads = await peer.calls(
@@ -87,8 +89,7 @@ try {
     );
     if (typeof reads !== 'string') await measure(reads, { seconds: 600, maxCalls: sessions, warmup: 0 });
   }
-  // PROFILE_BEFORE=edit1m: 16 clients' Edits of 1 MB files for PROFILE_BEFORE_SECONDS (default 8) first, as a full peers run has.
-  if (process.env.PROFILE_BEFORE === 'edit1m') {
+  if (editsBefore) {
     const before = await Promise.all(
       Array.from({ length: 16 }, async (_, i) => {
         await fsp.writeFile(path.join(root, `before${i}.txt`), w.edit1mText);
