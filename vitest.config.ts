@@ -6,6 +6,7 @@ export default defineConfig({
   resolve: { alias: { 'sidefile/client': fileURLToPath(new URL('./src/client/index.ts', import.meta.url)) } },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    exclude: ['test/heavy/**', '**/node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
