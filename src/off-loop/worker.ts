@@ -57,11 +57,16 @@ function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[]
   }
 }
 
-/** The nice value of this thread: under CPU contention the event loop thread goes first. */
-export const WORKER_NICE = 10;
+/** How much nicer than the process this thread runs: under CPU contention the event loop goes first. */
+export const WORKER_NICE_STEP = 10;
+
+/** The nice value a worker thread takes in a process running at `base` (19 is the lowest priority). */
+export function workerNice(base: number): number {
+  return Math.min(19, base + WORKER_NICE_STEP);
+}
 
 /**
- * SPEC §8 "Bounded work": on a busy machine a worker burning CPU (and its garbage collector)
+ * On a busy machine a worker burning CPU (and its garbage collector)
  * can starve the event loop thread of its share, so /healthz waits though nothing blocks the
  * loop. On Linux, setpriority on a thread id applies to that thread only; elsewhere this thread
  * keeps the default priority.
@@ -69,7 +74,7 @@ export const WORKER_NICE = 10;
 function lowerOwnPriority(): void {
   try {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0 && tid !== process.pid) os.setPriority(tid, WORKER_NICE);
+    if (Number.isInteger(tid) && tid > 0 && tid !== process.pid) os.setPriority(tid, workerNice(os.getPriority(process.pid)));
   } catch {
     // No /proc (not Linux) or not allowed: the default priority.
   }
