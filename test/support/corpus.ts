@@ -10,9 +10,18 @@ import { describe, it } from 'vitest';
 export const CORPUS = path.resolve(process.cwd(), '../shared/corpus');
 export const HAS_CORPUS = existsSync(CORPUS);
 
-/** A suite or test that needs the corpus: skipped without it. */
-export const describeCorpus = describe.skipIf(!HAS_CORPUS);
-export const itCorpus = it.skipIf(!HAS_CORPUS);
+/** What a skipped corpus test says it needs, in its own name. */
+const NEEDS = ' [skipped: needs ../shared/corpus, the shared corpus of real files, beside the repository]';
+
+/** A suite that needs the corpus: skipped without it, its name saying why. */
+export function describeCorpus(name: string, fn: () => void): void {
+  describe.skipIf(!HAS_CORPUS)(HAS_CORPUS ? name : name + NEEDS, fn);
+}
+
+/** A test that needs the corpus: skipped without it, its name saying why. */
+export function itCorpus(name: string, fn: () => unknown, timeout?: number): void {
+  it.skipIf(!HAS_CORPUS)(HAS_CORPUS ? name : name + NEEDS, fn, timeout);
+}
 
 /** The names in a corpus folder; [] without the corpus (module-level lists must not throw). */
 export function corpusNames(dir: string): string[] {
