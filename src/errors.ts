@@ -1,4 +1,4 @@
-/** Every error code of SPEC §4 and the HTTP status it answers with. The one table. */
+/** Every error code of the contract and the HTTP status it answers with. The one table. */
 export const ERROR_STATUS = {
   INVALID_INPUT: 400,
   UNAUTHORIZED: 401,
@@ -33,6 +33,10 @@ export const ERROR_STATUS = {
   STORAGE_FULL: 507,
   FS_PERMISSION_DENIED: 403,
   FS_BUSY: 503,
+  PRECONDITION_FAILED: 412,
+  RANGE_NOT_SATISFIABLE: 416,
+  DIRECTORY_NOT_EMPTY: 409,
+  KERNEL_UNAVAILABLE: 503,
   INTERNAL: 500,
 } as const;
 

@@ -86,7 +86,7 @@ export interface paths {
         };
         /**
          * Stream file change events (server-sent events)
-         * @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Each event has an SSE `id` (the version id, or one that sorts the same way). A client that reconnects with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list GET /v1/history), then new ones. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes.
+         * @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore, Upload, Remove, NotebookRun) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Each event has an SSE `id` (the version id, or one that sorts the same way). A client that reconnects with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list GET /v1/history), then new ones. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -876,7 +876,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Each event has an SSE `id` (the version id, or one that sorts the same way). A client that reconnects with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list GET /v1/history), then new ones. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes. */
+            /** @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore, Upload, Remove, NotebookRun) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Each event has an SSE `id` (the version id, or one that sorts the same way). A client that reconnects with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list GET /v1/history), then new ones. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1025,7 +1025,7 @@ export interface operations {
                              * @description Tool whose write replaced this content.
                              * @enum {string}
                              */
-                            tool: "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "ApplyPatch" | "Restore";
+                            tool: "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "ApplyPatch" | "Restore" | "Upload" | "Remove" | "NotebookRun";
                             /** @description Bytes of this content; null: the file did not exist. */
                             size: number | null;
                             /** @description Lowercase hex SHA-256 of this content; null: the file did not exist. */
@@ -1044,7 +1044,7 @@ export interface operations {
                              * @description Tool whose write replaced this content.
                              * @enum {string}
                              */
-                            tool: "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "ApplyPatch" | "Restore";
+                            tool: "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "ApplyPatch" | "Restore" | "Upload" | "Remove" | "NotebookRun";
                             /** @description Bytes of this content; null: the file did not exist. */
                             size: number | null;
                             /** @description Lowercase hex SHA-256 of this content; null: the file did not exist. */
@@ -3617,7 +3617,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED. */
+            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED, DIRECTORY_NOT_EMPTY. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3630,7 +3630,40 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED";
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED" | "DIRECTORY_NOT_EMPTY";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: PRECONDITION_FAILED. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The request failed with PRECONDITION_FAILED; the message says what to do next.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "PRECONDITION_FAILED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -3698,6 +3731,39 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error: RANGE_NOT_SATISFIABLE. */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RANGE_NOT_SATISFIABLE",
+                     *         "message": "The request failed with RANGE_NOT_SATISFIABLE; the message says what to do next.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "RANGE_NOT_SATISFIABLE";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description The request cannot be applied to this file: STRING_NOT_FOUND, MULTIPLE_MATCHES, INVALID_NOTEBOOK, CONTEXT_NOT_FOUND, PLACEHOLDER_DETECTED, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
@@ -3755,7 +3821,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY, KERNEL_UNAVAILABLE. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3768,7 +3834,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "LOCK_TIMEOUT" | "FS_BUSY";
+                            code: "LOCK_TIMEOUT" | "FS_BUSY" | "KERNEL_UNAVAILABLE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -4064,7 +4130,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED. */
+            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED, DIRECTORY_NOT_EMPTY. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4077,7 +4143,40 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED";
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED" | "DIRECTORY_NOT_EMPTY";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: PRECONDITION_FAILED. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The request failed with PRECONDITION_FAILED; the message says what to do next.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "PRECONDITION_FAILED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -4145,6 +4244,39 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error: RANGE_NOT_SATISFIABLE. */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RANGE_NOT_SATISFIABLE",
+                     *         "message": "The request failed with RANGE_NOT_SATISFIABLE; the message says what to do next.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "RANGE_NOT_SATISFIABLE";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description The request cannot be applied to this file: STRING_NOT_FOUND, MULTIPLE_MATCHES, INVALID_NOTEBOOK, CONTEXT_NOT_FOUND, PLACEHOLDER_DETECTED, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
@@ -4202,7 +4334,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY, KERNEL_UNAVAILABLE. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4215,7 +4347,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "LOCK_TIMEOUT" | "FS_BUSY";
+                            code: "LOCK_TIMEOUT" | "FS_BUSY" | "KERNEL_UNAVAILABLE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -4451,7 +4583,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED. */
+            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED, DIRECTORY_NOT_EMPTY. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4464,7 +4596,40 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED";
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED" | "DIRECTORY_NOT_EMPTY";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: PRECONDITION_FAILED. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "The request failed with PRECONDITION_FAILED; the message says what to do next.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "PRECONDITION_FAILED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -4532,6 +4697,39 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error: RANGE_NOT_SATISFIABLE. */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RANGE_NOT_SATISFIABLE",
+                     *         "message": "The request failed with RANGE_NOT_SATISFIABLE; the message says what to do next.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "RANGE_NOT_SATISFIABLE";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description The request cannot be applied to this file: STRING_NOT_FOUND, MULTIPLE_MATCHES, INVALID_NOTEBOOK, CONTEXT_NOT_FOUND, PLACEHOLDER_DETECTED, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
             422: {
                 headers: {
@@ -4589,7 +4787,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
+            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY, KERNEL_UNAVAILABLE. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4602,7 +4800,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "LOCK_TIMEOUT" | "FS_BUSY";
+                            code: "LOCK_TIMEOUT" | "FS_BUSY" | "KERNEL_UNAVAILABLE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */

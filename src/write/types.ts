@@ -30,6 +30,16 @@ export interface WriteEvent {
  * Every name history and events record for a write (SPEC §10), in SPEC order. The registry's
  * write tools are among them (test/registry.test.ts); Restore is the restore route's.
  */
-export const WRITE_TOOL_NAMES = ['Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'ApplyPatch', 'Restore'] as const;
+export const WRITE_TOOL_NAMES = [
+  'Edit',
+  'MultiEdit',
+  'Write',
+  'NotebookEdit',
+  'ApplyPatch',
+  'Restore',
+  'Upload',
+  'Remove',
+  'NotebookRun',
+] as const;
 
 export type WriteToolName = (typeof WRITE_TOOL_NAMES)[number];
