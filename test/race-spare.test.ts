@@ -38,7 +38,9 @@ process.on('SIGTERM', () => process.stdout.write(JSON.stringify(seen), () => pro
 })();
 `;
 
-describe('spare inodes under a hard-link attack (SPEC §3 "Under races")', () => {
+const MIN_EDITS = 60;
+
+describe('spare inodes under a hard-link attack', () => {
   it('never writes an inode that a link outside the root also names', { timeout: RACE_MS + 30_000 }, async () => {
     const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-race-spare-')));
     const root = path.join(base, 'ws');
@@ -63,7 +65,8 @@ describe('spare inodes under a hard-link attack (SPEC §3 "Under races")', () =>
       CLIENT_IDS.map(async (c) => {
         const rel = `f${c}.txt`;
         await post(app, '/v1/tools/read', { file_path: rel }, `s${c}`);
-        for (let n = 0; Date.now() < stop; n++) {
+        // At least MIN_EDITS land, however slow a busy machine makes each one.
+        for (let n = 0; Date.now() < stop || landed < MIN_EDITS; n++) {
           const res = await post(app, '/v1/tools/edit', { file_path: rel, old_string: `v${n}\n`, new_string: `v${n + 1}\n` }, `s${c}`);
           expect(res.status, res.body).toBe(200);
           landed += 1;
@@ -76,7 +79,7 @@ describe('spare inodes under a hard-link attack (SPEC §3 "Under races")', () =>
     let changed = 0;
     for (const [name, bytes] of links) if ((await fsp.readFile(name, 'utf8')) !== bytes) changed += 1;
     console.log(`race spare: ${landed} edits landed, ${links.length} outside links made, ${changed} changed after they were made`);
-    expect(landed).toBeGreaterThan(50);
+    expect(landed).toBeGreaterThanOrEqual(MIN_EDITS);
     expect(links.length).toBeGreaterThan(50);
     expect(changed).toBe(0);
     for (const [c, f] of files.entries()) expect(await fsp.readFile(f, 'utf8'), `f${c}`).toMatch(/^v\d+\n$/);
