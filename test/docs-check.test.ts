@@ -94,6 +94,30 @@ describe('links', () => {
   });
 });
 
+describe('docs/guarantees.md', () => {
+  const doc = read('docs/guarantees.md');
+  const rows = doc.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| guarantee'));
+
+  it('names test files that exist', () => {
+    const missing: string[] = [];
+    for (const [, file] of doc.matchAll(/`((?:test|src)\/[^`*]+\.(?:ts|c))`/g)) if (!existsSync(file!)) missing.push(file!);
+    for (const [, glob] of doc.matchAll(/`(test\/[^`]*\*[^`]*)`/g)) {
+      const re = new RegExp(`^${glob!.replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`);
+      if (!filesUnder('test', () => true).some((f) => re.test(f))) missing.push(glob!);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('quotes test names that exist in the files of the same row', () => {
+    const missing: string[] = [];
+    for (const row of rows) {
+      const files = [...row.matchAll(/`((?:test|src)\/[^`*]+\.ts)`/g)].map((m) => read(m[1]!));
+      for (const [, name] of row.matchAll(/› "…?([^"]+)"/g)) if (!files.some((text) => text.includes(name!))) missing.push(name!);
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
 describe('statements kept true', () => {
   let t: TestApp;
   beforeAll(async () => {
