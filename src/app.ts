@@ -5,7 +5,7 @@ import type { AppConfig } from './config/config.js';
 import { authCheck } from './http/auth.js';
 import { bodyTypeCheck } from './http/body-type.js';
 import { installErrorHandling } from './http/error-handler.js';
-import { asyncStdout } from './http/log-stream.js';
+import { stdoutLog } from './http/log-stream.js';
 import { FRAMEWORK_ERROR_OPTIONS, closingGuard } from './http/framework-errors.js';
 import { installOpenApi } from './http/openapi.js';
 import { originCheck } from './http/origin.js';
@@ -28,7 +28,7 @@ import { installJsonBody } from './http/json-body.js';
 import { VERSION } from './version.js';
 
 export interface BuildOptions {
-  /** Fastify/pino logger options; tests pass `false`. Default: `config.logLevel` to stdout, asynchronously. */
+  /** Fastify/pino logger options; tests pass `false`. Default: `config.logLevel` to stdout (JSON lines; readable lines on a terminal). */
   logger?: FastifyServerOptions['logger'];
   /** Tools to serve instead of the registry's (tests): a list, or a factory like createTools. */
   tools?: readonly ToolDefinition[] | ((services: AppServices) => readonly ToolDefinition[]);
@@ -38,7 +38,7 @@ export interface BuildOptions {
 
 /** Builds the app without listening (server.ts listens; tests inject). */
 export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const logStream = options.logger === undefined ? asyncStdout() : null;
+  const logStream = options.logger === undefined ? await stdoutLog() : null;
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel, stream: logStream?.stream },
     bodyLimit: config.bodyLimit,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from './helpers.js';
 
 /**
- * SPEC §10: a body over the limit gets a readable `413 PAYLOAD_TOO_LARGE` even from a client
+ * A body over the limit gets a readable `413 PAYLOAD_TOO_LARGE` even from a client
  * that sends the whole body before it reads the answer. Against a real listening server: the
  * failure (EPIPE / ECONNRESET instead of the answer) lives in the TCP close.
  */
@@ -50,11 +50,11 @@ function nodeHttp(chunked: boolean): Promise<{ status: number; body: string }> {
 }
 
 /** A raw socket that reads nothing until every byte of the request is written (a strict writer-first client). */
-function writeThenRead(): Promise<{ status: number; body: string }> {
+function writeThenRead(route = '/v1/tools/write'): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     socket.pause();
-    const head = `POST /v1/tools/write HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BIG)}\r\n\r\n`;
+    const head = `POST ${route} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BIG)}\r\n\r\n`;
     socket.on('error', reject);
     socket.write(head);
     socket.write(BIG, () => {
@@ -118,7 +118,7 @@ async function outcomes(tries: number, one: () => Promise<{ status: number; body
   return seen;
 }
 
-describe('a body over the limit (SPEC §10)', () => {
+describe('a body over the limit', () => {
   const readable = Array.from({ length: TRIES }, () => '413 PAYLOAD_TOO_LARGE');
 
   it(`answers node:http a readable 413, ${TRIES} tries with Content-Length`, async () => {
@@ -141,6 +141,33 @@ describe('a body over the limit (SPEC §10)', () => {
     const file = path.join(t.dataDir, '..', 'big.json');
     await writeFile(file, BIG);
     expect(await outcomes(TRIES, () => viaCurl(file))).toEqual(readable);
+  });
+
+  it('names the limit and the setting in the answer', async () => {
+    const res = await writeThenRead();
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body)).toEqual({
+      error: {
+        code: 'PAYLOAD_TOO_LARGE',
+        message: 'The request body is over the 256 KiB limit (--body-limit, SIDEFILE_BODY_LIMIT); send less content per call.',
+        details: { limit: LIMIT },
+      },
+    });
+  });
+
+  it(`answers the Anthropic text editor route's over-limit body as a readable tool_result naming the limit, ${TRIES} tries`, async () => {
+    const seen: string[] = [];
+    for (let i = 0; i < TRIES; i++) {
+      try {
+        const res = await writeThenRead('/v1/compat/anthropic/text-editor');
+        const body = JSON.parse(res.body) as { content: string; is_error: boolean };
+        seen.push(`${res.status} ${body.is_error} ${body.content}`);
+      } catch (err) {
+        seen.push(`error ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+    }
+    const answer = '200 true The request body is over the 256 KiB limit (--body-limit, SIDEFILE_BODY_LIMIT); send less content per call.';
+    expect(seen).toEqual(Array.from({ length: TRIES }, () => answer));
   });
 
   it('answers concurrent over-limit bodies all readably, writes nothing, and keeps serving', async () => {

@@ -186,7 +186,7 @@ describe('the first hour', () => {
     expect(license).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} sidefile authors\n/);
     expect(license).toContain('THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND');
     const changelog = read('CHANGELOG.md');
-    expect(changelog).toMatch(/^## Unreleased$/m);
-    expect(changelog).toMatch(/^## 0\.1\.0/m);
+    expect(changelog).toMatch(/^## \[Unreleased\]$/m);
+    expect(changelog).toMatch(/^## \[0\.1\.0\]/m);
   });
 });

@@ -164,10 +164,21 @@ describe('error model', () => {
     expect(res.body.error.details.fields[0].field).toBe('body.file_path');
   });
 
-  it('answers a body over the limit with PAYLOAD_TOO_LARGE', async () => {
+  it('answers a body over the limit with PAYLOAD_TOO_LARGE naming the limit and the setting', async () => {
     await start({ bodyLimit: 1024 });
     const res = await t.request.post('/v1/tools/probe_read').send({ file_path: 'x'.repeat(2000) });
     expectError(res, 413, 'PAYLOAD_TOO_LARGE');
+    expect(res.body.error.message).toBe(
+      'The request body is over the 1 KiB limit (--body-limit, SIDEFILE_BODY_LIMIT); send less content per call.',
+    );
+    expect(res.body.error.details).toEqual({ limit: 1024 });
+  });
+
+  it('names the default limit in MiB', async () => {
+    await start({ bodyLimit: 32 * 1024 * 1024 });
+    const res = await t.request.post('/v1/tools/probe_read').send({ file_path: 'x'.repeat(33 * 1024 * 1024) });
+    expectError(res, 413, 'PAYLOAD_TOO_LARGE');
+    expect(res.body.error.message).toContain('over the 32 MiB limit (--body-limit, SIDEFILE_BODY_LIMIT)');
   });
 
   it('refuses an invalid X-Session-Id', async () => {

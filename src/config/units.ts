@@ -24,3 +24,19 @@ export function parseDuration(text: string): number | null {
   const ms = Math.floor(Number(m[1]) * factor[(m[2] ?? 's').toLowerCase()]!);
   return ms > 0 ? ms : null;
 }
+
+/** A size as a person reads it: `32 MiB`, `512 KiB`, `1.5 GiB`, `1000 bytes` (binary units, at most one decimal). */
+export function formatBytes(bytes: number): string {
+  const units: Array<[string, number]> = [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ];
+  for (const [unit, size] of units) {
+    if (bytes >= size) {
+      const value = Math.round((bytes / size) * 10) / 10;
+      return `${value} ${unit}`;
+    }
+  }
+  return `${bytes} bytes`;
+}

@@ -45,7 +45,10 @@ const EXAMPLES: Partial<Record<ErrorCode, ErrorExample>> = {
   CELL_NOT_FOUND: { message: 'analysis.ipynb has no cell "cell-9" (it has 4 cells).', details: {} },
   SECRET_DETECTED: { message: 'The new content adds a secret (GitHub token) to CLAUDE.md; it was not written.', details: {} },
   UNSUPPORTED_ENCODING: { message: 'legacy.txt would not survive decoding and encoding unchanged; it was not edited.', details: {} },
-  PAYLOAD_TOO_LARGE: { message: 'The request body is over the size limit; send less content per call.', details: {} },
+  PAYLOAD_TOO_LARGE: {
+    message: 'The request body is over the 32 MiB limit (--body-limit, SIDEFILE_BODY_LIMIT); send less content per call.',
+    details: { limit: 33554432 },
+  },
   VERSION_NOT_FOUND: {
     message: 'src/app.py has no history version "20260101T000000000Z-000000".',
     details: { version: '20260101T000000000Z-000000' },

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ToolError, isToolError } from '../errors.js';
 import { asToolError } from '../write/fs-errors.js';
+import { formatBytes } from '../config/units.js';
 import { drainBody } from './drain.js';
 
 interface ValidationIssue {
@@ -25,8 +26,20 @@ function validationDetails(err: FastifyError): { fields: Array<{ field: string; 
   return { fields };
 }
 
-/** Turns anything thrown into SPEC §4's error shape. 5xx never carry the original message. */
-export function toToolError(err: unknown): ToolError {
+/** The 413 for a body over the limit: names the limit and the setting that raises it. */
+export function bodyTooLarge(limit: number): ToolError {
+  return new ToolError(
+    'PAYLOAD_TOO_LARGE',
+    `The request body is over the ${formatBytes(limit)} limit (--body-limit, SIDEFILE_BODY_LIMIT); send less content per call.`,
+    { limit },
+  );
+}
+
+/**
+ * Turns anything thrown into the error shape. 5xx never carry the original message. `bodyLimit`
+ * is the app's body limit, named in the 413 of a body over it.
+ */
+export function toToolError(err: unknown, bodyLimit?: number): ToolError {
   if (isToolError(err)) return err;
   const fe = err as FastifyError;
   if (hasZodFastifySchemaValidationErrors(fe) || fe.validation) {
@@ -36,7 +49,9 @@ export function toToolError(err: unknown): ToolError {
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ToolError('PAYLOAD_TOO_LARGE', 'The request body is over the size limit; send less content per call.');
+      return bodyLimit === undefined
+        ? new ToolError('PAYLOAD_TOO_LARGE', 'The request body is over the size limit; send less content per call.')
+        : bodyTooLarge(bodyLimit);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -58,9 +73,9 @@ export function sendError(reply: FastifyReply, error: ToolError): FastifyReply {
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(async (err: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const error = toToolError(err);
+    const error = toToolError(err, app.initialConfig.bodyLimit);
     if (error.code === 'INTERNAL' && !error.logged) request.log.error({ err: error.cause ?? err }, 'unexpected error');
-    // SPEC §10: read the rest of an over-limit body so the client can read the 413.
+    // Read the rest of an over-limit body so the client can read the 413.
     if (error.code === 'PAYLOAD_TOO_LARGE') await drainBody(request.raw);
     return sendError(reply, error);
   });

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppServices } from '../app-services.js';
 import { runTextEditor, textEditorInput } from '../compat/text-editor.js';
+import { drainBody } from '../http/drain.js';
 import { sendError, toToolError } from '../http/error-handler.js';
 import { errorResponses } from '../http/error-schema.js';
 import { sessionHeaders, sessionOf } from '../http/session.js';
@@ -43,8 +44,10 @@ export function registerCompatRoutes(app: FastifyInstance, services: AppServices
       body: textEditorInput,
       response: { 200: answer, ...errorResponses(['UNAUTHORIZED', 'ORIGIN_DENIED']) },
     },
-    errorHandler: (err: unknown, request: FastifyRequest, reply: FastifyReply) => {
-      const error = toToolError(err);
+    errorHandler: async (err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+      const error = toToolError(err, app.initialConfig.bodyLimit);
+      // Read the rest of an over-limit body so the client can read the answer.
+      if (error.code === 'PAYLOAD_TOO_LARGE') await drainBody(request.raw);
       if (PASS_THROUGH.has(error.code)) return sendError(reply, error);
       if (error.code === 'INTERNAL') request.log.error({ err }, 'unexpected error');
       return reply.code(200).send({ content: error.message, is_error: true });
