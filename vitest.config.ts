@@ -1,15 +1,42 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+/** Test files that bound a latency or a rate (`/healthz` while a heavy call runs, swaps per second): run alone, after the rest. */
+const TIMING_MARK = /maxProbeMs|stall-probe|latencies|swap\.rate|(\bms|elapsed|started)\)\.toBeLessThan/;
+
+/** The test files under `dir` whose source marks them as timing-sensitive, as glob paths. */
+function timingFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.test.ts') && !f.startsWith('heavy'))
+    .filter((f) => TIMING_MARK.test(readFileSync(path.join(dir, f), 'utf8')))
+    .map((f) => `${dir}/${f.split(path.sep).join('/')}`);
+}
+
+const TIMING = [...timingFiles('test'), ...timingFiles('src')];
+const EXCLUDE = ['test/heavy/**', '**/node_modules/**'];
 
 export default defineConfig({
   // The package's own export, as an agent importing `sidefile/client` sees it (examples/).
   resolve: { alias: { 'sidefile/client': fileURLToPath(new URL('./src/client/index.ts', import.meta.url)) } },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    exclude: ['test/heavy/**', '**/node_modules/**'],
     testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Set-up that transpiles the service or starts servers can take a while on a busy machine.
+    hookTimeout: 120_000,
     pool: 'forks',
     globalSetup: ['test/support/corpus-notice.ts'],
+    projects: [
+      {
+        extends: true,
+        // Most files wait on disk, child processes and sockets: three at once keep two cores busy.
+        test: { name: 'main', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: [...EXCLUDE, ...TIMING], maxWorkers: 3 },
+      },
+      {
+        extends: true,
+        // Latency bounds hold on an otherwise idle machine: these run one at a time, after the rest.
+        test: { name: 'timing', include: TIMING, exclude: EXCLUDE, fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

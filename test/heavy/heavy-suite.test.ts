@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import config from '../../vitest.config.js';
+import { HEAVY } from '../support/weight.js';
 
 describe('the heavy suite', () => {
-  it('is kept out of the default test run', () => {
-    expect(config.test?.exclude).toContain('test/heavy/**');
+  it('runs the long loops in full', () => {
+    expect(HEAVY).toBe(true);
   });
 });

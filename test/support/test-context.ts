@@ -70,6 +70,10 @@ export async function makeWriteTestbed(opts: { encodings?: Array<[string, string
         bytes,
       });
     },
-    close: () => fsp.rm(base, { recursive: true, force: true }),
+    close: async () => {
+      // The history finishes its background work first: its folder is removed after.
+      await history.close();
+      await fsp.rm(base, { recursive: true, force: true });
+    },
   };
 }
