@@ -108,7 +108,12 @@ describe('@sidefile/client installed from its packed tarball', () => {
     await copyTracked(pkg);
     await npm(['ci'], pkg);
     const packed = await npm(['pack', '--json', '--pack-destination', base], pkg);
-    const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; size: number; entryCount: number; files: Array<{ path: string }> }>;
+    const [info] = JSON.parse(packed.stdout) as Array<{
+      filename: string;
+      size: number;
+      entryCount: number;
+      files: Array<{ path: string }>;
+    }>;
     const shipped = info!.files.map((f) => f.path).sort();
     expect(shipped).toEqual(['LICENSE', 'README.md', 'dist/api.d.ts', 'dist/api.js', 'dist/index.d.ts', 'dist/index.js', 'package.json']);
     expect(info!.size).toBeLessThan(100_000);
