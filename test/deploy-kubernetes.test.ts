@@ -91,7 +91,10 @@ describe('deploy/kubernetes pod', () => {
     }
     expect(byName('agent').command.join('\n')).toContain('readFileSync(process.env.SIDEFILE_TOKEN_FILE');
     for (const c of containers) {
-      expect((c.env ?? []).filter((e: any) => e.valueFrom), c.name).toEqual([]);
+      expect(
+        (c.env ?? []).filter((e: any) => e.valueFrom),
+        c.name,
+      ).toEqual([]);
       expect(Object.keys(envOf(c)), c.name).not.toContain('SIDEFILE_TOKEN');
     }
   });
