@@ -1,9 +1,15 @@
 # sidefile: Read/Edit/Write/NotebookEdit over HTTP for remote coding agents, as a sidecar.
-# Build: docker build -t sidefile .   Run: see docker-compose.yml and deploy/kubernetes/.
+# Build: docker build -t sidefile:local .   Run: see docker-compose.yml and docs/deploy.md.
+
+# The base image of every stage. Point it at a mirror or a local copy to build without Docker
+# Hub: docker build --build-arg NODE_IMAGE=registry.example.com/library/node:22-slim .
+ARG NODE_IMAGE=node:22-slim
 
 # --- build: compile TypeScript with the locked dev dependencies ---------------------------
-FROM node:22-slim AS build
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
+# An npm registry mirror, when there is one: --build-arg NPM_CONFIG_REGISTRY=https://npm.example.com/
+ARG NPM_CONFIG_REGISTRY
 COPY package.json package-lock.json ./
 # --ignore-scripts: no install script of any dependency runs at build time.
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -12,13 +18,14 @@ COPY src ./src
 RUN npm run build
 
 # --- deps: production dependencies only ---------------------------------------------------
-FROM node:22-slim AS deps
+FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
+ARG NPM_CONFIG_REGISTRY
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 # --- runtime ------------------------------------------------------------------------------
-FROM node:22-slim
+FROM ${NODE_IMAGE}
 # No git binary: git_diff reads the HEAD blob in-process (docs/security.md).
 ENV NODE_ENV=production \
     SIDEFILE_HOST=0.0.0.0 \

@@ -6,7 +6,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'src/client/api.ts', 'test/client/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'packages/client/src/api.ts', 'packages/*/dist/**', 'test/client/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   comments.recommended,

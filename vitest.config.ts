@@ -18,8 +18,8 @@ const TIMING = [...timingFiles('test'), ...timingFiles('src')];
 const EXCLUDE = ['test/heavy/**', '**/node_modules/**'];
 
 export default defineConfig({
-  // The package's own export, as an agent importing `sidefile/client` sees it (examples/).
-  resolve: { alias: { 'sidefile/client': fileURLToPath(new URL('./src/client/index.ts', import.meta.url)) } },
+  // The client package's source, as an agent importing `@sidefile/client` sees it (examples/).
+  resolve: { alias: { '@sidefile/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) } },
   test: {
     testTimeout: 30_000,
     // Set-up that transpiles the service or starts servers can take a while on a busy machine.

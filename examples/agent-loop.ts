@@ -1,8 +1,8 @@
-// An agent loop on `sidefile/client`: the model asks for tools by name, the loop calls
+// An agent loop on `@sidefile/client`: the model asks for tools by name, the loop calls
 // sidefile and hands each answer's `text` (or error message) back. The model is any function
 // from tool results to the next tool calls — a real model API in production, a recorded
 // transcript in test/client-agent-loop.test.ts.
-import { createSidefileClient, SidefileError, type ToolSlug } from 'sidefile/client';
+import { createSidefileClient, SidefileError, type ToolSlug } from '@sidefile/client';
 
 export interface ModelToolCall {
   id: string;

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAgent, type Model, type ModelToolCall } from '../examples/agent-loop.js';
 import { CLIENT_TYPES_FILE, OPENAPI_FILE, renderClientTypes } from '../scripts/openapi-doc.js';
-import { createSidefileClient, SidefileError } from '../src/client/index.js';
+import { createSidefileClient, SidefileError } from '../packages/client/src/index.js';
 import { listenOnLoopback, makeTestApp, type TestApp } from './helpers.js';
 
 const run = promisify(execFile);
@@ -22,7 +22,7 @@ function recorded(turns: ModelToolCall[][]): Model & { seen: string[][] } {
   return Object.assign(model, { seen });
 }
 
-describe('sidefile/client', () => {
+describe('@sidefile/client', () => {
   let t: TestApp;
   let baseUrl: string;
   beforeEach(async () => {
@@ -33,7 +33,7 @@ describe('sidefile/client', () => {
 
   it('has types generated from the committed OpenAPI document', async () => {
     const expected = await renderClientTypes(await readFile(OPENAPI_FILE, 'utf8'));
-    expect(await readFile(CLIENT_TYPES_FILE, 'utf8'), 'src/client/api.ts is stale: run npm run openapi').toBe(expected);
+    expect(await readFile(CLIENT_TYPES_FILE, 'utf8'), 'packages/client/src/api.ts is stale: run npm run openapi').toBe(expected);
   });
 
   it('calls a tool and answers { result, text }', async () => {
@@ -76,13 +76,13 @@ describe('sidefile/client', () => {
     expect(await readFile(path.join(t.root, 'app.py'), 'utf8')).toBe('def greet():\n    return "hello"\n');
   });
 
-  it('is importable as sidefile/client from the built package', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'sidefile-pkg-'));
+  it('builds with its own tsconfig and is importable as @sidefile/client', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'sidefile-client-'));
     try {
-      await run(path.resolve('node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', path.join(dir, 'dist')]);
-      await copyFile('package.json', path.join(dir, 'package.json'));
+      await run(path.resolve('node_modules/.bin/tsc'), ['-p', 'packages/client/tsconfig.json', '--outDir', path.join(dir, 'dist')]);
+      await copyFile('packages/client/package.json', path.join(dir, 'package.json'));
       await symlink(path.resolve('node_modules'), path.join(dir, 'node_modules'));
-      const script = "import('sidefile/client').then((m) => console.log(Object.keys(m).sort().join(',')))";
+      const script = "import('@sidefile/client').then((m) => console.log(Object.keys(m).sort().join(',')))";
       const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
       expect(stdout.trim()).toBe('SidefileError,createSidefileClient');
     } finally {

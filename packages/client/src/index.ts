@@ -1,11 +1,12 @@
 /**
- * `sidefile/client`: a typed client for sidefile's REST API, generated from
- * openapi/openapi.json (`./api.ts`, written by `npm run openapi`) plus a small fetch wrapper.
+ * `@sidefile/client`: a typed client for sidefile's REST API, generated from the service's
+ * openapi/openapi.json (`./api.ts`, written by `npm run openapi` in the repository root) plus a
+ * small fetch wrapper. Its only dependency is openapi-fetch.
  *
  *   const sidefile = createSidefileClient({ baseUrl: 'http://127.0.0.1:8080', token, session: 'agent-1' });
  *   const { result, text } = await sidefile.call('read', { file_path: 'src/app.py' });
  *
- * `call` answers the tool's `{ result, text }` or throws a SidefileError carrying the §4 error
+ * `call` answers the tool's `{ result, text }` or throws a SidefileError carrying the error answer
  * (`code`, `message` written for the model, `details`). `raw` is an openapi-fetch client for
  * every other route (history, restore, sessions), typed from the same document.
  */
@@ -35,7 +36,7 @@ export interface SidefileClientOptions {
   fetch?: typeof fetch;
 }
 
-/** A sidefile error answer (SPEC §4), thrown by `call`. */
+/** A sidefile error answer (`{ error: { code, message, details } }`), thrown by `call`. */
 export class SidefileError extends Error {
   constructor(
     readonly status: number,
