@@ -1,5 +1,5 @@
 /**
- * Issue 12: server CPU per call (user + system, all threads, from /proc/<pid>/stat) for the
+ * Server CPU per call (user + system, all threads, from /proc/<pid>/stat) for the
  * write operations and Read, sidefile against the bare route doing the same work, in one run. CPU per call is what
  * bounds 16 clients on two cores, and unlike calls/s it barely moves with a neighbour's load.
  *

@@ -1,5 +1,5 @@
 /**
- * Discovery benchmark (issue 13): Glob and Grep on the built server against ripgrep on the same
+ * Discovery benchmark: Glob and Grep on the built server against ripgrep on the same
  * generated tree (20,000 files, ~100 MB), warm cache, each figure the median of several runs
  * with its ratio to ripgrep beside the target. `benchDiscovery()` is called by bench/run.ts.
  *

@@ -1,5 +1,5 @@
 /**
- * Edit benchmark (issue 4): one-line Edits over HTTP against sidefile, and against a bare
+ * Edit benchmark: one-line Edits over HTTP against sidefile, and against a bare
  * Fastify route in the same process doing the same durable work (read + replace + write temp +
  * fsync + rename + fsync the folder) with none of sidefile's checks. Outside a git work tree.
  * Prints lines; `benchEdit()` is called by bench/run.ts, or run this file directly with tsx.

@@ -1,5 +1,5 @@
 /**
- * Issue 5 benchmark: one-cell replace in a ~2 MB notebook with images.
+ * NotebookEdit benchmark: one-cell replace in a ~2 MB notebook with images.
  *   ours   — the notebook model's splice (decode → editNotebook → encode the new cell only) + durable write
  *   naive  — JSON.parse → change the cell → JSON.stringify(nb, null, 1) + durable write
  *   tool   — the whole NotebookEdit run (lock, read-state check, history, atomic write, diff)

@@ -1,5 +1,5 @@
 /**
- * ApplyPatch benchmark (issue 15): over HTTP against the built server (`dist/server.js`), one
+ * ApplyPatch benchmark: over HTTP against the built server (`dist/server.js`), one
  * ApplyPatch changing one line in each of 10 files of 4 KB against 10 sequential Edits of the
  * same changes (target: the patch >= 3x faster), and a 1-file patch against one Edit of the
  * same change (target >= 0.8x). The two sides run in alternating rounds, so background load on

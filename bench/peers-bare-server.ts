@@ -1,6 +1,6 @@
 /**
  * Child process for the peer bench: bare Fastify routes doing the same durable work as the
- * tools (issue 12's baseline) and nothing else — no path policy, no sessions, no lock, no
+ * tools (the throughput baseline) and nothing else — no path policy, no sessions, no lock, no
  * history, no diff, no telemetry. Writes are temp + fsync + rename + fsync the folder.
  * Sends `{ port }` over IPC once listening.
  *
@@ -59,8 +59,8 @@ app.post('/bare/edit', async (request, reply) => {
 });
 
 /**
- * Read the current text, durable write, and answer in Write's shape (SPEC §7): issue 12's
- * durable work is "read, change, write", and §7's answer carries the text it replaced
+ * Read the current text, durable write, and answer in Write's shape: the baseline's
+ * durable work is "read, change, write", and Write's answer carries the text it replaced
  * (`original_file`), so the baseline sends back the same ~100 KB a Write does. No diff.
  */
 app.post('/bare/write', async (request) => {

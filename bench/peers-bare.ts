@@ -1,5 +1,5 @@
 /**
- * The bare durable route (issue 12's baseline): bench/peers-bare-server.ts as a child process,
+ * The bare durable route (the throughput baseline): bench/peers-bare-server.ts as a child process,
  * driven over the same loopback HTTP client as sidefile, so the ratio isolates what sidefile
  * adds (checks, sessions, lock, history, diff, telemetry) from HTTP + JSON + fsync.
  * Read 100 KB is two paged calls here too, as for sidefile.

@@ -5,7 +5,7 @@
  * Sessions follow the contract: a Read in a session a file was already read in with the same
  * range would answer `file_unchanged`, so every timed Read uses a fresh session; a write loop
  * reads its file once in its own session and then writes repeatedly (after its own write the
- * session is current, SPEC §8).
+ * session is current).
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
@@ -88,7 +88,7 @@ export async function sidefilePeer(
 /**
  * Reads `rel` in `session` (all of it when `full`, page by page). A server without the Read
  * route (while it is being built) gets the file re-created by a Write in the session instead,
- * which leaves the session just as current (SPEC §8).
+ * which leaves the session just as current.
  */
 export async function readInSession(client: HttpClient, root: string, session: string, rel: string, full: boolean): Promise<void> {
   for (let offset = 1; ;) {

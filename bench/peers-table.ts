@@ -51,7 +51,7 @@ export function legend(seconds: number, warmupSeconds: number, rounds: number): 
       'Read 100 KB is two paged calls (one Read renders past the 100,000-character cap); Edit and NotebookEdit run in a session that read the file once; each timed Read uses a fresh session (no `file_unchanged`).',
     'MCP filesystem: one server over stdio via the SDK Client (read_text_file, edit_file, write_file); the notebook cell is edited as JSON text with edit_file; writes are temp + rename without fsync.',
     'Jupyter: jupyter-server contents API with a token; a change is GET + PUT of the whole model; writes fsync the file.',
-    "Bare route: Fastify in its own process, same HTTP client, same work (readFile + numbering + Read's JSON shape; read, replace, temp + fsync + rename + fsync folder; Write reads the old text and answers with it as §7's `original_file`), no checks, no lock, no history, no telemetry: the baseline of issue 12's targets.",
+    "Bare route: Fastify in its own process, same HTTP client, same work (readFile + numbering + Read's JSON shape; read, replace, temp + fsync + rename + fsync folder; Write reads the old text and answers with it as Write's `original_file`), no checks, no lock, no history, no telemetry: the baseline of the throughput targets.",
     "Floor: node:fs in the bench process, same work, no protocol: reads are readFile (notebook: + JSON.parse); writes read the file first and are as durable as sidefile's; the notebook edit is parse → set cell → stringify.",
   ];
 }

@@ -1,5 +1,5 @@
 /**
- * Issue 12's targets, each printed with the ratio measured in this run beside it:
+ * The throughput targets, each printed with the ratio measured in this run beside it:
  * ratio = sidefile's calls/s ÷ the baseline's calls/s, both from the same run.
  */
 import type { OpKey } from './peers-types.js';
@@ -42,7 +42,7 @@ const BASE_TITLE = { bare: 'bare durable route', mcp: 'MCP filesystem' } as cons
 
 /** One Markdown table: target, ratio, ✔/✘ (or why there is no ratio). */
 export function renderTargets(results: Results, clientCounts: number[]): string[] {
-  const lines = ['| Target (issue 12) | Clients | sidefile ÷ baseline | Target | Met |', '|---|---:|---:|---:|:---:|'];
+  const lines = ['| Target | Clients | sidefile ÷ baseline | Target | Met |', '|---|---:|---:|---:|:---:|'];
   let met = 0;
   let all = 0;
   for (const t of targets(clientCounts)) {

@@ -1,10 +1,10 @@
 /**
- * Issue 7 §1: sidefile against its peers on the same machine, same files, same run —
+ * sidefile against its peers on the same machine, same files, same run —
  * the MCP filesystem server, Jupyter Server's contents API, and bare Node fs (the floor) —
  * sequential (1 client) and concurrent (16 clients). Prints ONE Markdown table.
  * Called by bench/run.ts as `benchPeers()`; alone: `npm run build && npx tsx bench/peers.ts`.
- * Also the bare durable Fastify route (issue 12's baseline) and, below the table, each of
- * issue 12's targets with its ratio and ✔/✘.
+ * Also the bare durable Fastify route (the throughput baseline) and, below the table, each of
+ * the throughput targets with its ratio and ✔/✘.
  * Bounded: BENCH_PEERS_SECONDS (default 6, in rounds of ~1 s) per cell after BENCH_PEERS_WARMUP (default 2)
  * untimed seconds per peer, 70 cells, loopback only; `quick`: 1 s per cell after 1 s, no Jupyter and no
  * in-process floor (28 cells, ~2 min).

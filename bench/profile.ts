@@ -1,5 +1,5 @@
 /**
- * Issue 12 §2: profiles the built server under N clients for one operation (read4k | read100k | edit | edit1m | write | nbEdit),
+ * Profiles the built server under N clients for one operation (read4k | read100k | edit | edit1m | write | nbEdit),
  * with `node --cpu-prof`, and counts its system calls with `strace -c -f` when asked.
  * Writes the .cpuprofile into the given folder and prints the top self-time functions.
  *
@@ -17,7 +17,7 @@
  * `PROFILE_WARMUP=<seconds>`: untimed calls first (default 1; Edit ×16 needs ~5 to be fully optimized).
  * `PROFILE_SESSIONS=<n>`: n Reads, each in a fresh session, before anything else (the read state a full peers run holds).
  * `PROFILE_BEFORE=edit1m`: then 16 clients edit 1 MB files for `PROFILE_BEFORE_SECONDS` (default 8), as a full
- * peers run's Edit 1 MB cells do before the Write cells (V8's pretenuring: docs/benchmarks.md, session 18).
+ * peers run's Edit 1 MB cells do before the Write cells (V8's allocation-site pretenuring).
  *
  * Usage: npm run build && npx tsx bench/profile.ts <op> <outDir> [clients=16] [seconds=6] [--strace | --perf | --gc] [--bare]
  */

@@ -1,5 +1,5 @@
 /**
- * Read benchmark (issue 3): autocannon against the built server on loopback, each figure with
+ * Read benchmark: autocannon against the built server on loopback, each figure with
  * its ratio to a baseline measured in the same run; every request in a fresh session so dedup
  * never answers. `benchRead()` is called by bench/run.ts; alone: `npm run build && npx tsx bench/read.ts`.
  *
@@ -128,7 +128,7 @@ async function throughput(print: Print, port: number, seconds: number, connectio
   const small = await paired(run('/healthz'), run('/v1/tools/read', { file_path: 'small-4k.txt' }));
   print(
     `Read 4 KB: ${fmt(small.subject.rps)} req/s (p50 ${small.subject.p50} ms, p99 ${small.subject.p99} ms) = ` +
-      `${fmt(small.ratio, 2)}× GET /healthz (${fmt(small.base.rps)} req/s; ${spread(small)})  (context: issue 12 replaced the ≥ 0.5× healthz target)`,
+      `${fmt(small.ratio, 2)}× GET /healthz (${fmt(small.base.rps)} req/s; ${spread(small)})`,
   );
   // Context for the line above: the same 4 KB through the bare route (no checks at all).
   const bare4 = await paired(run('/bench/bare-read', { file_path: 'small-4k.txt' }), run('/v1/tools/read', { file_path: 'small-4k.txt' }));
@@ -174,7 +174,7 @@ async function hugeFile(print: Print, root: string, child: ChildProcess, port: n
     const before = await rss();
     const first = await timedRead(client, { file_path: 'huge.log', offset: 1, limit: 2000 });
     const afterFirst = await rss();
-    // Issue 12: the page test 20 times in a row, the first (right after the throughput runs,
+    // The page test 20 times in a row, the first (right after the throughput runs,
     // when a major GC is most likely) included in the max.
     const runs = [first.ms];
     for (let i = 1; i < 20; i++) runs.push((await timedRead(client, { file_path: 'huge.log', offset: 1, limit: 2000 })).ms);

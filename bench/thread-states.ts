@@ -1,5 +1,5 @@
 /**
- * Issue 12: where the server's threads are while N clients run one write operation — running,
+ * Where the server's threads are while N clients run one write operation — running,
  * waiting for a CPU, or blocked in the kernel (and where) — sampled from /proc by a child
  * (bench/support/thread-sampler.ts). A main thread blocked (D) is the event loop waiting on the
  * file system; one waiting for a CPU is the two cores being shared. Linux only.

@@ -1,5 +1,5 @@
 /**
- * Issue 7 §4, load and soak (`npm run soak`, not in CI): the built server under mixed load —
+ * Load and soak (`npm run soak`, not in CI): the built server under mixed load —
  * 70% Read, 20% Edit, 10% NotebookEdit — from 100 sessions on 200 files (20 notebooks) for
  * 10 minutes, then a check of every acknowledged write on disk. Prints lost updates, corrupt
  * files and 5xx (all must be 0), the server's RSS at start and end, and requests/s.

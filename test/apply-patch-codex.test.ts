@@ -107,7 +107,7 @@ const SCENARIOS: Scenario[] = [
     error: { status: 404, code: 'FILE_NOT_FOUND' },
   },
   {
-    // Codex overwrites the destination; sidefile refuses (SPEC §13) and changes nothing.
+    // Codex overwrites the destination; sidefile refuses and changes nothing.
     name: '010 a Move onto an existing file is refused (Codex overwrites it)',
     input: { 'old/name.txt': 'from\n', 'old/other.txt': 'other\n', 'renamed/dir/name.txt': 'existing\n' },
     patch: P('*** Update File: old/name.txt\n*** Move to: renamed/dir/name.txt\n@@\n-from\n+new\n'),

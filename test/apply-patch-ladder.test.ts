@@ -17,7 +17,7 @@ const apply = (patch: string) => t.request.post('/v1/tools/apply_patch').send({ 
 
 const GO = 'package a\n\nfunc f() {\n\tif ok {\n\t\treturn 1\n\t}\n\treturn 0\n}\n';
 
-describe('ApplyPatch hunks on the ladder (SPEC §13, §14)', () => {
+describe('ApplyPatch hunks on the ladder', () => {
   it('lands a hunk written with spaces in a file indented with tabs, adding tab-indented lines', async () => {
     await put('a.go', GO);
     await readFully(t, 'a.go');

@@ -101,7 +101,7 @@ describe('POST /v1/tools/apply_patch: body forms', () => {
   });
 });
 
-describe('POST /v1/tools/apply_patch: result and text (SPEC §13)', () => {
+describe('POST /v1/tools/apply_patch: result and text', () => {
   it('applies M, A, D and R in one patch and answers every file', async () => {
     await put('src/a.py', 'def f():\n    return 1\n');
     await put('old.txt', 'bye\n');

@@ -37,7 +37,7 @@ function logSink(): { lines: Array<Record<string, unknown>>; logger: { level: st
   return { lines, logger: { level: 'info', stream: { write: (line) => void lines.push(JSON.parse(line)) } } };
 }
 
-describe('null for an optional field means left out (SPEC §4)', () => {
+describe('null for an optional field means left out', () => {
   it('reads with offset: null and limit: null exactly as without them', async () => {
     t = await makeTestApp();
     await writeFile(path.join(t.root, 'a.txt'), 'one\ntwo\n');
@@ -106,7 +106,7 @@ describe('callTool: one transport-neutral call', () => {
   });
 });
 
-describe('declared targets (SPEC §4 order, §11 folders)', () => {
+describe('declared targets (order, discovery folders)', () => {
   const tools = [targetProbe('dir_probe', 'directory'), targetProbe('any_probe', 'file-or-directory')];
 
   it('defaults an optional folder target to the root, also for null', async () => {
@@ -138,7 +138,7 @@ describe('declared targets (SPEC §4 order, §11 folders)', () => {
     expect([anyFifo.status, anyFifo.body.error.code]).toEqual([400, 'NOT_A_DIRECTORY']);
   });
 
-  it('checks the path, deny globs and kind in SPEC §4 order', async () => {
+  it('checks the path, deny globs and kind in order', async () => {
     t = await makeTestApp({ config: { denyRead: ['secret/**'] }, build: { tools } });
     await mkdir(path.join(t.root, 'secret'));
     await writeFile(path.join(t.root, 'secret', 'f'), 'x');

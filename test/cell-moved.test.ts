@@ -25,7 +25,7 @@ function notebook(sources: string[]): string {
 const sources = async (rel: string) =>
   (JSON.parse(await onDisk(rel)) as { cells: Array<{ source: string[] }> }).cells.map((c) => c.source.join(''));
 
-describe('NotebookEdit positions (SPEC §9 "Positions move")', () => {
+describe('NotebookEdit positions', () => {
   beforeEach(async () => {
     await fsp.writeFile(file('nb.ipynb'), notebook(['a = 1', 'b = 2', 'c = 3']));
     expect((await read('nb.ipynb')).status).toBe(200);
@@ -108,7 +108,7 @@ describe('NotebookEdit positions (SPEC §9 "Positions move")', () => {
   });
 });
 
-describe('NotebookEdit new_source (SPEC §9)', () => {
+describe('NotebookEdit new_source', () => {
   beforeEach(async () => {
     await fsp.writeFile(file('nb.ipynb'), notebook(['a = 1', 'b = 2']));
     expect((await read('nb.ipynb')).status).toBe(200);
@@ -135,7 +135,7 @@ describe('NotebookEdit new_source (SPEC §9)', () => {
     expect(await sources('nb.ipynb')).toEqual(['a = 1']);
   });
 
-  it('words the renumbering of many cells as SPEC §9 does', async () => {
+  it('words the renumbering of many cells as does', async () => {
     await fsp.writeFile(file('ten.ipynb'), notebook(Array.from({ length: 10 }, (_, i) => `v = ${i}`)));
     expect((await read('ten.ipynb')).status).toBe(200);
     const res = await edit({ notebook_path: 'ten.ipynb', cell_id: 'cell-2', edit_mode: 'insert', cell_type: 'code', new_source: 'new' });

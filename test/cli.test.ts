@@ -9,7 +9,7 @@ import { SETTINGS } from '../src/config/settings.js';
 import { VERSION } from '../src/version.js';
 import { spawnServer } from './support/server-process.js';
 
-/** SPEC §10 command line: --help, --version, start-up lines, a port in use. The real process. */
+/** Command line: --help, --version, start-up lines, a port in use. The real process. */
 
 const SERVER = path.resolve('src/server.ts');
 let base: string;

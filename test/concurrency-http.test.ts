@@ -24,7 +24,7 @@ function edit(session: string, old_string: string, new_string: string) {
   return t.request.post('/v1/tools/edit').set('X-Session-Id', session).send({ file_path: 'shared.txt', old_string, new_string });
 }
 
-describe('concurrent writes over HTTP (SPEC §8)', () => {
+describe('concurrent writes over HTTP', () => {
   it('applies all 40 parallel Edits of one session on distinct markers', async () => {
     const lines = Array.from({ length: 40 }, (_, i) => `marker-${i}: old`);
     await fsp.writeFile(path.join(t.root, 'shared.txt'), `${lines.join('\n')}\n`);

@@ -20,7 +20,7 @@ async function edit(session: string, old_string: string, new_string: string) {
   return runEdit(input, ctx, await ctx.resolve('shared.txt', 'write'));
 }
 
-describe('concurrent writes (SPEC §8)', () => {
+describe('concurrent writes', () => {
   it('applies all 40 parallel Edits of one session on distinct markers', async () => {
     const lines = Array.from({ length: 40 }, (_, i) => `marker-${i}: old`);
     await fsp.writeFile(path.join(bed.root, 'shared.txt'), `${lines.join('\n')}\n`);

@@ -37,7 +37,7 @@ function runAndKill(target: string, ms: number): Promise<void> {
   });
 }
 
-describe('crash safety (SPEC §8)', () => {
+describe('crash safety', () => {
   it('leaves the old or the new bytes when the writer is killed at any moment; start-up removes its temp files', async () => {
     const target = path.join(root, 'big.bin');
     await fsp.writeFile(target, A);

@@ -15,7 +15,7 @@ afterEach(async () => {
   await t.close();
 });
 
-describe('a notebook nested 100,000 levels deep (SPEC §8 "Bounded work")', () => {
+describe('a notebook nested 100,000 levels deep', () => {
   const deep = deepNotebook(100_000);
 
   it('answers NotebookEdit with 422 INVALID_NOTEBOOK for every mode, and writes nothing', async () => {
@@ -48,7 +48,7 @@ describe('a notebook nested 100,000 levels deep (SPEC §8 "Bounded work")', () =
   });
 });
 
-describe('INTERNAL answers (SPEC §8 telemetry)', () => {
+describe('INTERNAL answers (telemetry)', () => {
   it('log the original error and its stack, and send neither', async () => {
     const lines: string[] = [];
     const stream = new Writable({
@@ -59,7 +59,7 @@ describe('INTERNAL answers (SPEC §8 telemetry)', () => {
     });
     const app = Fastify({ logger: { level: 'error', stream } });
     installErrorHandling(app);
-    // As the tool route does: the error is turned into its SPEC §4 shape before the handler sees it.
+    // As the tool route does: the error is turned into its error shape before the handler sees it.
     app.get('/boom', async () => {
       throw toToolError(new RangeError('Invalid string length (the original cause)'));
     });

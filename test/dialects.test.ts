@@ -25,7 +25,7 @@ function* nodes(node: Schema, where = '$'): Generator<[Schema, string]> {
   for (const [name, sub] of Object.entries((node.$defs ?? {}) as Record<string, Schema>)) yield* nodes(sub, `${where}#${name}`);
 }
 
-/** OpenAI strict mode, as SPEC §16 states it: the violations found in one schema. */
+/** OpenAI strict mode, as the contract states it: the violations found in one schema. */
 function strictViolations(schema: Schema): string[] {
   const found: string[] = [];
   if (schema.type !== 'object') found.push('$: the parameters are not an object');

@@ -6,7 +6,7 @@ import { runSwapper } from './support/swapper.js';
 import { writeTree } from './support/discovery-fixture.js';
 
 /**
- * SPEC §3 "Under races" for discovery: while the race harness's swappers (test/support/swapper.ts,
+ * "Under races" for discovery: while the race harness's swappers (test/support/swapper.ts,
  * one process per folder) swap folders — ones the walk lists through, ones named as `path` —
  * between a real inside folder and a link to an outside folder with the same layout, concurrent
  * Glob, Grep and LS calls never show an outside name or byte.

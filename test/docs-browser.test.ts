@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from './helpers.js';
 
 /**
- * The docs page in a real browser (issue 6): Swagger UI must load the generated document and
+ * The docs page in a real browser: Swagger UI must load the generated document and
  * render the four tool operations. Runs wherever Debian's chromium is installed (CI installs
  * it); elsewhere it is skipped with the reason.
  */
@@ -27,7 +27,7 @@ describe.skipIf(!hasChromium)('GET /docs in headless Chromium', () => {
   let base: string;
 
   beforeAll(async () => {
-    // A token is set: the docs page itself must still load without one (SPEC §1).
+    // A token is set: the docs page itself must still load without one.
     t = await makeTestApp({ config: { token: 'docs-test-token' } });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;

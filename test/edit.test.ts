@@ -14,7 +14,7 @@ afterEach(async () => {
 const markRead = (rel: string, session = 'default'): Promise<void> => readFully(t, rel, session);
 
 describe('POST /v1/tools/edit', () => {
-  it('edits a read file and answers the SPEC §6 result and text', async () => {
+  it('edits a read file and answers Edit’s result and text', async () => {
     await fsp.writeFile(path.join(t.root, 'a.txt'), 'one\r\ntwo\r\n');
     await markRead('a.txt');
     const res = await t.request.post('/v1/tools/edit').send({ file_path: 'a.txt', old_string: 'two', new_string: 'zwei\ndrei' });

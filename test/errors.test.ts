@@ -5,9 +5,9 @@ import { ERROR_STATUS } from '../src/errors.js';
 
 const SPEC = path.resolve(process.cwd(), '../shared/SPEC.md');
 const HAS_SPEC = existsSync(SPEC);
-if (!HAS_SPEC) console.log(`notice: ${SPEC} is absent; the SPEC §4 comparison of the error table is skipped`);
+if (!HAS_SPEC) console.log(`notice: ${SPEC} is absent; the comparison of the error table is skipped`);
 
-/** The §4 table of SPEC.md, parsed: code → status. */
+/** The error table of the contract (../shared/SPEC.md), parsed: code → status. */
 function specTable(): Record<string, number> {
   const spec = readFileSync(SPEC, 'utf8');
   const rows = [...spec.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)];
@@ -15,7 +15,7 @@ function specTable(): Record<string, number> {
 }
 
 describe('error table', () => {
-  it.skipIf(!HAS_SPEC)('has exactly the codes and statuses of SPEC §4', () => {
+  it.skipIf(!HAS_SPEC)('has exactly the codes and statuses of the contract', () => {
     const spec = specTable();
     expect(Object.keys(spec).length).toBeGreaterThan(25);
     expect(ERROR_STATUS).toEqual(spec);

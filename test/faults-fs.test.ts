@@ -1,8 +1,8 @@
 /**
- * Issue 7 §2, fault injection over HTTP: ENOSPC / EACCES / EROFS / EMFILE raised by the file
+ * Fault injection over HTTP: ENOSPC / EACCES / EROFS / EMFILE raised by the file
  * system while a write tool writes, injected through the atomic writer's fs seam (the shared
  * `nodeWriterFs` object every write uses when no other is given) into a running app.
- * SPEC §4/§8: `STORAGE_FULL` 507, `FS_PERMISSION_DENIED` 403, `FS_BUSY` 503 with Retry-After;
+ * `STORAGE_FULL` 507, `FS_PERMISSION_DENIED` 403, `FS_BUSY` 503 with Retry-After;
  * nothing changed on disk, no temp file, the lock released, and the next request succeeds.
  */
 import { promises as fsp } from 'node:fs';
@@ -132,7 +132,7 @@ const FAULTS: Array<[code: string, error: string, status: number, where: Where]>
 
 let counter = 0;
 
-describe('file-system faults during a write, over HTTP (SPEC §4, §8)', () => {
+describe('file-system faults during a write, over HTTP', () => {
   for (const [code, error, status, where] of FAULTS) {
     for (const c of cases('x')) {
       it(`${c.tool}: ${code} at the temp file's ${where} answers ${status} ${error}; nothing changed, lock released, the retry succeeds`, async () => {
@@ -167,7 +167,7 @@ describe('file-system faults during a write, over HTTP (SPEC §4, §8)', () => {
   }
 
   // A failed write discards the version it kept alongside its temp file.
-  it('keeps no history version for a write that failed (SPEC §10: a version is content a write replaced)', async () => {
+  it('keeps no history version for a write that failed (a version is content a write replaced)', async () => {
     const session = 'fs-history';
     const created = await t.request.post('/v1/tools/write').set('x-session-id', session).send({ file_path: 'h.txt', content: 'old\n' });
     expect(created.status).toBe(200);

@@ -1,5 +1,5 @@
 /**
- * SPEC §13 all or nothing across a crash: SIGKILL of the real server process (plain node on the
+ * All or nothing across a crash: SIGKILL of the real server process (plain node on the
  * transpiled service) at random moments while it applies multi-file patches over files of about
  * 1 MB. Each patch updates three files, deletes one and adds one. After every restart either
  * all five changes are visible or none is, no `.sidefile-tmp-*` file is visible, and the
@@ -107,7 +107,7 @@ async function outcome(round: Round): Promise<'old' | 'new'> {
   return states[0] as 'old' | 'new';
 }
 
-describe('SIGKILL during multi-file patches (SPEC §13 all or nothing)', () => {
+describe('SIGKILL during multi-file patches (all or nothing)', () => {
   it(`shows all or none of each patch's changes after ${KILLS} kills, and no temp file`, async () => {
     const rng = seededRandom(TEST_SEED + 15);
     const seen = { old: 0, new: 0, tempsBeforeRestart: 0 };

@@ -1,5 +1,5 @@
 /**
- * Issue 7 §2, fault injection: SIGKILL of the real server process (plain node on the transpiled
+ * Fault injection: SIGKILL of the real server process (plain node on the transpiled
  * service, as `npm start` runs it) at random moments during Write, Edit and NotebookEdit of
  * files of a few MB. Each kill interrupts three writes at once, one per tool, on three files.
  * After every kill each file holds exactly its old or its new bytes; after the restart no
@@ -161,7 +161,7 @@ async function expectOldOrNew(round: Round): Promise<'old' | 'new'> {
   return which!;
 }
 
-describe('SIGKILL of the server during writes (SPEC §8, issue 7 §2)', () => {
+describe('SIGKILL of the server during writes', () => {
   it(`leaves every file with its old or new bytes, and no temp file after the restart, over ${KILLS} kills during ${KILLS * 3} writes`, async () => {
     const rng = seededRandom(TEST_SEED);
     const all: Round[] = [];

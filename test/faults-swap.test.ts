@@ -1,5 +1,5 @@
 /**
- * Issue 7 §2, fault injection: a file replaced by a directory, a FIFO or a symlink to /dev/zero
+ * Fault injection: a file replaced by a directory, a FIFO or a symlink to /dev/zero
  * between the read and the write — before the request, right after the route resolved the path,
  * or after the tool loaded the file (when the writer opens its temp file) — is refused cleanly
  * with the contract's code, and the server never hangs. Read of a FIFO or a /dev/zero link does
@@ -123,7 +123,7 @@ async function runCase(tool: Tool, kind: Kind, when: When, original: string): Pr
   await expectServerAlive();
 }
 
-describe('a file replaced between the read and the write is refused cleanly (SPEC §4, §8)', () => {
+describe('a file replaced between the read and the write is refused cleanly', () => {
   for (const tool of ['Write', 'Edit', 'NotebookEdit'] as const) {
     for (const when of ['before', 'resolved', 'loaded'] as const) {
       for (const kind of ['dir', 'fifo', 'devzero'] as const) {
@@ -153,7 +153,7 @@ describe('a file replaced between the read and the write is refused cleanly (SPE
   });
 });
 
-describe('Read of a FIFO or a /dev/zero link neither hangs nor reads without bound (SPEC §4)', () => {
+describe('Read of a FIFO or a /dev/zero link neither hangs nor reads without bound', () => {
   const cases: Array<[string, (file: string) => Promise<void>, string[]]> = [
     ['a FIFO', async (f) => void execFileSync('mkfifo', [f]), ['NOT_A_FILE']],
     ['a link to /dev/zero', async (f) => fsp.symlink('/dev/zero', f), ['PATH_OUTSIDE_WORKSPACE']],

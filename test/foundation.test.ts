@@ -196,7 +196,7 @@ describe('error model', () => {
   });
 });
 
-describe('check order (SPEC §4)', () => {
+describe('check order', () => {
   it('answers a path outside before a denied glob', async () => {
     await start({ denyRead: ['**'] });
     expectError(await t.request.post('/v1/tools/probe_read').send({ file_path: '../x' }), 403, 'PATH_OUTSIDE_WORKSPACE');

@@ -1,6 +1,6 @@
 /**
- * Issue 7 §3, fuzzing: for random texts and random edits, in every encoding of the corpus
- * (../shared/corpus/text), Edit writes exactly what a reference model of SPEC §6 says
+ * Fuzzing: for random texts and random edits, in every encoding of the corpus
+ * (../shared/corpus/text), Edit writes exactly what a reference model of says
  * (test/support/edit-model.ts), every byte outside the edited span is unchanged, and when the
  * model refuses, Edit refuses with the same code and the file is untouched.
  * Seeded and time-bounded.
@@ -165,7 +165,7 @@ async function check(c: Case): Promise<void> {
   expect(written.subarray(written.length - (original.length - tail)).equals(original.subarray(tail))).toBe(true);
 }
 
-describeCorpus('Edit against a reference model of SPEC §6, in every corpus encoding', () => {
+describeCorpus('Edit against a reference model of Edit, in every corpus encoding', () => {
   it('writes what the model writes, keeps every byte outside the edit, and refuses as the model does', async () => {
     await fc.assert(fc.asyncProperty(caseArb, check), { seed: TEST_SEED, numRuns: 400, interruptAfterTimeLimit: 8_000 });
   });

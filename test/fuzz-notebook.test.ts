@@ -1,8 +1,8 @@
 /**
- * Issue 7 §3, fuzzing the notebook serializer: on every nbformat 4 notebook of the corpus,
+ * Fuzzing the notebook serializer: on every nbformat 4 notebook of the corpus,
  * random sequences of random cell edits (replace, insert, delete, type conversions, tricky
  * sources) always give JSON that validates against the nbformat schema (ajv-draft-04) when the
- * original did, whose cells are exactly what SPEC §9 says, with unique ids, in a layout the
+ * original did, whose cells are exactly what says, with unique ids, in a layout the
  * serializer recognizes again (reopening is byte-identical). Seeded and time-bounded.
  * Parse → serialize without an edit is proved byte-identical by test/notebook-corpus.test.ts.
  */
@@ -97,14 +97,14 @@ const NEW = Symbol('new cell');
 
 const joined = (source: unknown) => (Array.isArray(source) ? source.join('') : source);
 
-/** The request for a step on `nb`, and the cells SPEC §9 says result (new ids left open). */
+/** The request for a step on `nb`, and the cells the contract says result (new ids left open). */
 function apply(nb: Json, step: EditStep): { request: NotebookEditRequest; cells: Json[] } {
   const cells = structuredClone(nb.cells) as Json[];
   const n = cells.length;
   // A replace at index == number of cells becomes an insert at the end.
   const picked = step.mode === 'replace' ? Math.min(n, Math.floor(step.at * (n + 1))) : Math.min(n - 1, Math.floor(step.at * n));
   const cellId = step.byIndex || typeof cells[picked]?.id !== 'string' ? `cell-${picked}` : (cells[picked]!.id as string);
-  // SPEC §9: the first cell with that id; failing that, cell-N is index N.
+  // The first cell with that id; failing that, cell-N is index N.
   const byId = cells.findIndex((c) => c.id === cellId);
   const index = byId >= 0 ? byId : picked;
   const topInsert = step.mode === 'insert' && (step.noId || n === 0);
@@ -157,7 +157,7 @@ function expectCells(got: Json[], expected: Json[], hasIds: boolean): void {
   });
 }
 
-describeCorpus('the notebook serializer under random cell edits (SPEC §9)', () => {
+describeCorpus('the notebook serializer under random cell edits', () => {
   it('gives schema-valid notebooks with exactly the expected cells, unique ids, in a layout it recognizes again', () => {
     fc.assert(
       fc.property(fc.constantFrom(...notebooks), fc.array(stepArb, { minLength: 1, maxLength: 5 }), ({ rel, text: original }, steps) => {

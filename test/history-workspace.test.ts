@@ -6,7 +6,7 @@ import { buildApp } from '../src/app.js';
 import { fixtureWriteTools } from './history-fixtures.js';
 import { makeTestApp, testConfig, type TestApp } from './helpers.js';
 
-/** SPEC §10: GET /v1/history without file_path — what an agent that reconnects uses. */
+/** GET /v1/history without file_path — what an agent that reconnects uses. */
 
 let t: TestApp | undefined;
 afterEach(async () => {

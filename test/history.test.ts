@@ -42,7 +42,7 @@ function restore(app: TestApp, file: string, version: string, session = 'agent-a
 }
 
 describe('GET /v1/history', () => {
-  it('lists the replaced contents newest first, with the fields of SPEC §10', async () => {
+  it('lists the replaced contents newest first, with the contract’s fields', async () => {
     await start();
     const v1 = await write(t!, 'a.txt', 'one\n', 'agent-a');
     const v2 = await write(t!, 'a.txt', 'two\n', 'agent-b');

@@ -11,7 +11,7 @@ import { referenceLadder, type LadderOutcome } from './support/ladder-model.js';
 import { seededRandom, TEST_SEED } from './support/seeded.js';
 
 /**
- * Issue 14's imperfect-edit corpus: real files (../shared/corpus/code, two corpus text files,
+ * The imperfect-edit corpus: real files (../shared/corpus/code, two corpus text files,
  * fixtures of our own, CRLF copies), seeded edits whose old_string is perturbed per kind. Each
  * edit runs through Edit; its outcome must equal the reference model's (test/support/
  * ladder-model.ts, code and bytes), and the landing rate is counted against the bytes the edit's
@@ -87,7 +87,7 @@ async function runCase(name: string, file: string, oldString: string, newString:
   }
 }
 
-describeCorpus('the imperfect-edit corpus (issue 14)', () => {
+describeCorpus('the imperfect-edit corpus', () => {
   const all = HAS_CORPUS ? sources() : [];
   for (const kind of [...KINDS, ...REFUSALS]) {
     it(`${kind}: every perturbed edit answers as the reference model does; unambiguous ones land`, async () => {

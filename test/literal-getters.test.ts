@@ -4,7 +4,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Issue 12: V8 gives each object literal with a getter its own accessor pair in the old
+ * V8 gives each object literal with a getter its own accessor pair in the old
  * generation, and that pair keeps the getter's closure (and what it captured: a write's
  * 100 KB buffers) alive through every young GC until the next full one. Write's lazy texts
  * as literal getters made external memory grow ~40 MB/s with one client and forced a

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from './helpers.js';
 
-/** SPEC §4: every failure, even one Node or Fastify answers itself, has the error shape. */
+/** Every failure, even one Node or Fastify answers itself, has the error shape. */
 
 let t: TestApp | undefined;
 afterEach(async () => {
@@ -51,7 +51,7 @@ function errorCode(r: Raw): string {
   return (JSON.parse(r.body) as { error: { code: string; message: string; details: object } }).error.code;
 }
 
-describe('malformed requests get the §4 error shape', () => {
+describe('malformed requests get the error shape', () => {
   it.each([
     ['a garbage request line', 'HELLO THERE\r\n\r\n'],
     ['a bad HTTP version', 'GET /healthz HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n'],
@@ -91,7 +91,7 @@ describe('malformed requests get the §4 error shape', () => {
     });
   });
 
-  it('answers a bad X-Session-Id on the compat route as a tool_result error (SPEC §16)', async () => {
+  it('answers a bad X-Session-Id on the compat route as a tool_result error', async () => {
     t = await makeTestApp();
     const res = await t.app.inject({
       method: 'POST',

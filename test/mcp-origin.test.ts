@@ -1,5 +1,5 @@
 /**
- * SPEC §17 on /mcp: a web page the user has open can reach loopback, so without a token a
+ * On /mcp: a web page the user has open can reach loopback, so without a token a
  * foreign Origin, `Origin: null` and a foreign Host (DNS rebinding) must not reach the MCP
  * server — not to initialize, not to call a write tool, not to open the notification stream.
  * The attack runs as many concurrent requests; nothing may change on disk, and no MCP session

@@ -1,5 +1,5 @@
 /**
- * SPEC §3 "Under races" for MCP resource reads: while another process keeps swapping a file,
+ * "Under races" for MCP resource reads: while another process keeps swapping a file,
  * and a parent folder, between a real one inside the root and a symbolic link to the outside,
  * concurrent `resources/read` calls never return a byte of the outside content and never
  * answer INTERNAL.

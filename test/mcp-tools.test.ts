@@ -37,7 +37,7 @@ describe('MCP tools/list', () => {
     }
   });
 
-  it('gives the SPEC §15 annotations: read-only for the looking tools, destructive for writers', async () => {
+  it('gives the annotations: read-only for the looking tools, destructive for writers', async () => {
     const { tools } = await client.listTools();
     for (const tool of tools) {
       expect([...READ_ONLY, ...WRITERS], `${tool.name} has no expected annotations here`).toContain(tool.name);

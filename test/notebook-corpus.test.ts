@@ -1,5 +1,5 @@
 /**
- * Issue 5, "Tests that must exist": every nbformat 4 notebook of the corpus survives a code-cell
+ * Every nbformat 4 notebook of the corpus survives a code-cell
  * replace, a markdown-cell replace, an insert after a middle cell and a delete: schema-valid when
  * it was, untouched cells and top-level metadata deep-equal, text outside the edited cell
  * byte-identical; and parse → serialize without an edit is byte-identical.

@@ -26,7 +26,7 @@ interface Case {
   invalid: string | null;
   /** What NotebookEdit's 422 says, when it refuses a notebook the others take. */
   editRefusal?: string;
-  /** What Write's and ApplyPatch's 422 say, when they refuse a notebook Read takes (SPEC §7: a top-level `cells` array). */
+  /** What Write's and ApplyPatch's 422 say, when they refuse a notebook Read takes (a top-level `cells` array). */
   writeRefusal?: string;
   cells?: number;
 }
@@ -132,7 +132,7 @@ describe.each(cases)('notebook JSON rule: $name', ({ name, content, invalid, edi
     const res = await t.request.post('/v1/tools/notebook_edit').send({ notebook_path: rel, cell_id: 'cell-0', new_source: 'b' });
     if (refusal === undefined) {
       expect(res.status).toBe(200);
-      // Only the cell's source line changes (SPEC §9: the file's own layout is kept).
+      // Only the cell's source line changes (the file's own layout is kept).
       expect(await fsp.readFile(path.join(t.root, rel), 'utf8')).toBe(
         content.replace('"source": [\n    "a"\n   ]', '"source": [\n    "b"\n   ]'),
       );

@@ -5,7 +5,7 @@ import { renderOpenApi } from '../scripts/openapi-doc.js';
 import { TOOL_EXAMPLES } from '../src/http/tool-examples.js';
 import { makeTestApp } from './helpers.js';
 
-/** SPEC §10 / issue 11: the document a newcomer reads — its title, error codes and examples. */
+/** The document a newcomer reads — its title, error codes and examples. */
 
 type Media = {
   schema: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } };

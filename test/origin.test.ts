@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, readFully, type TestApp } from './helpers.js';
 
-/** SPEC §17: browsers and rebinding names cannot reach the workspace. */
+/** Browsers and rebinding names cannot reach the workspace. */
 
 interface Answer {
   status: number;
@@ -48,7 +48,7 @@ async function listening(config: Parameters<typeof makeTestApp>[0] = {}): Promis
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-describe('DNS rebinding and foreign origins (SPEC §17)', () => {
+describe('DNS rebinding and foreign origins', () => {
   it('refuses every read and write from a rebinding name, in a concurrent loop, and nothing changes on disk', async () => {
     const { t: app, port } = await listening();
     await writeFile(path.join(app.root, 'secret.txt'), 'top secret\n');
@@ -232,7 +232,7 @@ describe('DNS rebinding and foreign origins (SPEC §17)', () => {
   });
 });
 
-describe('tool bodies are JSON (SPEC §17)', () => {
+describe('tool bodies are JSON', () => {
   it('refuses text/plain, form and missing content types with INVALID_INPUT, and writes nothing', async () => {
     const { t: app, port } = await listening();
     const body = JSON.stringify({ file_path: 'new.txt', content: 'x' });

@@ -5,7 +5,7 @@ import type { AppConfig } from '../src/config/config.js';
 import { makeTestApp, type TestApp } from './helpers.js';
 
 /**
- * SPEC §3 and the check order of SPEC §4 through the real route (Write), on disk:
+ * The path rules and the check order, through the real route (Write), on disk:
  * exact status and code, and nothing created outside the root.
  */
 let t: TestApp;
@@ -125,7 +125,7 @@ describe('paths through the Write route', () => {
     await expectRefused(t.root, 400, 'NOT_A_FILE');
   });
 
-  it('checks in SPEC §4 order: outside before deny before read-only before not-a-file', async () => {
+  it('checks in order: outside before deny before read-only before not-a-file', async () => {
     await start({ readOnly: true, denyWrite: ['dir/**'] });
     await fs.symlink(path.join(base, 'elsewhere'), path.join(t.root, 'linked'));
     await expectRefused('../elsewhere/x', 403, 'PATH_OUTSIDE_WORKSPACE');

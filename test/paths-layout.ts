@@ -6,7 +6,7 @@ import { ToolError } from '../src/errors.js';
 import { resolvePath } from '../src/paths/resolve-path.js';
 
 /**
- * The on-disk layout the SPEC §3 path tests share, fresh for every test:
+ * The on-disk layout the path tests share, fresh for every test:
  *   <base>/ws            the workspace root (real path)
  *   <base>/ws-evil, ws2, ws.bak   siblings whose names start with the root's name
  *   <base>/elsewhere     a folder outside the root, with secret.txt and a sub folder

@@ -7,7 +7,7 @@ import { openResolved } from '../src/paths/open-resolved.js';
 import { resolvePath } from '../src/paths/resolve-path.js';
 import { useLayout } from './paths-layout.js';
 
-/** A file swapped between resolving and opening (SPEC §3 must hold at open time too). */
+/** A file swapped between resolving and opening (must hold at open time too). */
 const L = useLayout();
 
 async function opened(input: string): Promise<{ content: string; relative: string }> {

@@ -5,7 +5,7 @@ import { ToolError } from '../src/errors.js';
 import { resolvePath } from '../src/paths/resolve-path.js';
 import { useLayout } from './paths-layout.js';
 
-/** SPEC §3 with real files on disk: a root reached through a link, and lexical refusals before any access. */
+/** Paths with real files on disk: a root reached through a link, and lexical refusals before any access. */
 const L = useLayout();
 
 describe('resolvePath: a root that is itself reached through a symbolic link', () => {

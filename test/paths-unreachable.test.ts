@@ -6,7 +6,7 @@ import { ALWAYS_DENY_WRITE, compileGlobs } from '../src/paths/globs.js';
 import { relativeReal, resolvePath } from '../src/paths/resolve-path.js';
 import { useLayout } from './paths-layout.js';
 
-/** SPEC §3 on disk: paths that cannot be reached, file system faults, deny globs on the resolved path. */
+/** Paths on disk: that cannot be reached, file system faults, deny globs on the resolved path. */
 const L = useLayout();
 
 describe('resolvePath: paths that cannot be reached', () => {

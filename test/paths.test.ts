@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { resolvePath } from '../src/paths/resolve-path.js';
 import { useLayout } from './paths-layout.js';
 
-/** SPEC §3 with real files and symbolic links on disk: what is accepted, what is refused. */
+/** Paths with real files and symbolic links on disk: what is accepted, what is refused. */
 const L = useLayout();
 
 describe('resolvePath: accepted', () => {

@@ -17,7 +17,7 @@ const call = (tool: string, body: Record<string, unknown>) => t.request.post(`/v
 
 const SOURCE = 'function a() {\n  return 1;\n}\n\nfunction b() {\n  return 2;\n}\n';
 
-describe('PLACEHOLDER_DETECTED (SPEC §14)', () => {
+describe('PLACEHOLDER_DETECTED', () => {
   const placeholders = [
     '// ... existing code ...',
     '# rest of the file unchanged',
@@ -106,7 +106,7 @@ describe('PLACEHOLDER_DETECTED (SPEC §14)', () => {
     expect(await bytes('a.js')).toBe('// ... existing code ...\n');
   });
 
-  // Write looks at the lines its patch adds (issue 12): the answer must be the same as a scan
+  // Write looks at the lines its patch adds: the answer must be the same as a scan
   // of the whole content, wherever in a large file the line lands.
   const big = Array.from({ length: 1900 }, (_, i) => `const v${i} = ${i};`);
   const withLine = (at: number, line: string, lines = big) => [...lines.slice(0, at), line, ...lines.slice(at + 1)].join('\n') + '\n';

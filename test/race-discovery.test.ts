@@ -1,5 +1,5 @@
 /**
- * SPEC §3 "Under races" and §11 for Glob, Grep and LS, on the race harness: while another
+ * "Under races" for Glob, Grep and LS, on the race harness: while another
  * process swaps the folder `d` with a link to an outside folder (the same names with the marker
  * in their content, plus one file named by the marker, which only the outside has), several
  * clients walk through `d` (from the root) and from `d` (named as `path`) in a loop. No answer
@@ -74,7 +74,7 @@ async function expectHeld(name: string, w: RaceWorld, tool: string, calls: Call[
   expect(c.internal).toBe(0);
 }
 
-describe('discovery under a folder swap (SPEC §3 "Under races", §11)', () => {
+describe('discovery under a folder swap ("Under races")', () => {
   it('Glob lists no outside name', { timeout: TIMEOUT }, async () => {
     world = await discoveryWorld();
     await expectHeld('Glob', world, 'glob', [

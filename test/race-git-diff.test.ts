@@ -1,5 +1,5 @@
 /**
- * SPEC §3 "Under races" and §8 `git_diff`: while another process swaps part of a nested
+ * "Under races" and `git_diff`: while another process swaps part of a nested
  * repository with a link to outside content, clients Read and Write a tracked file in a loop.
  * No answer's git_diff may show the outside bytes (the marker), and none may be INTERNAL.
  *

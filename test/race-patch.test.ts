@@ -1,5 +1,5 @@
 /**
- * SPEC §3 "Under races" for ApplyPatch's multi-file commit: while another process swaps the
+ * "Under races" for ApplyPatch's multi-file commit: while another process swaps the
  * folder `d` with a link to an outside folder at ≥ 500 swaps a second, several clients apply
  * patches that update a file in `d` and add a new one there, in a loop. Nothing outside may be
  * created or changed, no answer may show outside content or be INTERNAL, and no
@@ -24,7 +24,7 @@ afterEach(async () => {
   world = undefined;
 });
 
-describe('ApplyPatch under a parent-folder swap (SPEC §3 "Under races", §13)', () => {
+describe('ApplyPatch under a parent-folder swap ("Under races")', () => {
   it('a patch updating and adding files in the swapped folder changes nothing outside', { timeout: RACE_MS + 30_000 }, async () => {
     world = await makeRaceWorld();
     const w = world;

@@ -1,5 +1,5 @@
 /**
- * SPEC §3 "Under races", issue 10 items 2 and 3: while another process swaps the folder `d`
+ * "Under races": while another process swaps the folder `d`
  * (or the file itself) with a link to an outside folder at ≥ 500 swaps a second, several
  * clients Read in a loop. No answer may show a byte of outside content, none may be INTERNAL,
  * and a file swapped for a link to a denied `*.env` never shows its content. Durations:
@@ -35,7 +35,7 @@ async function readAttack(w: RaceWorld, entry: string, link: string, body: Recor
   return counts;
 }
 
-describe('Read under a parent-folder swap (SPEC §3 "Under races")', () => {
+describe('Read under a parent-folder swap', () => {
   it('never shows outside content of a small file', { timeout: TIMEOUT }, async () => {
     world = await makeRaceWorld();
     expectHeld('Read small (folder swap)', await readAttack(world, 'd', 'd.link', { file_path: 'd/f.txt' }));
@@ -63,7 +63,7 @@ describe('Read under a parent-folder swap (SPEC §3 "Under races")', () => {
   });
 });
 
-describe('Deny globs under a swap (SPEC §3 "Under races")', () => {
+describe('Deny globs under a swap', () => {
   it('never shows a denied *.env file that a file is swapped for a link to', { timeout: TIMEOUT }, async () => {
     world = await makeRaceWorld();
     const w = world;
@@ -73,7 +73,7 @@ describe('Deny globs under a swap (SPEC §3 "Under races")', () => {
   });
 });
 
-describe('Read on the page worker under a swap (SPEC §3 "Under races")', () => {
+describe('Read on the page worker under a swap', () => {
   afterEach(() => setOffloadMode('auto'));
 
   async function offloaded(run: (w: RaceWorld) => Promise<Counts>): Promise<Counts> {

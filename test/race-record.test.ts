@@ -4,7 +4,7 @@
  * written file with an attacker's file (`d/theirs.txt`) at thousands of swaps a second, one
  * session that read the file once writes it from several clients in a loop. It never read
  * "theirs", so no successful Write may replace it: `original_file` is never the attacker's text.
- * Recording the entry's `lstat` after the rename (the code before session 12) let the session
+ * Recording the entry's `lstat` after the rename (as the code once did) let the session
  * overwrite it unseen.
  */
 import { writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Issue 12's spare inodes under attack: a write reuses a pruned history blob's inode for its temp
+ * Spare inodes under attack: a write reuses a pruned history blob's inode for its temp
  * file (history/spare-blobs.ts). While Edits run in a loop with one version kept per file (so
  * nearly every write has a spare), another process hard-links the edited files to names outside
  * the root as fast as it can, and notes each link's bytes at once. A write into an inode that

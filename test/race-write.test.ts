@@ -1,5 +1,5 @@
 /**
- * SPEC §3 "Under races", issue 10 items 1 and 3: while another process swaps the folder `d`
+ * "Under races": while another process swaps the folder `d`
  * with a link to an outside folder at ≥ 500 swaps a second, several clients Write (new files
  * and overwrites), Edit, NotebookEdit and restore in a loop. Nothing outside may be created or
  * changed (the outside folder's bytes are compared before and after), no answer may show
@@ -58,7 +58,7 @@ async function versionsOf(w: RaceWorld, file: string): Promise<string[]> {
   return (JSON.parse(res.body) as { versions: Array<{ version: string }> }).versions.map((v) => v.version);
 }
 
-describe('writes under a parent-folder swap (SPEC §3 "Under races")', () => {
+describe('writes under a parent-folder swap', () => {
   it('Write of new files creates nothing outside', { timeout: TIMEOUT }, async () => {
     world = await makeRaceWorld();
     const w = world;

@@ -23,7 +23,7 @@ async function copyNotebooks(): Promise<Array<{ name: string; cells: number; nbf
   return out;
 }
 
-describe('Read: notebooks (SPEC §5)', () => {
+describe('Read: notebooks', () => {
   itCorpus('reads every corpus notebook (v2, v3, v4, without ids, over 256 KiB) as cells, never with base64 in text', async () => {
     t = await makeTestApp();
     for (const nb of await copyNotebooks()) {

@@ -15,7 +15,7 @@ afterEach(async () => {
 const put = (rel: string, bytes: Buffer | string) => fsp.writeFile(path.join(t.root, rel), bytes);
 const read = (rel: string) => t.request.post('/v1/tools/read').send({ file_path: rel });
 
-describe('Read: binary by plausibility (SPEC §5)', () => {
+describe('Read: binary by plausibility', () => {
   it('answers 415 BINARY_FILE for a C0 control other than tab, line breaks, form feed and escape', async () => {
     await put('bell.txt', 'ordinary text\x07 with a bell\n');
     await put('backspace.log', 'progress 10%\x08\x08\x0820%\n');
@@ -44,7 +44,7 @@ describe('Read: binary by plausibility (SPEC §5)', () => {
   });
 });
 
-describe('Read of a notebook: error outputs show ename: evalue (SPEC §5)', () => {
+describe('Read of a notebook: error outputs show ename: evalue', () => {
   const nb = (outputs: unknown[]) =>
     JSON.stringify({
       cells: [{ cell_type: 'code', execution_count: 1, metadata: {}, outputs, source: ['1/0'] }],

@@ -30,7 +30,7 @@ const UNCHANGED = {
   text: 'File unchanged since your last Read of this range in this session: the content you read then is still current; refer to it instead of reading again.',
 };
 
-describe('Read dedup (SPEC §5)', () => {
+describe('Read dedup', () => {
   it('answers file_unchanged for the same range (defaults filled in) of an unchanged file', async () => {
     await start();
     await put('a.txt', 'one\ntwo\n');
@@ -70,7 +70,7 @@ describe('Read dedup (SPEC §5)', () => {
   });
 });
 
-describe('Read state: what write tools check (SPEC §5, §7)', () => {
+describe('Read state: what write tools check', () => {
   it('lets Write overwrite a file read in full, and refuses one read only in part', async () => {
     await start();
     await put('full.txt', 'a\nb\nc\n');
@@ -148,7 +148,7 @@ describe('Read state: what write tools check (SPEC §5, §7)', () => {
   });
 });
 
-describe('Read state keys (SPEC §5: keyed by the real path)', () => {
+describe('Read state keys (keyed by the real path)', () => {
   it('counts a read through a symbolic link inside the root as a read of its target', async () => {
     await start();
     await put('real.txt', 'one\n');

@@ -17,7 +17,7 @@ afterEach(async () => {
 
 const SPEC = path.resolve(process.cwd(), '../shared/SPEC.md');
 
-/** SPEC §10's history `tool` names, or null (with one notice line) when SPEC is absent. */
+/** The contract's history `tool` names, or null (with one notice line) when SPEC is absent. */
 function specHistoryNames(): string[] | null {
   let spec: string;
   try {
@@ -31,7 +31,7 @@ function specHistoryNames(): string[] | null {
 }
 
 describe('the registry is the one list', () => {
-  it('history and event tool names are SPEC §10’s, and every write tool is among them', async () => {
+  it('history and event tool names are the contract’s, and every write tool is among them', async () => {
     t = await makeTestApp();
     const tools = createTools(t.app.services);
     const spec = specHistoryNames();

@@ -7,7 +7,7 @@ import { removeEmptyParents } from '../src/write/remove-empty-parents.js';
 import { fixtureWriteTools } from './history-fixtures.js';
 import { makeTestApp, type TestApp } from './helpers.js';
 
-/** SPEC §10: restoring "did not exist" removes the folders it leaves empty, up to the root. */
+/** Restoring "did not exist" removes the folders it leaves empty, up to the root. */
 
 let t: TestApp | undefined;
 afterEach(async () => {

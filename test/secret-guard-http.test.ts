@@ -14,7 +14,7 @@ afterEach(async () => {
 const TOKEN = 'ghp_' + 'Z'.repeat(36);
 const ESCAPED = '\\u0067hp_' + 'Z'.repeat(36); // JSON text for the same token
 
-describe('secret guard over HTTP (SPEC §8)', () => {
+describe('secret guard over HTTP', () => {
   for (const rel of ['claude.md', 'CLAUDE.local.md', 'agents.MD', 'docs/Memory/notes.md']) {
     it(`refuses a token written to ${rel} with 422 SECRET_DETECTED, creating nothing`, async () => {
       const res = await t.request.post('/v1/tools/write').send({ file_path: rel, content: `key: ${TOKEN}\n` });

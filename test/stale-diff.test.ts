@@ -17,7 +17,7 @@ const call = (tool: string, body: Record<string, unknown>, session = 'default') 
   t.request.post(`/v1/tools/${tool}`).set('X-Session-Id', session).send(body);
 const lines = (n: number, tag = '') => Array.from({ length: n }, (_, i) => `line ${i + 1}${tag}`).join('\n') + '\n';
 
-describe('FILE_MODIFIED_SINCE_READ with the diff since the read (SPEC §14)', () => {
+describe('FILE_MODIFIED_SINCE_READ with the diff since the read', () => {
   it('carries details.diff from the version read to the current one, shown in the message', async () => {
     await put('a.txt', lines(10));
     await readFully(t, 'a.txt');

@@ -2,7 +2,7 @@ import type { TestApp } from './helpers.js';
 
 /**
  * Runs `call` while probing `GET /healthz` every 50 ms (one probe at a time, as a load balancer
- * would), and returns the call's answer with the slowest probe's latency (SPEC §8: within
+ * would), and returns the call's answer with the slowest probe's latency (within
  * 200 ms; tests use a generous bound, the stall bench checks the target).
  */
 export async function probedWhile<T>(t: TestApp, call: () => Promise<T>): Promise<{ value: T; maxProbeMs: number; probes: number }> {

@@ -17,7 +17,7 @@ afterEach(async () => {
 // Generous bounds: CI is shared. `npm run bench -- stall` checks the 200 ms target.
 const HEALTHZ_BOUND_MS = 1000;
 
-describe('no call stalls the others (SPEC §8 "Bounded work")', () => {
+describe('no call stalls the others', () => {
   it('Write rewriting every line of a 20,000-line file: one whole-region hunk, /healthz keeps answering', async () => {
     const before = numberedLines(20_000);
     const after = numberedLines(20_000, 13, 'LINE');

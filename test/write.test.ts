@@ -30,7 +30,7 @@ function commitAll(): void {
 }
 
 describe('POST /v1/tools/write', () => {
-  it('creates a file and answers the SPEC §7 result', async () => {
+  it('creates a file and answers the result', async () => {
     const res = await t.request.post('/v1/tools/write').send({ file_path: 'd/new.txt', content: 'a\n' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({

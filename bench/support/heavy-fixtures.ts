@@ -1,5 +1,5 @@
 /**
- * The heavy inputs of issue 10 item 5 (SPEC §8 "Bounded work"), shared by `npm run bench -- stall`
+ * The heavy inputs of the bounded-work checks, shared by `npm run bench -- stall`
  * and the stall tests: each is generated, so no fixture file is stored.
  */
 

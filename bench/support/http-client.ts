@@ -1,8 +1,8 @@
 /**
  * A small keep-alive HTTP/1.1 client on raw loopback sockets. The benches measure servers, and on
  * two cores the load generator takes CPU from the server it measures: node:http's client cost
- * ~100–135 µs per 4 KB Read with 16 clients, about half a server's own (docs/benchmarks.md,
- * session 15), where this one costs about a third of that. It writes each request in one piece and
+ * ~100–135 µs per 4 KB Read with 16 clients, about half a server's own (measured with
+ * bench/profile.ts), where this one costs about a third of that. It writes each request in one piece and
  * reads answers framed by Content-Length or chunked encoding; one request per socket at a time.
  */
 import net from 'node:net';

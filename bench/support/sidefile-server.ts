@@ -35,10 +35,10 @@ export interface StartOptions {
  * (test/container-files.test.ts holds the three together), so the bench measures the server as
  * it runs. `--initial-old-space-size=128`: with Write's texts no longer promoted, V8 kept the
  * ~26 MB old generation under a 50 MB limit and re-marked the whole heap every ~400 ms under one
- * writer (issue 12, docs/benchmarks.md "Session 11"). `--no-allocation-site-pretenuring`: after a
+ * writer. `--no-allocation-site-pretenuring`: after a
  * spell of Edits of 1 MB files V8 allocated the request path's objects straight in the old
  * generation, and Write 100 KB with 16 clients then ran ~16% slower with ten times the full GCs
- * (issue 12, docs/benchmarks.md "Session 18").
+ * (docs/operations.md, Node flags).
  */
 export const SERVER_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=128', '--no-allocation-site-pretenuring'];
 

@@ -13,7 +13,7 @@ export interface InsertResult {
 }
 
 /**
- * The text editor's `insert` (SPEC §16) as a write plan on the one pipeline: Edit's read rules
+ * The text editor's `insert` as a write plan on the one pipeline: Edit's read rules
  * (the session read the file, unchanged since), the file's encoding, BOM and line ending.
  * The inserted text is whole lines: one final line break of it is not an extra empty line.
  * History and events name it `Edit`, the tool it maps to.

@@ -12,7 +12,7 @@ interface LsEntry {
 const MAX_ENTRIES = 1000;
 
 /**
- * `view` of a folder (SPEC §16): its entries two levels deep, without hidden or ignored ones,
+ * `view` of a folder: its entries two levels deep, without hidden or ignored ones,
  * through the LS tool (so .gitignore, deny globs and the race-safe walk apply); folders end
  * with `/`, files show their size (`src/app.py (1.2K)`). Paths are relative to the root.
  */

@@ -4,7 +4,7 @@ import type { ToolDefinition } from '../tools/types.js';
 import { toStrict } from './openai-strict.js';
 
 /**
- * SPEC §16 `GET /v1/tools?dialect=`: the registry's tools in the shape each model API takes,
+ * `GET /v1/tools?dialect=`: the registry's tools in the shape each model API takes,
  * all generated from the same zod schemas as the REST bodies (no schema written by hand).
  */
 export const DIALECTS = ['openai', 'anthropic', 'gemini', 'mcp'] as const;

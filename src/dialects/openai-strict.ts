@@ -1,10 +1,10 @@
 import type { JsonSchema } from '../tools/json-schema.js';
 
 /**
- * A JSON Schema rewritten for OpenAI's strict function calling (SPEC §16):
+ * A JSON Schema rewritten for OpenAI's strict function calling:
  * - every object has `additionalProperties: false` and lists every property in `required`;
  * - a field that was optional becomes nullable (`anyOf: [..., { type: 'null' }]`): strict mode
- *   sends `null` for an unused optional, which sidefile reads as left out (SPEC §4);
+ *   sends `null` for an unused optional, which sidefile reads as left out;
  * - only the keywords below remain; bounds, lengths, patterns, formats and defaults move into
  *   the description, where the model still reads them (sidefile enforces them on the call);
  * - `oneOf` becomes `anyOf` (strict mode has no `oneOf`).

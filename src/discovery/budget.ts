@@ -1,5 +1,5 @@
 /**
- * A walk's budget (SPEC §11: `--search-timeout-ms`, `--search-max-entries`). The clock is read
+ * A walk's budget (`--search-timeout-ms`, `--search-max-entries`). The clock is read
  * every 64 entries and between files, not per entry, to keep the check cheap. Once spent, it
  * stays spent: the answer then carries what was found with `truncated` and `timed_out`.
  */

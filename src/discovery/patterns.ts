@@ -2,7 +2,7 @@ import picomatch from 'picomatch';
 import { ToolError } from '../errors.js';
 
 /**
- * Glob's `pattern` and Grep's `glob` (SPEC §11): `.gitignore` syntax, matched with picomatch.
+ * Glob's `pattern` and Grep's `glob`: `.gitignore` syntax, matched with picomatch.
  * - No `/` other than a trailing one: the pattern matches a name at any depth (`*.py`), so it is
  *   tested against the file's name alone (the same answer as `**\/*.py`, and cheaper).
  * - With a `/`: anchored at the walk's `path` (`src/**\/*.ts`), tested against the path relative to it.

@@ -8,7 +8,7 @@ export interface FsHistoryOptions {
   maxVersions: number;
   /** Total bytes of all kept versions; the oldest anywhere go first. Default 1 GiB. */
   maxTotalBytes?: number;
-  /** Larger versions are not kept. Default 64 MiB (SPEC §10). */
+  /** Larger versions are not kept. Default 64 MiB. */
   maxVersionBytes?: number;
   /** Bytes of history log before it is rotated (default 1 MiB). */
   logLimit?: number;

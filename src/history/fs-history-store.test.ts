@@ -100,7 +100,7 @@ describe('FsHistoryStore', () => {
     expect(await store.load('new.txt', version!)).toEqual({ bytes: null });
   });
 
-  it('lists newest first with the fields of SPEC §10, and [] for a file never written', async () => {
+  it('lists newest first with the contract’s fields, and [] for a file never written', async () => {
     const store = new FsHistoryStore({ dataDir, maxVersions: 50 });
     const v1 = await store.keep('a.txt', null, meta);
     const prev = await current('a.txt', 'hello');

@@ -6,7 +6,7 @@ import type { SpareBlobs } from './spare-blobs.js';
 
 /**
  * Hard link (zero copy); on another file system, or where links are refused, a copy.
- * Security (SPEC §3 "Under races"): `source.real` names the entry in the write's checked folder,
+ * Security: `source.real` names the entry in the write's checked folder,
  * but the entry can still be swapped between the load and the link, so the blob is checked
  * after linking: a regular file with the inode that was loaded. Anything else (a link, another
  * file, no file at all) gets the bytes the write loaded kept instead.

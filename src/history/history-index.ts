@@ -14,7 +14,7 @@ export const INDEX_FILE = 'index.json';
 
 /** Keys whose hash is remembered; past this the oldest is forgotten (a key is a short path). */
 const MAX_KEY_HASHES = 4096;
-/** key → its folder name: every write hashed its key again (a sha256 per write, issue 12). */
+/** key → its folder name: every write hashed its key again (a sha256 per write). */
 const keyHashes = new Map<string, string>();
 
 /** Folder of one key: a hash, so no workspace name ever becomes a data-dir path. */

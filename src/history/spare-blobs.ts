@@ -1,5 +1,5 @@
 /**
- * Pruned blobs kept for reuse (issue 12): the next write of the same file takes one as its temp
+ * Pruned blobs kept for reuse: the next write of the same file takes one as its temp
  * file's inode instead of creating a fresh one, and the pruned inode is not freed. Each write
  * would otherwise allocate one inode and free another, and both can be slow: ext4 without a
  * journal scans every recently freed inode of the group for each new one, and a mount with

@@ -35,7 +35,7 @@ export interface KeptFile {
   links?: number;
 }
 
-/** Previous versions of files, kept in the data dir (SPEC §10). Swappable. */
+/** Previous versions of files, kept in the data dir. Swappable. */
 export interface HistoryStore {
   /**
    * Keeps the version a write is about to replace, before the rename. `previous` is the real
@@ -54,7 +54,7 @@ export interface HistoryStore {
   /** Across every file, oldest first: at most `limit` versions newer than `after` (exclusive). */
   since?(after: string, limit: number): Promise<KeyedVersion[]>;
   /**
-   * A fresh id from the same sequence as version ids (change event ids, SPEC §10): it sorts after
+   * A fresh id from the same sequence as version ids (change event ids): it sorts after
    * every version kept so far and before every version kept later.
    */
   nextId?(): string;

@@ -2,7 +2,7 @@ import { ToolError } from '../errors.js';
 import { sendError } from './error-handler.js';
 import type { RequestCheck } from './request-checks.js';
 
-/** The body media types a route accepts when it declares none (SPEC §17). */
+/** The body media types a route accepts when it declares none. */
 export const JSON_BODY: readonly string[] = ['application/json'];
 
 declare module 'fastify' {
@@ -19,10 +19,10 @@ export function mediaType(header: string | undefined): string | null {
 }
 
 /**
- * SPEC §17: tool bodies are `application/json` (a route may list more, e.g. ApplyPatch's
+ * Tool bodies are `application/json` (a route may list more, e.g. ApplyPatch's
  * `text/x-diff`). Security: `text/plain` and form types are what a web page can send without a
  * CORS preflight, so they are refused outright rather than parsed. Runs after auth, before the
- * body is read (SPEC §4 order).
+ * body is read.
  */
 export const bodyTypeCheck: RequestCheck = (request, reply) => {
   const allowed = request.routeOptions.config?.bodyTypes;

@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 export const DRAIN_MS = 5_000;
 
 /**
- * Reads and discards the rest of a request body (SPEC §10 readable 413). Fastify answers an
+ * Reads and discards the rest of a request body (readable 413). Fastify answers an
  * over-limit body with `Connection: close`; closing a socket whose receive queue still holds
  * data sends a TCP reset, and a client that writes the whole body before it reads (curl, a
  * writer-first socket, sometimes Node's `http`) then sees EPIPE/ECONNRESET instead of the

@@ -6,7 +6,7 @@ import { sendError } from './error-handler.js';
 import type { RequestCheck } from './request-checks.js';
 
 /**
- * SPEC §4 error shape for the failures Fastify and Node answer on their own: a malformed request
+ * The error shape for the failures Fastify and Node answer on their own: a malformed request
  * line or header (Node's `clientError`, before any request object exists), a URL that does not
  * decode, and requests that arrive on a busy connection while the service shuts down.
  */
@@ -17,7 +17,7 @@ function clientErrorMessage(code: string | undefined): string {
   return 'The request is not valid HTTP (malformed request line or header).';
 }
 
-/** Node `clientError`: write a complete 400 in the §4 shape by hand, then close the socket. */
+/** Node `clientError`: write a complete 400 in the error shape by hand, then close the socket. */
 export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   this.log.debug({ err: { code: err.code } }, 'client error');
@@ -46,7 +46,7 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
 export const FRAMEWORK_ERROR_OPTIONS = {
   clientErrorHandler,
   frameworkErrors,
-  // Closing is answered by closingGuard in the §4 shape instead.
+  // Closing is answered by closingGuard in the error shape instead.
   return503OnClosing: false,
 } satisfies Partial<FastifyServerOptions>;
 

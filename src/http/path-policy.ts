@@ -11,7 +11,7 @@ export interface AccessPolicy {
 }
 
 /**
- * The route's path checks in SPEC §4 order: lexical and resolved path (§3) → deny globs →
+ * The route's path checks in order: lexical and resolved path → deny globs →
  * read-only mode → the target kind (not a regular file / not a folder). Deny globs are matched against both the requested and
  * the resolved relative path, so a link cannot reach a denied file under another name.
  * A write also honours the read deny list: a write answer carries the old content (diffs).
@@ -42,8 +42,8 @@ export function makeResolver(
 }
 
 /**
- * SPEC §4's last path step. A file target may be missing (write tools create it); a folder
- * target must exist (FILE_NOT_FOUND, §11), and Grep's may be one file as well.
+ * The contract's last path step. A file target may be missing (write tools create it); a folder
+ * target must exist (FILE_NOT_FOUND), and Grep's may be one file as well.
  */
 function checkKind(target: ResolvedPath, kind: TargetKind): void {
   const shown = target.relative || '.';

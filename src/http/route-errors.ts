@@ -2,7 +2,7 @@ import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import type { ToolDefinition } from '../tools/types.js';
 
 /**
- * The error codes a tool route can answer (for the OpenAPI document; SPEC §10 asks for exactly
+ * The error codes a tool route can answer (for the OpenAPI document, which lists exactly
  * those). Every tool: the body and path checks; write tools: the write pipeline's; then the
  * tool's own. A tool not listed here (and declaring no `errors`) is documented with every code.
  */

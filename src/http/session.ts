@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
 
-/** SPEC §2 session ids and §4 request ids: 1–128 of `[A-Za-z0-9._:-]`. The one copy. */
+/** Session ids and request ids: 1–128 of `[A-Za-z0-9._:-]`. The one copy. */
 export const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const DEFAULT_SESSION = 'default';
 
@@ -18,7 +18,7 @@ export const sessionHeaders = z.looseObject({
     .describe('Names one agent conversation (read-before-write state belongs to it). Default: `default`.'),
 });
 
-/** SPEC §2: the X-Session-Id header, or `default`. */
+/** The X-Session-Id header, or `default`. */
 export function sessionOf(request: FastifyRequest): string {
   const raw = request.headers['x-session-id'];
   if (raw === undefined) return DEFAULT_SESSION;

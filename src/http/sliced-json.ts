@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { PackedHunk } from '../write/packed-hunk.js';
 
 /**
- * SPEC §8 "Bounded work": a whole-region hunk of a 5,000,000-line rewrite is 10,000,000
+ * Bounded work: a whole-region hunk of a 5,000,000-line rewrite is 10,000,000
  * strings, and one JSON.stringify of it holds the event loop for seconds. A large response is
  * serialized here instead, in slices of SLICE_ITEMS array items with other calls let in
  * between; the result is byte for byte what JSON.stringify gives (plain data only: no toJSON,

@@ -17,10 +17,10 @@ export const zodValidator: FastifySchemaCompiler<z.ZodType> =
   };
 
 /**
- * For a body that callTool validates (once, with the null rule of SPEC §4): Fastify keeps the
+ * For a body that callTool validates (once, with the null rule: null is a left-out optional): Fastify keeps the
  * schema for the OpenAPI document but lets the value through as it came. The same for
  * sessionHeaders: the handler's sessionOf checks X-Session-Id (a zod pass over every header
- * and a copy of them per request was a measurable share of a 4 KB Read, issue 12).
+ * and a copy of them per request was a measurable share of a 4 KB Read).
  */
 export function bodyForCallTool<S>(route: FastifyRouteSchemaDef<S>): FastifyValidationResult {
   if (route.httpPart === 'body' || (route.httpPart === 'headers' && route.schema === sessionHeaders)) return passThrough;

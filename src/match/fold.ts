@@ -1,5 +1,5 @@
 /**
- * Line-break folding for matching (SPEC §6 step 4): CRLF and lone CR become LF, and a map
+ * Line-break folding for matching: CRLF and lone CR become LF, and a map
  * leads each folded offset back to the original text, so a match found on folded text splices
  * the original with every untouched byte (mixed line endings included) in place.
  */

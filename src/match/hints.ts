@@ -2,7 +2,7 @@ import { leadingWhitespace } from './indent.js';
 import { hasPrefix } from './line-prefix.js';
 
 /**
- * Hints for `details.closest` (SPEC §14): each difference between a file line and the old
+ * Hints for `details.closest`: each difference between a file line and the old
  * text's line, named so that the model can fix its call in one step.
  */
 

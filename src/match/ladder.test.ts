@@ -11,7 +11,7 @@ function edit(
   return r.kind === 'ok' ? applySplices(text, r.splices) : r;
 }
 
-describe('Edit matching (SPEC §6 step 4)', () => {
+describe('Edit matching', () => {
   it('replaces an exact match', () => {
     expect(edit('a\nb\nc\n', 'b', 'B')).toBe('a\nB\nc\n');
   });

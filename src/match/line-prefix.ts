@@ -1,6 +1,6 @@
 /**
- * Read's line-number prefixes (SPEC §5: `     1→`; other tools print digits and a tab) left in
- * old text by a model that copied Read's output (rung `line_numbers`, SPEC §14).
+ * Read's line-number prefixes (`     1→`; other tools print digits and a tab) left in
+ * old text by a model that copied Read's output (rung `line_numbers`).
  */
 const PREFIX = /^ *\d+(?:\u2192|\t)/;
 

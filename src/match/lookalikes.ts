@@ -1,5 +1,5 @@
 /**
- * Look-alike folding for rung `unicode` (SPEC §14): characters a model types for the file's
+ * Look-alike folding for rung `unicode`: characters a model types for the file's
  * plain ASCII ones, or the file has where the model typed ASCII. Both sides are folded.
  */
 const SPACES = /[\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]/g;

@@ -1,5 +1,5 @@
 /**
- * Curly-quote fallback (SPEC §6 step 4): models often type straight quotes where the file
+ * Curly-quote fallback: models often type straight quotes where the file
  * has typographic ones. Folding keeps string lengths, so offsets stay valid.
  */
 const CURLY = /[\u2018\u2019\u201C\u201D]/g;

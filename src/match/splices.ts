@@ -12,7 +12,7 @@ export function allIndexes(haystack: string, needle: string): number[] {
 }
 
 /**
- * SPEC §6 step 4: deleting whole line(s) that do not end with a line break also removes the
+ * Deleting whole line(s) that do not end with a line break also removes the
  * break after them, or, on a last line without a final break, the one before — so no blank
  * line is left. Offsets are folded ones: every break there is one '\n'.
  */

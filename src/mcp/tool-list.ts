@@ -4,7 +4,7 @@ import { errorResponseSchema } from '../http/error-schema.js';
 import { inputJsonSchema, resultJsonSchema, type JsonSchema } from '../tools/json-schema.js';
 import type { ToolDefinition } from '../tools/types.js';
 
-/** Tools that only look (SPEC §15 readOnlyHint); every other tool writes. */
+/** Tools that only look (readOnlyHint); every other tool writes. */
 const READ_ONLY_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS']);
 
 const ERROR_SCHEMA = (() => {
@@ -14,7 +14,7 @@ const ERROR_SCHEMA = (() => {
 })();
 
 /**
- * SPEC §15: an object schema admitting both the REST `result` and the `{ error }` shape, because
+ * An object schema admitting both the REST `result` and the `{ error }` shape, because
  * the SDK's client validates `structuredContent` of error results against it too. Definitions
  * are hoisted to the root so `#/$defs/...` references still resolve.
  */

@@ -6,14 +6,14 @@ interface ImageFile {
   media_type: string;
 }
 
-/** Read of an image: `{ type: 'image', file: { base64, media_type } }` (SPEC §5). */
+/** Read of an image: `{ type: 'image', file: { base64, media_type } }`. */
 function imageOf(result: unknown): ImageFile | null {
   const r = result as { type?: unknown; file?: Partial<ImageFile> } | null;
   if (r?.type !== 'image' || typeof r.file?.base64 !== 'string' || typeof r.file.media_type !== 'string') return null;
   return { base64: r.file.base64, media_type: r.file.media_type };
 }
 
-/** SPEC §15: structuredContent = the REST result, text content = the REST text, images as image content. */
+/** StructuredContent = the REST result, text content = the REST text, images as image content. */
 export function successResult(answer: { result: unknown; text: string }): CallToolResult {
   const content: CallToolResult['content'] = [{ type: 'text', text: answer.text }];
   const image = imageOf(answer.result);
@@ -21,7 +21,7 @@ export function successResult(answer: { result: unknown; text: string }): CallTo
   return { content, structuredContent: answer.result as Record<string, unknown> };
 }
 
-/** SPEC §15: a sidefile error is a tool result the model reads, not a protocol error. */
+/** A sidefile error is a tool result the model reads, not a protocol error. */
 export function errorResult(error: ToolError): CallToolResult {
   return {
     content: [{ type: 'text', text: error.message }],

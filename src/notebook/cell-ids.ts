@@ -19,13 +19,13 @@ export function freshCellId(cells: unknown[], make: () => string = randomCellId)
   }
 }
 
-/** Cells carry ids from nbformat 4.5 on (SPEC §9). */
+/** Cells carry ids from nbformat 4.5 on. */
 export function notebookHasIds(nbformat: number, minor: number): boolean {
   return nbformat > 4 || (nbformat === 4 && minor >= 5);
 }
 
 /**
- * SPEC §9: a cell by its `id`; failing that, `cell-N` is the 0-based index N. `allowEnd` lets
+ * A cell by its `id`; failing that, `cell-N` is the 0-based index N. `allowEnd` lets
  * N equal the number of cells (replace there becomes an insert).
  */
 export function findCell(cells: unknown[], cellId: string, allowEnd = false): number {

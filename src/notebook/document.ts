@@ -11,7 +11,7 @@ export interface NotebookDocument {
   text: string;
   /** A leading BOM character, put back in front of the result. */
   bom: string;
-  /** True when the file's layout was not recognized and it was re-indented (SPEC §9). */
+  /** True when the file's layout was not recognized and it was re-indented. */
   reformatted: boolean;
   /** Length of the text given to openNotebook (BOM included). */
   inputLength: number;
@@ -34,7 +34,7 @@ function invalid(why: string): ToolError {
 
 /**
  * Parses and locates; throws INVALID_NOTEBOOK for anything NotebookEdit cannot edit: what is not
- * notebook JSON (parseNotebook, the one rule), and any nbformat but 4 (SPEC §9).
+ * notebook JSON (parseNotebook, the one rule), and any nbformat but 4.
  */
 export function openNotebook(input: string): NotebookDocument {
   const bom = input.charCodeAt(0) === 0xfeff ? '\ufeff' : '';

@@ -11,7 +11,7 @@ export interface NotebookBytesEdit {
 }
 
 /**
- * NotebookEdit's whole computation on bytes (SPEC §9, §8 round-trip guard): decode, check the
+ * NotebookEdit's whole computation on bytes (round-trip guard): decode, check the
  * round trip, edit one cell, encode only what changed. The same code runs on the event loop for
  * small notebooks and on the worker thread for large ones (off-loop.ts).
  */

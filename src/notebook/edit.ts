@@ -12,7 +12,7 @@ export type NewCellType = 'code' | 'markdown';
 
 export interface NotebookEditRequest {
   cellId?: string;
-  /** Required for replace and insert; ignored by delete (SPEC §9). */
+  /** Required for replace and insert; ignored by delete. */
   newSource?: string;
   cellType?: NewCellType;
   editMode: EditMode;
@@ -54,7 +54,7 @@ function invalidInput(field: string, message: string): ToolError {
 }
 
 /**
- * Applies one NotebookEdit (SPEC §9) to a notebook's text. Only the edited cell's bytes change:
+ * Applies one NotebookEdit to a notebook's text. Only the edited cell's bytes change:
  * the new cell text is spliced over the old cell's span, and nothing else is re-serialized.
  */
 export function editNotebook(input: string, request: NotebookEditRequest, makeId: () => string = randomCellId): NotebookEditOutcome {
@@ -84,7 +84,7 @@ export function editNotebook(input: string, request: NotebookEditRequest, makeId
   return replaceCell(doc, index, newSource, request.cellType);
 }
 
-/** SPEC §9: a real id as it is; a `cell-N` must still be the cell the session was shown at N. */
+/** A real id as it is; a `cell-N` must still be the cell the session was shown at N. */
 function locateCell(cells: unknown[], cellId: string, positions: CellPositions | undefined, allowEnd: boolean): number {
   const byId = cells.findIndex((cell) => isObject(cell) && cell['id'] === cellId);
   if (byId >= 0) return byId;

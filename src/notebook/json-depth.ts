@@ -1,7 +1,7 @@
 /**
  * Deepest nesting any notebook value may have. Real notebooks stay under ~30 (widget state,
  * JSON outputs); 100,000 levels made re-indenting build a string past V8's limit (500
- * INTERNAL). Past this the file is not parsed as a notebook at all (SPEC §8: "answered as
+ * INTERNAL). Past this the file is not parsed as a notebook at all ("answered as
  * INVALID_NOTEBOOK when it cannot be parsed safely").
  */
 export const MAX_NOTEBOOK_DEPTH = 512;

@@ -15,12 +15,12 @@ export interface JsonLayout {
   sortedKeys: boolean;
 }
 
-/** The layout Jupyter writes; used for a notebook in no recognizable layout (SPEC §9). */
+/** The layout Jupyter writes; used for a notebook in no recognizable layout. */
 export function jupyterLayout(eol: string): JsonLayout {
   return { eol, unit: ' ', keySep: ': ', asciiOnly: false, sortedKeys: false };
 }
 
-/** The file's most common line break (LF on a tie), as Edit uses for new lines (SPEC §6). */
+/** The file's most common line break (LF on a tie), as Edit uses for new lines. */
 export function detectEol(text: string): string {
   return dominantLineBreak(text);
 }

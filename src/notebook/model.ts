@@ -30,17 +30,17 @@ export function isObject(value: unknown): value is JsonObject {
 export const TOO_DEEP = `its JSON nests deeper than ${MAX_NOTEBOOK_DEPTH} levels`;
 
 /**
- * The one rule for "notebook JSON" (SPEC §5, §7, §9, §13), used by Read (else a text file with
+ * The one rule for "notebook JSON", used by Read (else a text file with
  * `notebook_error`), Write and ApplyPatch's Add (else INVALID_NOTEBOOK), NotebookEdit (which
  * also needs nbformat 4), Grep and restore:
- * - nests at most MAX_NOTEBOOK_DEPTH levels (SPEC §8: never parsed when it is not safe to),
+ * - nests at most MAX_NOTEBOOK_DEPTH levels (never parsed when it is not safe to),
  * - is valid JSON and an object,
  * - `nbformat` is an integer in NBFORMAT_MAJORS,
  * - nbformat 4: `cells` is an array; nbformat 2/3: `worksheets`, when present, is an array whose
  *   first worksheet is an object with, when present, a `cells` array (nbformat reads both of
  *   its own test files without worksheets or without cells as empty notebooks).
  * Nothing else is checked: `nbformat_minor` absent or not an integer reads as 0, and cells are
- * not validated (SPEC §9: "a schema-invalid notebook that has cells is still edited").
+ * not validated ("a schema-invalid notebook that has cells is still edited").
  */
 export function parseNotebook(text: string, opts: { depthCheckedAfter?: boolean } = {}): ParseOutcome {
   // `depthCheckedAfter`: the caller scans the text anyway and checks its depth right after the
@@ -121,7 +121,7 @@ function joinKeys(object: JsonObject, keys: readonly string[]): void {
   }
 }
 
-/** SPEC §5: language_info.name, else kernelspec.language, else python. */
+/** Language_info.name, else kernelspec.language, else python. */
 export function notebookLanguage(root: JsonObject): string {
   const metadata = root['metadata'];
   if (isObject(metadata)) {
@@ -142,7 +142,7 @@ export function joinMultiline(value: unknown): string {
   return '';
 }
 
-/** The cell's `id` when it has a usable one, else `cell-N` (SPEC §5). */
+/** The cell's `id` when it has a usable one, else `cell-N`. */
 export function cellIdAt(cell: unknown, index: number): string {
   if (isObject(cell) && typeof cell['id'] === 'string' && cell['id'] !== '') return cell['id'];
   return `cell-${index}`;

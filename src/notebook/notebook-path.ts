@@ -1,4 +1,4 @@
-/** A Jupyter notebook by its name (SPEC §5, §6, §9): `.ipynb`, in any case (`NB.IPYNB` too). */
+/** A Jupyter notebook by its name: `.ipynb`, in any case (`NB.IPYNB` too). */
 export function isNotebookPath(relative: string): boolean {
   return relative.toLowerCase().endsWith('.ipynb');
 }

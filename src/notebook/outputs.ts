@@ -1,7 +1,7 @@
 import { isObject, joinMultiline, type JsonObject } from './model.js';
 import type { NotebookOutput } from './schema.js';
 
-/** Each output's text is cut here in both `text` and `result` (SPEC §5), so results stay bounded. */
+/** Each output's text is cut here in both `text` and `result`, so results stay bounded. */
 export const OUTPUT_TEXT_LIMIT = 2000;
 export const TRUNCATED_MARK = '… [truncated]';
 
@@ -57,7 +57,7 @@ function withText(type: string, text: string): NotebookOutput {
 }
 
 /**
- * SPEC §5: an error output always shows `ename: evalue`, added in front when the traceback
+ * An error output always shows `ename: evalue`, added in front when the traceback
  * does not contain it (a kernel may send a traceback of frames only, or none), then the
  * traceback. Compared without ANSI codes: IPython colours the ename in its last line.
  */

@@ -2,7 +2,7 @@ import { ToolError } from '../errors.js';
 import type { CellMove, CellPositions } from '../read-state/types.js';
 
 /**
- * SPEC §9 "Positions move": a `cell-N` id names the cell the session was last shown at N, not
+ * Positions move: a `cell-N` id names the cell the session was last shown at N, not
  * whatever sits at N now.
  *
  * Which cell is "the cell last shown at N": positions are only ever shown by a Read or a Write
@@ -67,7 +67,7 @@ export function afterMove(positions: CellPositions | undefined, shownNow: number
   return move === null ? base : { shown: base.shown, moves: [...base.moves, move] };
 }
 
-/** SPEC §9's renumbering sentence for an insert or delete at `at` with `later` cells after it. */
+/** The contract's renumbering sentence for an insert or delete at `at` with `later` cells after it. */
 export function renumberedText(kind: CellMove['kind'], at: number, later: number): string {
   if (later <= 0) return '';
   const first = kind === 'insert' ? at : at + 1;

@@ -13,7 +13,7 @@ import { summarizeOutput } from './outputs.js';
 import { renderCell } from './render.js';
 import type { NotebookCell, NotebookReadResult } from './schema.js';
 
-/** SPEC §5: a result text over 100,000 characters is too large; a page stays under it. */
+/** A result text over 100,000 characters is too large; a page stays under it. */
 export const NOTEBOOK_TEXT_BUDGET = 100_000;
 /** Room kept for the closing hint, so a page plus its hint never exceeds the budget. */
 const HINT_RESERVE = 300;
@@ -23,7 +23,7 @@ export type ReadNotebookOutcome =
   { ok: true; result: NotebookReadResult; text: string; range: SeenRange | null; total: number } | { ok: false; error: string };
 
 /**
- * Reads a notebook as cells (SPEC §5): `offset`/`limit` count cells (1-based); a page holds as
+ * Reads a notebook as cells: `offset`/`limit` count cells (1-based); a page holds as
  * many cells as fit in the text budget and ends with the hint to continue. `ok: false` means the
  * text is not notebook JSON, and Read returns it as a text file with `notebook_error`.
  */

@@ -3,7 +3,7 @@ import { isJsonSpace } from './json-scan.js';
 /**
  * Re-indents valid JSON without touching a token: strings (escapes included), numbers (1.0 stays
  * 1.0) and key order are copied as they are; only the whitespace between tokens changes, to
- * json.dumps(indent=1)'s layout. Used for a notebook in no recognizable layout (SPEC §9), so that
+ * json.dumps(indent=1)'s layout. Used for a notebook in no recognizable layout, so that
  * even then nothing but whitespace moves outside the edited cell. Text after the root value
  * (a trailing newline, or none) is kept.
  */

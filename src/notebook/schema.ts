@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** One output of a cell as Read reports it (SPEC §5): text, or a placeholder for an image. */
+/** One output of a cell as Read reports it: text, or a placeholder for an image. */
 export const notebookOutputSchema = z
   .object({
     output_type: z.string().describe('Jupyter output type: stream, execute_result, display_data or error (nbformat 3: pyout, pyerr).'),

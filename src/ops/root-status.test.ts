@@ -12,7 +12,7 @@ function folder(refused: number): RootStatusFs {
   };
 }
 
-describe('rootProblem (SPEC §10 /readyz reasons)', () => {
+describe('rootProblem (/readyz reasons)', () => {
   it('is null for a readable, writable folder', async () => {
     expect(await rootProblem('/ws', false, folder(0))).toBeNull();
   });

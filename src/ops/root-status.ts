@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 
-/** Why the root cannot serve (SPEC §10 `/readyz` reasons); null when it can. */
+/** Why the root cannot serve (`/readyz` reasons); null when it can. */
 export type RootProblem = 'root missing' | 'root not a folder' | 'root not readable' | 'root not writable';
 
 /** The file-system calls the check makes: a seam so tests can play an unwritable root as root. */
@@ -12,7 +12,7 @@ export interface RootStatusFs {
 
 const REAL_FS: RootStatusFs = { stat, access };
 
-/** Checked with stat and access(2) only: no probe file is created (SPEC §10). */
+/** Checked with stat and access(2) only: no probe file is created. */
 export async function rootProblem(root: string, readOnly: boolean, fs: RootStatusFs = REAL_FS): Promise<RootProblem | null> {
   try {
     if (!(await fs.stat(root)).isDirectory()) return 'root not a folder';

@@ -18,7 +18,7 @@ function failure(run: () => unknown): { line: unknown; message: string; details:
 
 const wrap = (body: string) => `*** Begin Patch\n${body}*** End Patch\n`;
 
-describe('parsePatch (V4A, SPEC §13)', () => {
+describe('parsePatch (V4A)', () => {
   it('parses Add, Delete and Update with Move to and an anchored hunk', () => {
     const ops = parsePatch(
       wrap(

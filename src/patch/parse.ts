@@ -2,7 +2,7 @@ import path from 'node:path';
 import { ToolError } from '../errors.js';
 
 /**
- * The V4A patch format (SPEC §13) — what OpenAI's models emit — parsed into file operations.
+ * The V4A patch format — what OpenAI's models emit — parsed into file operations.
  *
  * Choices, following Codex's parser (codex-rs/apply-patch) where the format is silent:
  * - Lenient about whitespace around markers (`  *** Update File: a`, `*** End Patch `), about

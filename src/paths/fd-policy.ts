@@ -5,7 +5,7 @@ import { isInside, toRelative } from './lexical.js';
 import { syncFolder } from './folder-sync.js';
 
 /**
- * SPEC §3 "Under races": the check is made on what was actually opened, not on a path looked
+ * Under races: the check is made on what was actually opened, not on a path looked
  * at earlier. Every file-system step of every tool goes through this module:
  *
  * - A folder is opened (following links: where it leads is what gets checked), then the real

@@ -1,7 +1,7 @@
 import picomatch from 'picomatch';
 
 /**
- * Deny globs (SPEC §1): comma-separated, commas inside `{}` do not split, anchored at the
+ * Deny globs: comma-separated, commas inside `{}` do not split, anchored at the
  * root, dot files match, matched against the root-relative resolved path with `/` separators.
  */
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { ToolError } from '../errors.js';
 
 /**
- * SPEC §3's lexical checks: decided on the string alone, before any file system access.
+ * The contract's lexical checks: decided on the string alone, before any file system access.
  *
  * Decisions (each tested in lexical.test.ts):
  * - A relative path is relative to the root; an absolute one must lie inside it.

@@ -21,7 +21,7 @@ const ATTEMPTS = 3;
  * Opens a resolved file for reading and proves the handle is a file inside the root that no
  * deny glob names, and the very file that was resolved.
  *
- * Security (SPEC §3 "Under races"): the parent folder is opened and its descriptor's real path
+ * Security: the parent folder is opened and its descriptor's real path
  * checked (fd-policy.ts); the file is opened by name in that folder with O_NOFOLLOW, and its own
  * descriptor's real path is checked against the root and the deny globs before a byte is read.
  * A swap to the outside is PATH_OUTSIDE_WORKSPACE. A file that is not the one resolved (an

@@ -12,7 +12,7 @@ export { checkLexical, isInside } from './lexical.js';
 export type ResolvedTarget = ResolvedPath;
 
 /**
- * SPEC §3 in full: the lexical checks, then the real path, which must be the root or lie
+ * The whole path policy: the lexical checks, then the real path, which must be the root or lie
  * under `root + sep`. `root` must already be a real path (the config resolves it once).
  *
  * Errors, all in terms of the requested relative path (never the root, never a link target):

@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 
-/** A request path after SPEC §3 checks. */
+/** A request path after checks. */
 export interface ResolvedPath {
   /** Relative to the root, `/` separators, as shown in responses. */
   relative: string;
@@ -12,7 +12,7 @@ export interface ResolvedPath {
   stat: Stats | null;
   /**
    * The deny globs of the call's access, matched against a root-relative real path: applied
-   * again to what is actually opened (SPEC §3 "Under races"). Set by the route's resolver;
+   * again to what is actually opened. Set by the route's resolver;
    * absent only on targets built by hand (nothing denied).
    */
   denied?: (relativeReal: string) => boolean;

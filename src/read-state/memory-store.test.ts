@@ -140,7 +140,7 @@ describe('MemoryReadStateStore', () => {
     expect(store.get('A', '/f')!.advanced).toBeUndefined();
   });
 
-  describe('the text cache keeps the versions records name (SPEC §14 stale diffs)', () => {
+  describe('the text cache keeps the versions records name', () => {
     const bytes = (text: string) => Buffer.from(text);
     const wrote = (hash: string) => ({ stamp: changed, hash, unit: 'lines' as const, total: 1, bytes: bytes(hash) });
 

@@ -15,17 +15,17 @@ import {
 } from './session-files.js';
 
 export interface MemoryReadStateOptions {
-  /** A session idle this long is forgotten (SPEC §2, default 24 h). */
+  /** A session idle this long is forgotten (default 24 h). */
   ttlMs: number;
   /** Total records over all sessions; the least recently used goes first. */
   maxEntries: number;
-  /** Bytes of read versions kept for stale diffs, all sessions together (SPEC §14); default 64 MiB. */
+  /** Bytes of read versions kept for stale diffs, all sessions together; default 64 MiB. */
   textCacheBytes?: number;
   now?: () => number;
 }
 
 /**
- * In-memory read state (SPEC §2, §5): per session, real path → what was read of which version.
+ * In-memory read state: per session, real path → what was read of which version.
  * Bounded: idle sessions expire and the total number of records is capped (LRU over all
  * sessions); an evicted or expired read simply counts as not read.
  */
@@ -85,7 +85,7 @@ export class MemoryReadStateStore implements ReadStateStore {
       total: read.total ?? (sameVersion ? prev.total : null),
       seen: mergeRanges(seen),
       lastRangeKey: this.names.get(read.rangeKey),
-      // SPEC §9: a Read of a notebook shows every position.
+      // A Read of a notebook shows every position.
       ...(read.unit === 'cells' && read.total !== null ? { positions: { shown: read.total, moves: [] } } : {}),
     });
   }

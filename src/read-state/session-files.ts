@@ -6,7 +6,7 @@ import { sameStamp } from './unchanged.js';
  * collector marks every live object at each major collection, and one Map per session and a
  * Set over all records made a record ~1 KB in ~12 objects. A service that had served many
  * sessions then spent much of its time collecting (Read 100 KB with 16 clients: 794 against
- * 1,426 calls/s before any session; docs/benchmarks.md, session 16).
+ * 1,426 calls/s before any session).
  */
 export interface Session {
   lastActive: number;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_CACHED_FILE_BYTES, TextCache } from './text-cache.js';
 
-describe('TextCache (SPEC §14 read-state text cache)', () => {
+describe('TextCache (read-state text cache)', () => {
   it('keeps versions by hash within the total, least recently used dropped first', () => {
     const cache = new TextCache(10);
     cache.put('a', Buffer.alloc(4));

@@ -1,5 +1,5 @@
 /**
- * The read-state text cache (SPEC §14): the bytes of versions sessions have read or written,
+ * The read-state text cache: the bytes of versions sessions have read or written,
  * so that a stale write can be answered with the diff from the version the session read to the
  * current one. Keyed by content hash, so sessions that read the same version share one copy.
  * Bounded: files over 1 MiB are not kept, and the total (default 64 MiB, `--read-cache-mib`)

@@ -1,4 +1,4 @@
-/** What a session knew of a file when it read it (SPEC §5 "Read state"). */
+/** What a session knew of a file when it read it. */
 export interface FileStamp {
   size: number;
   mtimeMs: number;
@@ -19,7 +19,7 @@ export interface CellMove {
 }
 
 /**
- * What the session was last shown of a notebook's positions (SPEC §9 "Positions move"): every
+ * What the session was last shown of a notebook's positions: every
  * position by the last Read or Write (`shown` cells then), and since then only what its own
  * inserts and deletes did, in order. An insert answer also shows its new cell at `at`.
  */
@@ -37,13 +37,13 @@ export interface ReadRecord {
   total: number | null;
   /** Merged, sorted ranges seen of this version. */
   seen: SeenRange[];
-  /** Key of the last range returned (for dedup, SPEC §5); null after a write. */
+  /** Key of the last range returned (for dedup); null after a write. */
   lastRangeKey: string | null;
   /** Notebooks: the positions the session was shown (a Read shows them all). */
   positions?: CellPositions;
   /**
    * Set when a stale Edit's whole diff was shown and the record was moved to the current version
-   * (SPEC §14): edits may land, Write and NotebookEdit still need a new read.
+   *: edits may land, Write and NotebookEdit still need a new read.
    */
   advanced?: boolean;
 }
@@ -57,7 +57,7 @@ export interface ReadObservation {
   range: SeenRange | null;
   /** Offset/limit with defaults filled in, e.g. "lines:1:2000". */
   rangeKey: string;
-  /** The whole file's bytes when the read had them (kept in the text cache, SPEC §14). */
+  /** The whole file's bytes when the read had them (kept in the text cache). */
   bytes?: Buffer;
 }
 
@@ -68,7 +68,7 @@ export interface WriteObservation {
   total: number | null;
   /** A NotebookEdit's positions after it; absent: the write showed every position (Write). */
   positions?: CellPositions;
-  /** The bytes written (kept in the text cache, SPEC §14). */
+  /** The bytes written (kept in the text cache). */
   bytes?: Buffer;
 }
 
@@ -80,7 +80,7 @@ export interface ReadStateStore {
   /** After a write tool's success: the session has seen the new version in full; dedup cleared. */
   recordWrite(session: string, realPath: string, write: WriteObservation): void;
   /**
-   * SPEC §14: a stale edit whose whole diff was shown moves the session's record to the current
+   * A stale edit whose whole diff was shown moves the session's record to the current
    * version, keeping the ranges it had seen, marked `advanced`.
    */
   advance(session: string, realPath: string, version: WriteObservation): void;

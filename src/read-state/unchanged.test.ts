@@ -9,7 +9,7 @@ function rec(over: Partial<ReadRecord> = {}): ReadRecord {
   return { stamp, hash: sha256Hex(bytes), unit: 'lines', total: 1, seen: [[1, 1]], lastRangeKey: null, ...over };
 }
 
-describe('isUnchangedSince (SPEC §5)', () => {
+describe('isUnchangedSince', () => {
   it('is true when size, mtime, ctime and inode are the same', () => {
     expect(isUnchangedSince(rec(), { ...stamp })).toBe(true);
   });
@@ -31,7 +31,7 @@ describe('isUnchangedSince (SPEC §5)', () => {
   });
 });
 
-describe('hasSeenInFull (SPEC §5)', () => {
+describe('hasSeenInFull', () => {
   it('holds for one full read or pages that add up to everything', () => {
     expect(hasSeenInFull(rec({ total: 10, seen: [[1, 10]] }))).toBe(true);
     expect(

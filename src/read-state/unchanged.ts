@@ -2,7 +2,7 @@ import { createHash, webcrypto } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FileStamp, ReadRecord, SeenRange } from './types.js';
 
-/** The four stat fields SPEC §5 compares. */
+/** The four stat fields compares. */
 export function stampOf(st: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): FileStamp {
   return { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
 }
@@ -34,7 +34,7 @@ export async function sha256HexInPool(bytes: Buffer): Promise<string> {
 const HASH_SLICE = 4 * 1024 * 1024;
 
 /**
- * sha256Hex that never holds the event loop long (SPEC §8 "Bounded work"): a 64 MiB file takes
+ * sha256Hex that never holds the event loop long: a 64 MiB file takes
  * ~150 ms to hash, so a large buffer is hashed in slices with other calls let in between.
  */
 export async function sha256HexSliced(bytes: Buffer): Promise<string> {
@@ -48,7 +48,7 @@ export async function sha256HexSliced(bytes: Buffer): Promise<string> {
 }
 
 /**
- * SPEC §5 "unchanged since the read", the one function every write tool calls: same size,
+ * "unchanged since the read", the one function every write tool calls: same size,
  * mtime, ctime and inode; or, when any moved, the same content hash (a `touch`, or a checkout
  * restoring the same bytes, is not a change). Without a recorded hash (file too large to hash)
  * or without the current bytes, any move of the four counts as a change.
@@ -74,7 +74,7 @@ export function mergeRanges(ranges: readonly SeenRange[]): SeenRange[] {
 }
 
 /**
- * SPEC §5 "seen in full": the reads of this version together covered every line (or cell).
+ * Seen in full: the reads of this version together covered every line (or cell).
  * An empty file (total 0) is seen in full once read; an unknown total (huge file not yet
  * indexed) never is.
  */

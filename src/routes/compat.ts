@@ -18,10 +18,10 @@ const answer = z
   })
   .describe('Always 200: a failed command is `is_error: true` with the message for the model.');
 
-/** Failures that keep their own status here: the caller is not let in at all (SPEC §16). */
+/** Failures that keep their own status here: the caller is not let in at all. */
 const PASS_THROUGH = new Set(['UNAUTHORIZED', 'ORIGIN_DENIED']);
 
-/** `POST /v1/compat/anthropic/text-editor` (SPEC §16). */
+/** `POST /v1/compat/anthropic/text-editor`. */
 export function registerCompatRoutes(app: FastifyInstance, services: AppServices, tools: readonly ToolDefinition[]): void {
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'POST',

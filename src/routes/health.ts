@@ -5,7 +5,7 @@ import type { AppServices } from '../app-services.js';
 import { errorResponses } from '../http/error-schema.js';
 import { rootProblem } from '../ops/root-status.js';
 
-/** GET /healthz and GET /readyz (SPEC §10): public, reveal nothing of the workspace. */
+/** GET /healthz and GET /readyz: public, reveal nothing of the workspace. */
 export function registerHealthRoutes(app: FastifyInstance, services: AppServices, version: string): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.route({

@@ -5,7 +5,7 @@ import type { HistoryVersion } from '../history/types.js';
 import { VERSION_ID_PATTERN } from '../history/version-id.js';
 import { compileGlobs } from '../paths/globs.js';
 
-/** SPEC §10: `GET /v1/history` lists one file's versions, or (without file_path) the workspace's newest. */
+/** `GET /v1/history` lists one file's versions, or (without file_path) the workspace's newest. */
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;

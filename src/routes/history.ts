@@ -68,7 +68,7 @@ const RESTORE_CODES: readonly ErrorCode[] = [
   'INTERNAL',
 ];
 
-/** `GET /v1/history` and `POST /v1/history/restore` (SPEC §10). */
+/** `GET /v1/history` and `POST /v1/history/restore`. */
 export function registerHistoryRoutes(app: FastifyInstance, services: AppServices, denyRead: readonly string[] = []): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.route({

@@ -6,7 +6,7 @@ import { errorResponses } from '../http/error-schema.js';
 import { ID_PATTERN } from '../http/session.js';
 import { SECURED } from './tools.js';
 
-/** DELETE /v1/sessions/:id (SPEC §2): forget a session's reads, e.g. after context compaction. */
+/** DELETE /v1/sessions/:id: forget a session's reads, e.g. after context compaction. */
 export function registerSessionRoutes(app: FastifyInstance, services: AppServices): void {
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'DELETE',

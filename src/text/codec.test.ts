@@ -14,7 +14,7 @@ const manifest = (HAS_CORPUS ? JSON.parse(fs.readFileSync(path.join(corpus, 'tex
   { encoding: string; text: string }
 >;
 
-/** The manifest's names → what SPEC §5 reports. */
+/** The manifest's names → what reports. */
 function expected(name: string): { encoding: string; bom: boolean } {
   const bom = name.endsWith(' with BOM');
   const base = name.replace(/ with BOM$/, '');
@@ -132,7 +132,7 @@ describe('encodeText', () => {
   });
 });
 
-describe('roundTrips (SPEC §8 guard)', () => {
+describe('roundTrips (guard)', () => {
   it('is false when an override decoded the bytes lossily', () => {
     const bytes = Buffer.from([0x61, 0xff, 0x0a]); // 0xFF is no EUC-KR byte
     const decoded = decodeText(bytes, 'euc-kr');

@@ -7,7 +7,7 @@ import { detectLineEndings, type LineEndings } from './line-endings.js';
 export { detectLineEndings, dominantLineBreak, type LineEndings } from './line-endings.js';
 
 /**
- * The one text codec every tool uses (SPEC §5 encodings, §8 round-trip guard): bytes → text with
+ * The one text codec every tool uses (encodings, the round-trip guard): bytes → text with
  * the encoding, BOM and line endings they came in, and text → the same kind of bytes.
  */
 
@@ -75,7 +75,7 @@ const ALIASES: Record<string, string> = {
   'us-ascii': 'utf-8',
 };
 
-/** `CP1252` → `windows-1252`, `UTF8` → `utf-8`: the names SPEC §5 reports. */
+/** `CP1252` → `windows-1252`, `UTF8` → `utf-8`: the names reports. */
 export function canonicalEncoding(name: string): string {
   const n = name.trim().toLowerCase();
   const cp = /^(?:cp|windows)-?(125\d)$/.exec(n);
@@ -207,7 +207,7 @@ export function encodeText(text: string, enc: TextEncoding): Buffer {
   return bom ? Buffer.concat([bom, body]) : body;
 }
 
-/** SPEC §8 round-trip guard: encoding the decoded text gives back exactly these bytes. */
+/** Round-trip guard: encoding the decoded text gives back exactly these bytes. */
 export function roundTrips(bytes: Buffer, decoded: DecodedText): boolean {
   try {
     return encodeText(decoded.text, decoded).equals(bytes);

@@ -1,5 +1,5 @@
 /**
- * SPEC §5's control-byte test (sniff.ts) in one pass over a head, 16 bytes a step, in WebAssembly
+ * The contract's control-byte test (sniff.ts) in one pass over a head, 16 bytes a step, in WebAssembly
  * SIMD: the 27 memchr calls it replaces took four times as long on a 5 KB head, a tenth of Grep's
  * time per file. Source: control-scan.wat (the test assembles it with wabt and compares the bytes).
  * Where WebAssembly is not available (`--jitless`) scanHead answers null and sniff goes byte by byte.

@@ -40,7 +40,7 @@ function nonAsciiBytes(bytes: Buffer): number {
   return n;
 }
 
-/** chardet names → the lowercase WHATWG/iconv names SPEC §5 reports. */
+/** chardet names → the lowercase WHATWG/iconv names reports. */
 function canonicalDetected(name: string): string[] {
   const n = name.toLowerCase();
   // GB18030 is a superset of GBK: say gbk when GBK holds the file (what its author chose).

@@ -1,4 +1,4 @@
-/** Line endings a text uses (SPEC §5 `line_endings`). */
+/** Line endings a text uses (`line_endings`). */
 export type LineEndings = 'LF' | 'CRLF' | 'CR' | 'mixed' | 'none';
 
 export interface LineBreakCounts {
@@ -41,7 +41,7 @@ export function detectLineEndings(text: string): LineEndings {
   return lineEndingsOf(countLineBreaks(text));
 }
 
-/** The most common break; LF on a tie or when there is none (SPEC §6 step 5). */
+/** The most common break; LF on a tie or when there is none. */
 export function dominantLineBreak(text: string): '\n' | '\r\n' | '\r' {
   // Without a CR there are LF breaks or none: LF either way.
   if (text.indexOf('\r') === -1) return '\n';

@@ -23,7 +23,7 @@ function scanInChunks(buf: Buffer, layout: UnitLayout, cuts: number[], from = 0)
   return found;
 }
 
-/** Reference: SPEC §5 line breaks found on the decoded text, as code-unit offsets. */
+/** Reference: line breaks found on the decoded text, as code-unit offsets. */
 function reference(text: string): Array<[number, number, BreakKind]> {
   const out: Array<[number, number, BreakKind]> = [];
   for (let i = 0; i < text.length; i++) {

@@ -1,5 +1,5 @@
 /**
- * Finds line breaks (LF, CRLF, lone CR — SPEC §5 "Lines") in encoded bytes without decoding
+ * Finds line breaks (LF, CRLF, lone CR — "Lines") in encoded bytes without decoding
  * them. In UTF-8 and every ASCII-compatible legacy encoding (GBK, GB18030, Big5, Shift_JIS,
  * EUC-*, Windows-125x, ISO-8859-x) the bytes 0x0A and 0x0D only ever mean LF and CR: they are
  * never part of a multi-byte character. UTF-16 and UTF-32 are scanned by code unit.

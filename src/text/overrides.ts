@@ -1,7 +1,7 @@
 import { compileGlobs } from '../paths/globs.js';
 
 /**
- * SIDEFILE_ENCODINGS (SPEC §1): `glob=encoding` pairs; the first glob matching the file's
+ * SIDEFILE_ENCODINGS: `glob=encoding` pairs; the first glob matching the file's
  * root-relative path names its encoding and detection is skipped.
  */
 type Pairs = ReadonlyArray<readonly [glob: string, encoding: string]>;

@@ -32,7 +32,7 @@ describe('sniff', () => {
     expect(sniff(Buffer.alloc(0))).toEqual({ kind: 'text' });
   });
 
-  it('calls one C0 control other than tab, line breaks, form feed and escape binary (SPEC §5)', () => {
+  it('calls one C0 control other than tab, line breaks, form feed and escape binary', () => {
     for (const c of [0x01, 0x02, 0x07, 0x08, 0x0e, 0x1a, 0x1f, 0x7f]) {
       expect(
         sniff(Buffer.from(`a long line of ordinary text ${String.fromCharCode(c)} and more\n`, 'latin1')),
@@ -42,7 +42,7 @@ describe('sniff', () => {
     expect(sniff(Buffer.from('tab\there\fform feed\vvertical tab\rCR\r\nCRLF\n\x1b[1mbold\x1b[0m\n'))).toEqual({ kind: 'text' });
   });
 
-  it('calls a long run of one repeated non-ASCII byte binary, short runs text (SPEC §5)', () => {
+  it('calls a long run of one repeated non-ASCII byte binary, short runs text', () => {
     const run = (byte: number, n: number) => Buffer.concat([Buffer.from('text before '), Buffer.alloc(n, byte), Buffer.from(' after\n')]);
     for (const byte of [0x80, 0xa1, 0xc3, 0xff]) {
       expect(sniff(run(byte, HIGH_BYTE_RUN)), `0x${byte.toString(16)}`).toEqual({ kind: 'binary' });
@@ -53,7 +53,7 @@ describe('sniff', () => {
   });
 });
 
-/** SPEC §5's rule byte by byte, for heads without a magic number or BOM (as sniff was before its fast paths). */
+/** The contract's rule byte by byte, for heads without a magic number or BOM (as sniff was before its fast paths). */
 function plainKind(head: Buffer): 'text' | 'binary' {
   let run = 0;
   for (let i = 0; i < head.length; i++) {

@@ -2,7 +2,7 @@ import { BOMS, hasBytesAt, hasWideBom } from './codec.js';
 import { HAS_CONTROL, HAS_HIGH, scanHead } from './control-scan.js';
 
 /**
- * What kind of file a head of bytes belongs to (SPEC §5 binary vs image). Images are known by
+ * What kind of file a head of bytes belongs to (binary vs image). Images are known by
  * their magic bytes, never by the file name's extension.
  */
 export type SniffResult = { kind: 'text' } | { kind: 'binary' } | { kind: 'image'; mediaType: string };
@@ -50,7 +50,7 @@ const BINARY_MAGIC: Buffer[] = [
 
 /**
  * 1 for the C0 controls other than tab, the line breaks (LF, VT, CR), form feed and escape
- * (ANSI colours). SPEC §5: no candidate encoding makes plausible text of them — no legacy
+ * (ANSI colours). no candidate encoding makes plausible text of them — no legacy
  * encoding uses bytes below 0x20 inside a character, so one of them marks the file binary.
  */
 const IS_CONTROL = new Uint8Array(256);
@@ -115,7 +115,7 @@ function magicKind(head: Buffer): SniffResult | undefined {
 }
 
 /**
- * A whole file's kind as Read decides it (SPEC §5): its head's sniff, and a file whose head looks
+ * A whole file's kind as Read decides it: its head's sniff, and a file whose head looks
  * like text is still binary with a NUL further in, unless it is UTF-16/32 (BOM-marked), which is
  * full of NUL bytes.
  */

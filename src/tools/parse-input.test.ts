@@ -22,7 +22,7 @@ function invalid(raw: unknown): unknown {
   throw new Error('expected INVALID_INPUT');
 }
 
-describe('tool input: null for an optional field means left out (SPEC §4)', () => {
+describe('tool input: null for an optional field means left out', () => {
   it('drops null for optional and defaulted fields, at any depth, in arrays and unions', () => {
     const parsed = parseToolInput(edits, {
       file_path: 'a',

@@ -3,7 +3,7 @@ import { ToolError } from '../errors.js';
 
 /**
  * Tool input validation, the same for every front end (REST, MCP, compat):
- * - SPEC §4: `null` for an optional field means the field was left out (model APIs in strict
+ * - `null` for an optional field means the field was left out (model APIs in strict
  *   mode send `null` for every optional they do not use). Decided from the schema, at any
  *   depth (MultiEdit's `edits[].replace_all`), so no tool writes it by hand; a field whose
  *   schema accepts null keeps its null.

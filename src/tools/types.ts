@@ -15,9 +15,9 @@ export { WRITE_TOOL_NAMES, type WriteEvent, type WriteToolName } from '../write/
 export interface ToolSettings extends WriteSettings {
   readOnly: boolean;
   historyVersions: number;
-  /** Deny-read globs (SPEC §1): the discovery walk makes matching entries invisible. */
+  /** Deny-read globs: the discovery walk makes matching entries invisible. */
   denyRead: string[];
-  /** Discovery budgets (SPEC §11). */
+  /** Discovery budgets. */
   searchTimeoutMs: number;
   searchMaxEntries: number;
 }
@@ -47,7 +47,7 @@ export interface ToolServices {
   writeListeners: Array<(event: WriteEvent) => void>;
   /** Run after each tool call, success or failure (metrics). */
   toolCallListeners: Array<(event: ToolCallEvent) => void>;
-  /** SPEC §3 resolution plus deny globs, read-only mode and the target kind, in SPEC §4 order. */
+  /** Resolution plus deny globs, read-only mode and the target kind, in order. */
   resolve(input: string, access: Access, kind?: TargetKind): Promise<ResolvedPath>;
 }
 
@@ -83,7 +83,7 @@ export interface ToolTarget {
   optional?: boolean;
 }
 
-/** The front end a call came through, for telemetry (SPEC §8). */
+/** The front end a call came through, for telemetry. */
 export type Transport = 'rest' | 'mcp' | 'compat';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous tool list needs an open default
@@ -106,7 +106,7 @@ export interface ToolDefinition<I extends Record<string, unknown> = any, R = any
    * (ApplyPatch's text/x-diff, so a free-form tool call needs no JSON escaping).
    */
   rawText?: { contentTypes: string[]; field: string };
-  /** Body media types the route accepts (SPEC §17); default `application/json` (plus `rawText`'s types). */
+  /** Body media types the route accepts; default `application/json` (plus `rawText`'s types). */
   bodyTypes?: readonly string[];
   /** `target` is null only for a tool without one, or an optional file target left out. */
   run(input: I, ctx: ToolContext, target: ResolvedPath | null): Promise<ToolOutput<R>>;

@@ -1,7 +1,7 @@
 import { ToolError, isToolError } from '../errors.js';
 
 /**
- * Maps a file-system failure to SPEC §4's codes. Messages name no path: the caller's message
+ * Maps a file-system failure to the contract's codes. Messages name no path: the caller's message
  * context is enough for the model, and an errno message could carry a path outside the root.
  */
 export function mapFsError(err: unknown): ToolError {
@@ -30,12 +30,12 @@ export function mapFsError(err: unknown): ToolError {
         { 'Retry-After': '1' },
       );
     default:
-      // The cause stays attached for the log (SPEC §8); the answer carries none of it.
+      // The cause stays attached for the log; the answer carries none of it.
       return Object.assign(new ToolError('INTERNAL', 'Internal error.'), { cause: err });
   }
 }
 
-/** Anything a tool call threw, as SPEC §4's error: ToolErrors as they are, errno codes mapped. */
+/** Anything a tool call threw, as the contract's error: ToolErrors as they are, errno codes mapped. */
 export function asToolError(err: unknown): ToolError {
   if (isToolError(err)) return err;
   const errno = (err as NodeJS.ErrnoException | null)?.code;

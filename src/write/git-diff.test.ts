@@ -140,7 +140,7 @@ describe('gitDiffOf', () => {
   });
 });
 
-describe('gitDiffOf against a repository whose objects and refs are links to another (SPEC §8)', () => {
+describe('gitDiffOf against a repository whose objects and refs are links to another', () => {
   /** `other` (outside) holds SECRET in a.txt; the workspace repository links into it. */
   async function plant(): Promise<{ root: string; other: string }> {
     const other = path.join(base, 'other');

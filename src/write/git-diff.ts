@@ -30,7 +30,7 @@ const MAX_BLOB = 64 * 1024 * 1024;
  * Security: the workspace is untrusted, so its `.git/config` may name programs (diff.external,
  * textconv, core.fsmonitor, hooks). No git binary runs: the HEAD blob is read in-process
  * (`src/write/git/`), every file through checked descriptors, and a read that leads outside
- * the root makes git_diff absent (SPEC §3 "Under races", §8).
+ * the root makes git_diff absent ("Under races").
  */
 export async function gitDiffOf(input: GitDiffInput): Promise<GitDiff | undefined> {
   try {

@@ -42,7 +42,7 @@ async function interrupted(renamed: number, removed: boolean) {
 const contents = async () =>
   Object.fromEntries(await Promise.all((await fsp.readdir(ws)).sort().map(async (n) => [n, await fsp.readFile(at(n), 'utf8')])));
 
-describe('journal commit records (SPEC §13: a crash during the renames is completed at start-up)', () => {
+describe('journal commit records (a crash during the renames is completed at start-up)', () => {
   for (const renamed of [0, 1, 2]) {
     it(`rolls forward a commit stopped after ${renamed} of 2 renames: all new, no temp file left`, async () => {
       await interrupted(renamed, false);

@@ -4,7 +4,7 @@ import { openCheckedDir } from '../paths/fd-policy.js';
 import { isInside } from '../paths/lexical.js';
 
 /**
- * The temp-file journal (SPEC §8): every temp file the atomic writer creates is listed before
+ * The temp-file journal: every temp file the atomic writer creates is listed before
  * it exists and unlisted once renamed or removed, so start-up can remove a crash's leftovers.
  *
  * One append-only file per data dir, `+"<temp path>"` / `-"<temp path>"` lines, through a
@@ -149,7 +149,7 @@ export async function cleanupJournal(dataDir: string, root?: string): Promise<nu
 }
 
 /**
- * A multi-file commit (ApplyPatch, SPEC §13): the renames and removals that make it visible.
+ * A multi-file commit (ApplyPatch): the renames and removals that make it visible.
  * Written and fsynced after every temp file is synced and checked, before the first rename;
  * marked done after the last. Start-up completes one that is not marked done (roll forward),
  * so after a crash either none or all of its changes are visible.

@@ -1,4 +1,4 @@
-/** The writer's last checks, made with no await between them and the rename (SPEC §8). */
+/** The writer's last checks, made with no await between them and the rename. */
 import type fs from 'node:fs';
 import { ToolError } from '../errors.js';
 import { type CheckedDir, outsideError } from '../paths/fd-policy.js';

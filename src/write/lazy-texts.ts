@@ -8,7 +8,7 @@
  * gives each literal with a getter its own accessor pair in the old generation, and that pair
  * kept the getter's closure — and the buffers it holds — alive through every young GC until
  * the next full one. Under Write 100 KB that was every write's buffers: external memory grew
- * ~40 MB/s with one client and a mark-compact ran every ~0.6 s with 16 (issue 12).
+ * ~40 MB/s with one client and a mark-compact ran every ~0.6 s with 16.
  */
 class LazyTexts {
   constructor(

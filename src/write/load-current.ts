@@ -32,7 +32,7 @@ export const SAFE_OPEN = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.co
 /**
  * Current bytes and stats from one open file, so both describe the same file. `dir` is the
  * target's folder as opened and checked (null: it does not exist, so neither does the file).
- * Security (SPEC §3 "Under races"): the file is opened by name in that folder, never following
+ * Security: the file is opened by name in that folder, never following
  * a last link, and its descriptor's real path is checked against the root and the write deny
  * globs before a byte is read; a folder that moved or a link swapped in is refused.
  */

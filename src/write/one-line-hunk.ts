@@ -2,7 +2,7 @@ import { commonHead, commonTail, countBreaks, lineStart } from './common-ends.js
 import type { PatchHunk } from './whole-hunk.js';
 
 /**
- * The hunk of a change that replaces exactly one line, made directly (issue 12): the diff
+ * The hunk of a change that replaces exactly one line, made directly: the diff
  * package spends ~100 µs tokenizing and searching even a small window for it, and one changed
  * line is the common Edit, NotebookEdit and Write. Null for any other change, and whenever
  * another minimal alignment could exist (either line equals a neighbour): the diff package

@@ -1,7 +1,7 @@
 import { NO_EOL, type HunkHeader, type PatchHunk, type RegionPart } from './whole-hunk.js';
 
 /**
- * SPEC §8 "Bounded work": a hunk whose `lines` are held as their JSON text (UTF-8), not as
+ * Bounded work: a hunk whose `lines` are held as their JSON text (UTF-8), not as
  * strings. A replace_all over 5,000,000 matches makes a 10,000,000-line hunk; as strings on the
  * event loop's heap they cost seconds of garbage collection. The worker thread builds this JSON
  * and transfers its bytes; the REST serializer (src/http/sliced-json.ts) sends them as they

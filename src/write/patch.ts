@@ -19,7 +19,7 @@ const DEFAULT_CONTEXT = 4;
 const WINDOW_MARGIN = 64;
 
 /**
- * SPEC §8 "Bounded work". Myers costs about D² + D·N for D edits over N lines, so D is capped
+ * "Bounded work". Myers costs about D² + D·N for D edits over N lines, so D is capped
  * at MAX_EDIT_LENGTH (D² part) and at LINE_BUDGET / N (long runs of equal lines). Past the cap
  * the changed region becomes one whole-region hunk. Measured on this machine: the capped search
  * takes under ~70 ms, so no diff holds the event loop long. Below MIN_EDIT_LENGTH the search

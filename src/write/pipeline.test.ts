@@ -63,7 +63,7 @@ function failingWrite(code: string): WriterFs {
 const file = (rel: string) => path.join(bed.root, rel);
 const temps = async () => (await fsp.readdir(bed.root)).filter((n) => n.startsWith('.sidefile-tmp-'));
 
-describe('the write pipeline (SPEC §8)', () => {
+describe('the write pipeline', () => {
   for (const [code, expected] of [
     ['ENOSPC', 'STORAGE_FULL'],
     ['EACCES', 'FS_PERMISSION_DENIED'],

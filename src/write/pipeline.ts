@@ -21,7 +21,7 @@ import { assertStillCurrent, checkReadState, type ReadRequirement } from './stal
 export { MAX_WRITE_BYTES, type CurrentFile } from './load-current.js';
 
 /**
- * The one write path of every write tool (Edit, Write, NotebookEdit, restore), SPEC §8:
+ * The one write path of every write tool (Edit, Write, NotebookEdit, restore):
  *
  *   lock(real path) → load current bytes + stat → FILE_TOO_LARGE → plan.precheck →
  *   read-state check (plan.requireRead) → plan.compute(current) → secret guard →
@@ -56,7 +56,7 @@ export interface ComputedWrite<T> {
   /** The patch and the new bytes' sha256 when the tool computed them already (off the loop). */
   patch?: TextPatch;
   hash?: string;
-  /** NotebookEdit: the cell positions the session has been shown after this edit (SPEC §9). */
+  /** NotebookEdit: the cell positions the session has been shown after this edit. */
   positions?: CellPositions;
 }
 
@@ -66,7 +66,7 @@ export interface WritePlan<T> {
   requireRead: ReadRequirement;
   unit: ReadUnit;
   /**
-   * SPEC §14: answer a stale read with the diff since it and move the read forward (Edit,
+   * Answer a stale read with the diff since it and move the read forward (Edit,
    * MultiEdit): how this tool decodes the file. Absent (Write, NotebookEdit): a plain answer, and
    * a read moved forward still counts as stale.
    */
@@ -124,7 +124,7 @@ interface Locked<T> {
 
 /**
  * Everything under the lock; `release` may be called early, once the new file is recorded.
- * Security (SPEC §3 "Under races"): the target's folder is opened and checked once, and every
+ * Security: the target's folder is opened and checked once, and every
  * step — load, history keep, last checks, temp file, rename, unlink — is made in it.
  */
 async function writeLocked<T>(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<T>, release: () => void): Promise<Locked<T>> {
@@ -204,7 +204,7 @@ async function store(
 ): Promise<{ version: string | null; patch: TextPatch }> {
   const { computed, bytes } = step;
   let version: string | null = null;
-  // Bounded work (SPEC §8): the diff is built in slices, before the write, so a huge one never
+  // Bounded work: the diff is built in slices, before the write, so a huge one never
   // holds the event loop; the hash stays overlapped with the fsync.
   const patch = computed.patch ?? (await makePatchSliced(target.relative, computed.before, computed.afterView ?? computed.after));
   // A large file's hash goes to the thread pool at once; it is done by the rename (`alongside`).

@@ -1,5 +1,5 @@
 /**
- * SPEC §14 placeholders: new text that adds a line saying code was left out
+ * Placeholders: new text that adds a line saying code was left out
  * (`// ... existing code ...`, `# rest of the file unchanged`, `<!-- rest of the page -->`) is
  * refused unless the replaced text had the same line — the model would otherwise delete the
  * code the line stands for.

@@ -1,6 +1,6 @@
 import { ToolError } from '../errors.js';
 
-/** Agent instruction files, protected at any depth (SPEC §8), in lower case. */
+/** Agent instruction files, protected at any depth, in lower case. */
 const PROTECTED_NAMES = new Set(['claude.md', 'claude.local.md', 'agents.md', 'gemini.md', 'qwen.md', '.cursorrules']);
 
 /**

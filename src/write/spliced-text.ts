@@ -56,7 +56,7 @@ export class SplicedText implements TextView {
     return [this.base.slice(0, this.start), this.text, this.base.slice(this.end)];
   }
 
-  /** countTextLines of the whole text (SPEC §5: a final break starts no line; "" has 0). */
+  /** countTextLines of the whole text (a final break starts no line; "" has 0). */
   lines(): number {
     let breaks = 0;
     let last = -1;

@@ -8,7 +8,7 @@ import { formatGitPatch, makePatch } from './patch.js';
 import { countTextLines } from './text-lines.js';
 
 /**
- * SPEC §14 "when the file changed since the read": FILE_MODIFIED_SINCE_READ from Edit,
+ * When the file changed since the read: FILE_MODIFIED_SINCE_READ from Edit,
  * MultiEdit and ApplyPatch carries `details.diff` from the version the session read (kept by
  * the read-state text cache) to the current one. When the whole diff fits in the message (200
  * lines), the session's read state moves to the current version with the coverage it had, so

@@ -26,7 +26,7 @@ export function checkReadState(
     );
   }
   if (!isUnchangedSince(rec, stampOf(stat), bytes)) throw staleError(ctx, target, rec, { bytes, stat }, staleDiff);
-  // A record moved forward by a stale edit's diff (SPEC §14) lets edits land, not whole-file writes.
+  // A record moved forward by a stale edit's diff lets edits land, not whole-file writes.
   if (rec.advanced && !staleDiff) throw plainStale(target);
   if (need === 'full' && !hasSeenInFull(rec)) {
     throw new ToolError(
@@ -38,7 +38,7 @@ export function checkReadState(
 }
 
 /**
- * SPEC §8's last staleness check, sync, right before the rename. ctime is left out: keeping
+ * The contract's last staleness check, sync, right before the rename. ctime is left out: keeping
  * the history version hard-links the inode, which moves its ctime. A moved size, mtime or inode
  * with the same bytes (a touch) is still the same file. `entry`: the lstat of `real` the
  * writer made just before, with nothing awaited since (undefined: lstat it here).

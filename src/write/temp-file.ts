@@ -23,7 +23,7 @@ export interface TempFile {
 const SYNC_WRITE_BYTES = 256 * 1024;
 
 /**
- * A temp file by descriptor, for the write path (issue 12): write, chmod, chown and close are
+ * A temp file by descriptor, for the write path: write, chmod, chown and close are
  * single cheap syscalls made in place; the create, the fsync (a wait on the disk) and large
  * writes go to the thread pool.
  */
@@ -116,7 +116,7 @@ const TEMP_ID_BYTES = 9;
 const tempIds = Buffer.alloc(TEMP_ID_BYTES * 256);
 let tempIdAt = tempIds.length;
 
-/** A fresh temp-file name (SPEC §8: `.sidefile-tmp-*`), for a file in the target's own folder. */
+/** A fresh temp-file name (`.sidefile-tmp-*`), for a file in the target's own folder. */
 export function newTempName(): string {
   if (tempIdAt + TEMP_ID_BYTES > tempIds.length) {
     randomFillSync(tempIds);

@@ -1,6 +1,6 @@
 import { countLineBreaks } from '../text/line-endings.js';
 
-/** Lines of a text per SPEC §5: a final line break does not start another line; "" has 0. */
+/** Lines of a text per a final line break does not start another line; "" has 0. */
 export function countTextLines(text: string): number {
   if (text === '') return 0;
   const { lf, crlf, cr } = countLineBreaks(text);

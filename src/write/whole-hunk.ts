@@ -10,7 +10,7 @@ export interface PatchHunk {
 export const NO_EOL = '\\ No newline at end of file';
 
 /**
- * The fallback of the bounded diff (SPEC §8 "Bounded work"): one hunk that removes every old
+ * The fallback of the bounded diff: one hunk that removes every old
  * line between the common first and last lines and adds every new one. It is a valid patch in
  * the diff package's structuredPatch shape (same line prefixes, same `\ No newline at end of
  * file` marker), built in time and memory linear in the text: no edit-graph search, and each

@@ -63,7 +63,7 @@ export async function keepHistory(
 }
 
 /**
- * The session has now seen the new version in full (SPEC §8); its dedup entry is cleared.
+ * The session has now seen the new version in full; its dedup entry is cleared.
  * `written`: the stats of the file this write made (by its descriptor, or its entry's once
  * checked to be that inode). Security: never the stats of whatever the name leads to after
  * the rename: a file swapped in there must not count as seen by this session.

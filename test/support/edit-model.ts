@@ -1,5 +1,5 @@
 /**
- * A reference model of SPEC §6 steps 1 and 3–5 (matching and replacement), written from the
+ * A reference model of Edit’s steps 1 and 3–5 (matching and replacement), written from the
  * contract's words and on purpose sharing no code with src/tools/edit: a property test compares
  * the two. It works on decoded text; the caller encodes.
  */
@@ -51,7 +51,7 @@ export function fileLineEnding(text: string): string {
   return winners[0] === 'crlf' ? '\r\n' : '\r';
 }
 
-/** Straight quotes of the kinds that were curly in the match become curly (SPEC §6 step 4). */
+/** Straight quotes of the kinds that were curly in the match become curly. */
 function curl(text: string, single: boolean, double: boolean): string {
   const letter = /\p{L}/u;
   let out = '';

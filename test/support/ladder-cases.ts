@@ -1,5 +1,5 @@
 /**
- * The imperfect-edit corpus (issue 14): seeded edits of real source files whose old_string is
+ * The imperfect-edit corpus: seeded edits of real source files whose old_string is
  * perturbed the ways models get it wrong. Each case knows the bytes its author intended, so a
  * test can tell a landed edit from a wrong-place one. Shares no code with src/match.
  */
@@ -18,7 +18,7 @@ export interface Case {
 
 const lead = (s: string) => /^[ \t]*/.exec(s)![0];
 
-/** Straight quotes made typographic the way SPEC §6 curls them (start/space/([{ opens; letter'letter is ’). */
+/** Straight quotes made typographic the way Edit curls them (start/space/([{ opens; letter'letter is ’). */
 export function curl(text: string): string {
   let out = '';
   for (let i = 0; i < text.length; i += 1) {

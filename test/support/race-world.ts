@@ -1,5 +1,5 @@
 /**
- * The race harness (issue 10 items 1–3, SPEC §3 "Under races"): a workspace whose folder `d`
+ * The race harness ("Under races"): a workspace whose folder `d`
  * (or a file) an attacker process swaps with a link to an outside folder while several clients
  * call a tool in a loop. Outside files hold a unique marker; a denied `secret.env` holds another.
  * `attack` counts what the clients got: tried, refused, succeeded, answers showing a marker,

@@ -1,7 +1,7 @@
 /**
  * The race harness's attacker for test/race-*.test.ts: a separate process swapping an entry of
  * the workspace (a parent folder, or the file itself) with a symbolic link to the outside by
- * plain rename(2), as issue 10's attacker did. The C program (swapper.c) is compiled at test
+ * plain rename(2), as the first attacker did. The C program (swapper.c) is compiled at test
  * time with `cc` where there is one; else a Node child process does the same renames with
  * renameSync. Each run reports the swaps it made and the rate it achieved.
  */

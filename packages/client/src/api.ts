@@ -482,7 +482,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -541,7 +541,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -629,7 +629,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT";
@@ -662,7 +662,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -697,7 +697,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -730,7 +730,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -783,7 +783,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -818,7 +818,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -851,7 +851,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -904,7 +904,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -939,7 +939,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -972,7 +972,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -1065,7 +1065,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE";
@@ -1098,7 +1098,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -1122,7 +1122,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -1155,7 +1155,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -1188,7 +1188,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FS_BUSY";
@@ -1273,7 +1273,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE";
@@ -1306,7 +1306,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -1330,7 +1330,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -1365,7 +1365,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "VERSION_NOT_FOUND";
@@ -1400,7 +1400,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_MODIFIED_SINCE_READ";
@@ -1424,7 +1424,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -1448,7 +1448,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -1481,7 +1481,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -1505,7 +1505,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -1538,7 +1538,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -1700,7 +1700,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE";
@@ -1733,7 +1733,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -1757,7 +1757,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -1790,7 +1790,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND";
@@ -1814,7 +1814,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -1847,7 +1847,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "BINARY_FILE";
@@ -1871,7 +1871,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_NOTEBOOK" | "UNSUPPORTED_ENCODING";
@@ -1904,7 +1904,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -1937,7 +1937,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FS_BUSY";
@@ -2072,7 +2072,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL" | "NO_CHANGE";
@@ -2105,7 +2105,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -2129,7 +2129,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -2162,7 +2162,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND";
@@ -2186,7 +2186,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS";
@@ -2210,7 +2210,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -2234,7 +2234,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -2267,7 +2267,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -2291,7 +2291,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -2324,7 +2324,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -2474,7 +2474,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL" | "NO_CHANGE";
@@ -2507,7 +2507,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -2531,7 +2531,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -2564,7 +2564,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND";
@@ -2588,7 +2588,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS";
@@ -2612,7 +2612,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -2636,7 +2636,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -2669,7 +2669,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -2693,7 +2693,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -2726,7 +2726,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -2852,7 +2852,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE";
@@ -2885,7 +2885,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -2909,7 +2909,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -2933,7 +2933,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ";
@@ -2957,7 +2957,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -2981,7 +2981,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_NOTEBOOK" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -3014,7 +3014,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -3038,7 +3038,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -3071,7 +3071,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -3178,7 +3178,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL";
@@ -3211,7 +3211,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -3235,7 +3235,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -3259,7 +3259,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND" | "CELL_NOT_FOUND";
@@ -3283,7 +3283,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "CELL_MOVED";
@@ -3307,7 +3307,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -3331,7 +3331,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_NOTEBOOK" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -3364,7 +3364,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -3388,7 +3388,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -3421,7 +3421,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -3522,7 +3522,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
@@ -3555,7 +3555,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -3579,7 +3579,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -3603,7 +3603,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
@@ -3627,7 +3627,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED" | "DIRECTORY_NOT_EMPTY";
@@ -3660,7 +3660,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PRECONDITION_FAILED";
@@ -3684,7 +3684,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -3717,7 +3717,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "BINARY_FILE";
@@ -3750,7 +3750,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "RANGE_NOT_SATISFIABLE";
@@ -3774,7 +3774,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -3807,7 +3807,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -3831,7 +3831,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY" | "KERNEL_UNAVAILABLE";
@@ -3864,7 +3864,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -4035,7 +4035,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
@@ -4068,7 +4068,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -4092,7 +4092,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -4116,7 +4116,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
@@ -4140,7 +4140,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED" | "DIRECTORY_NOT_EMPTY";
@@ -4173,7 +4173,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PRECONDITION_FAILED";
@@ -4197,7 +4197,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -4230,7 +4230,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "BINARY_FILE";
@@ -4263,7 +4263,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "RANGE_NOT_SATISFIABLE";
@@ -4287,7 +4287,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -4320,7 +4320,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -4344,7 +4344,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY" | "KERNEL_UNAVAILABLE";
@@ -4377,7 +4377,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -4488,7 +4488,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
@@ -4521,7 +4521,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -4545,7 +4545,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -4569,7 +4569,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
@@ -4593,7 +4593,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED" | "DIRECTORY_NOT_EMPTY";
@@ -4626,7 +4626,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PRECONDITION_FAILED";
@@ -4650,7 +4650,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -4683,7 +4683,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "BINARY_FILE";
@@ -4716,7 +4716,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "RANGE_NOT_SATISFIABLE";
@@ -4740,7 +4740,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -4773,7 +4773,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -4797,7 +4797,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY" | "KERNEL_UNAVAILABLE";
@@ -4830,7 +4830,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -4907,7 +4907,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -4942,7 +4942,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -4975,7 +4975,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -5066,7 +5066,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -5101,7 +5101,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -5134,7 +5134,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -5246,7 +5246,7 @@ export interface operations {
                                 /** @description Lines removed. */
                                 deletions: number;
                                 /**
-                                 * @description Updates: the loosest matching rung (SPEC §14) any of its hunks needed.
+                                 * @description Updates: the loosest matching rung any of its hunks needed.
                                  * @enum {string}
                                  */
                                 match?: "exact" | "quotes" | "line_numbers" | "trailing_whitespace" | "indentation" | "unicode";
@@ -5280,7 +5280,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
@@ -5313,7 +5313,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -5337,7 +5337,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -5370,7 +5370,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND";
@@ -5394,7 +5394,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS";
@@ -5418,7 +5418,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -5442,7 +5442,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -5475,7 +5475,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -5499,7 +5499,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -5532,7 +5532,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -5666,7 +5666,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT";
@@ -5699,7 +5699,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -5734,7 +5734,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -5831,7 +5831,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";

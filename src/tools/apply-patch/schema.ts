@@ -57,7 +57,7 @@ export const patchedFile = z
     match: z
       .enum(['exact', 'quotes', 'line_numbers', 'trailing_whitespace', 'indentation', 'unicode'])
       .optional()
-      .describe('Updates: the loosest matching rung (SPEC §14) any of its hunks needed.'),
+      .describe('Updates: the loosest matching rung any of its hunks needed.'),
     structured_patch: structuredPatchSchema,
   })
   .describe('One file the patch changed.');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RUNGS, type Rung } from '../../match/index.js';
 import { gitDiffSchema, structuredPatchSchema } from '../../write/result-schemas.js';
 
-/** SPEC §14: write omission placeholder lines (`// ... existing code ...`) as given. */
+/** Write omission placeholder lines (`// ... existing code ...`) as given. */
 export const allowPlaceholders = z
   .boolean()
   .default(false)
@@ -10,7 +10,7 @@ export const allowPlaceholders = z
     'Write lines such as "// ... existing code ..." as given. Without it, new text that adds such a line is refused: send the full text instead.',
   );
 
-/** SPEC §14: the rung of the ladder that found old_string. */
+/** The rung of the ladder that found old_string. */
 export const matchRung = z
   .enum(RUNGS)
   .describe(

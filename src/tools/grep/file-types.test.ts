@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { FILE_TYPES } from './file-types.js';
 
 describe('Grep file types', () => {
-  it('has every type name SPEC §11 lists', () => {
+  it('has every type name lists', () => {
     const specPath = path.resolve(process.cwd(), '../shared/SPEC.md');
     let spec: string;
     try {

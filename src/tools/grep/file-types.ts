@@ -1,7 +1,7 @@
 /**
  * Grep's `type` names and their globs, as ripgrep ships them (its `default_types.rs`, the
  * commonly used part). Each glob is matched against the file's name. Kept as data: a test
- * checks the names SPEC §11 lists are all here. `rb` is not a ripgrep name: SPEC §11 lists it,
+ * checks the names the contract lists are all here. `rb` is not a ripgrep name: the contract lists it,
  * so it is an alias of `ruby`.
  */
 export const FILE_TYPES: Readonly<Record<string, readonly string[]>> = {

@@ -2,7 +2,7 @@ import type { GrepItem } from '../../discovery/protocol.js';
 import { BUDGET_NOTE, count } from '../../discovery/task-base.js';
 import type { GrepResult } from './schema.js';
 
-/** The whole text stays under this (SPEC §11); the continuation line has room below it. */
+/** The whole text stays under this; the continuation line has room below it. */
 const TEXT_CAP = 100_000;
 const TAIL_ROOM = 400;
 

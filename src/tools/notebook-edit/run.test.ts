@@ -54,7 +54,7 @@ async function putRead(rel: string, content: string, session = 'default'): Promi
   await bed.markRead(rel, session);
 }
 
-describe('NotebookEdit (SPEC §9)', () => {
+describe('NotebookEdit', () => {
   it('refuses a file that is not .ipynb with WRONG_TOOL', async () => {
     await putRead('a.py', 'x = 1\n');
     expect(await editError({ notebook_path: 'a.py', cell_id: 'cell-0', new_source: 'y' })).toBe('WRONG_TOOL');

@@ -14,7 +14,7 @@ import { afterMove, renumberedText } from '../../notebook/positions.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
 
 /**
- * SPEC §9. The route has resolved the path; the shared write pipeline locks the file, loads its
+ * NotebookEdit. The route has resolved the path; the shared write pipeline locks the file, loads its
  * bytes, checks the read state, and writes atomically; this adapter only computes the new bytes
  * from the bytes loaded under the lock, with the notebook model.
  */
@@ -53,7 +53,7 @@ export async function runNotebookEdit(
 
 function resultText(edit: EditFacts, newSource: string): string {
   const { move } = edit;
-  // SPEC §9: say when later cell-N positions were renumbered (a notebook whose cells have ids
+  // Say when later cell-N positions were renumbered (a notebook whose cells have ids
   // is edited by id, and its ids do not move).
   const later = move === null || edit.cellId !== `cell-${move.at}` ? 0 : edit.totalCells - move.at - (move.kind === 'insert' ? 1 : 0);
   if (edit.editMode === 'insert') return `Inserted cell ${edit.cellId}${renumberedText('insert', move?.at ?? 0, later)}`;
@@ -88,7 +88,7 @@ async function compute(
     positions,
   };
   const decode = (encoding: string) => (bytes: Buffer) => decodeText(bytes, encoding).text;
-  // SPEC §8: a large notebook is decoded, parsed, edited and encoded on the worker thread.
+  // A large notebook is decoded, parsed, edited and encoded on the worker thread.
   const far = await editNotebookOffLoop(original, target.relative, request, override);
   if (far !== null) {
     const bytes = Buffer.from(far.bytes.buffer, far.bytes.byteOffset, far.bytes.byteLength);
@@ -119,7 +119,7 @@ async function compute(
   };
 }
 
-/** The positions the session has been shown once this edit lands (SPEC §9). */
+/** The positions the session has been shown once this edit lands. */
 function positionsAfter(positions: CellPositions | undefined, edit: EditFacts): CellPositions {
   const before = edit.totalCells - (edit.move?.kind === 'insert' ? 1 : edit.move?.kind === 'delete' ? -1 : 0);
   return afterMove(positions, before, edit.move);

@@ -21,7 +21,7 @@ export const notebookEditInput = z
       .describe("replace (default) the cell's source, insert a new cell after cell_id, or delete the cell."),
   })
   .superRefine((input, ctx) => {
-    // SPEC §9: only an insert may leave out cell_id (it then goes at the top).
+    // Only an insert may leave out cell_id (it then goes at the top).
     if (input.cell_id === undefined && input.edit_mode !== 'insert') {
       ctx.addIssue({
         code: 'custom',
@@ -29,7 +29,7 @@ export const notebookEditInput = z
         message: `cell_id is required for edit_mode "${input.edit_mode}" (only an insert, at the top, may leave it out)`,
       });
     }
-    // SPEC §9: new_source is optional in the schema, required for replace and insert.
+    // New_source is optional in the schema, required for replace and insert.
     if (input.new_source === undefined && input.edit_mode !== 'delete') {
       ctx.addIssue({
         code: 'custom',

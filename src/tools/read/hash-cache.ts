@@ -5,7 +5,7 @@ import { sameStamp, sha256Hex, sha256HexSliced } from '../../read-state/unchange
 const MAX_ENTRIES = 4096;
 
 /**
- * The sha256 of a file version, remembered by real path + stamp. SPEC §5 already treats the
+ * The sha256 of a file version, remembered by real path + stamp. Read already treats the
  * same size, mtime, ctime and inode as the same version (dedup, "unchanged since"), so a
  * second read of an unchanged file (another session, another range) need not hash it again.
  */

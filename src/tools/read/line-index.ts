@@ -5,7 +5,7 @@ import { SCAN_CHUNK_BYTES, scanFile } from './file-scan.js';
 import { PageGate } from './page-gate.js';
 
 /**
- * Sparse line index of a huge file (SPEC §5): the byte offset of a line start every N lines (or
+ * Sparse line index of a huge file: the byte offset of a line start every N lines (or
  * every MiB), built in the background at disk speed, so later pages anywhere seek close to
  * their first line instead of streaming from the top. Keyed by real path + size + mtime
  * (+ inode); bounded: at most MAX_CHECKPOINTS per index (thinned by halving when full) and at

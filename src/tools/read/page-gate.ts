@@ -1,8 +1,8 @@
 /**
- * Huge-file pages before background index builds (SPEC §8: no call stalls others). A build
+ * Huge-file pages before background index builds (no call stalls others). A build
  * scans its file on the event loop one chunk at a time; a page's own awaits (open, head, scan,
  * line reads) would each let a chunk run in between, so a page served during a build took
- * several chunks longer (issue 12: 59.5 ms pages at offset 1 right after the first). While a
+ * several chunks longer (59.5 ms pages at offset 1 right after the first). While a
  * page is being served, builds wait before their next chunk, at most `maxPauseMs` at a time
  * so that steady paging cannot starve a build (pages far into a file wait for it).
  */

@@ -15,7 +15,7 @@ export const SYNC_READ_MAX_BYTES = 256 * 1024;
  * of a file of a few KiB from the page cache takes ~15 µs in all; the event loop is held for
  * at most one ≤ 256 KiB read.
  *
- * Security (SPEC §3 "Under races"): the file is opened with O_NOFOLLOW and its descriptor's
+ * Security: the file is opened with O_NOFOLLOW and its descriptor's
  * real path checked against the root and the deny globs before a byte is read (fd-policy.ts,
  * openFileDirect): a swap to the outside throws PATH_OUTSIDE_WORKSPACE. Any other doubt (a
  * link, a vanished file, another inode or real path, a larger file) returns null and the

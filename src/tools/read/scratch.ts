@@ -2,7 +2,7 @@
  * Scratch buffers for paging huge files, reused from call to call. Why: each page of a file
  * over 64 MiB streams through a 1 MiB buffer; allocated per page, those buffers are external
  * memory, and V8 answers external memory growth with full, non-incremental garbage collections
- * that mark the whole heap at once (the 174.6 ms and 282.9 ms pages of issue 12). A buffer is
+ * that mark the whole heap at once (the 174.6 ms and 282.9 ms pages once measured). A buffer is
  * taken for one scan and given back after it; only `keep` idle ones are held.
  *
  * Security: a reused buffer still holds bytes of an earlier file; callers only ever read the

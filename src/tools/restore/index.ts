@@ -11,7 +11,7 @@ export const restoreTool: ToolDefinition<RestoreInput, RestoreResult> = {
   input: restoreInput,
   result: restoreResult,
   access: 'write',
-  // Security: the same checks as a write tool (SPEC §3, deny globs, read-only mode).
+  // Security: the same checks as a write tool (the path policy, deny globs, read-only mode).
   target: { field: 'file_path', kind: 'file' },
   // A required file target: callTool always resolves it before run.
   run: (input, ctx, target: ResolvedPath) => restoreVersion(ctx, target, input.version),

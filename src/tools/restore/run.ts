@@ -13,7 +13,7 @@ import { removeEmptyParents } from '../../write/remove-empty-parents.js';
 export { historyKey } from '../../history/history-key.js';
 
 /**
- * Brings back a kept version as a normal write (SPEC §10): locked, atomic, kept in history
+ * Brings back a kept version as a normal write: locked, atomic, kept in history
  * itself, recorded in the caller's read state — and needing no prior read, since the caller
  * names the exact content it wants. "Did not exist" deletes the file.
  */
@@ -42,7 +42,7 @@ export async function restoreVersion(ctx: ToolContext, target: ResolvedPath, ver
       extra: null,
     }),
   });
-  // SPEC §10: a restore to "did not exist" also removes the folders it leaves empty.
+  // A restore to "did not exist" also removes the folders it leaves empty.
   const emptied = outcome.type === 'delete' ? await removeEmptyParents(ctx.root, target.real) : [];
   const result: RestoreResult = {
     file_path: target.relative,

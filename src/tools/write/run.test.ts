@@ -29,7 +29,7 @@ async function code(file_path: string, content: string, session = 'default') {
 }
 const file = (rel: string) => path.join(bed.root, rel);
 
-describe('Write (SPEC §7)', () => {
+describe('Write', () => {
   it('creates a new file with its parents, as UTF-8, without a read', async () => {
     const out = await write('a/b/new.txt', 'héllo\r\nworld');
     expect(out.result).toEqual({

@@ -16,7 +16,7 @@ interface WriteExtra {
   original: (() => string) | null;
 }
 
-/** SPEC §7: create with parents, or overwrite a file the session has seen in full. */
+/** Create with parents, or overwrite a file the session has seen in full. */
 export async function runWriteTool(input: WriteInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<WriteResult>> {
   const cells = isNotebookPath(target.relative) ? notebookCells(input.content) : null;
   const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
@@ -51,7 +51,7 @@ async function compute(
   const { content } = input;
   // Counted now, and `after` below is decoded from the new bytes when asked (the git diff, a
   // protected file's secret guard): the 100 KB `content` was kept alive across the fsync by the
-  // write's `after` alone, and promoted by every young GC under 16 writers (issue 12).
+  // write's `after` alone, and promoted by every young GC under 16 writers.
   const total = cells ?? countTextLines(content);
   if (current.bytes === null) {
     const bytes = encodeText(content, { encoding: 'utf-8', bom: false });
@@ -80,7 +80,7 @@ async function compute(
 const MAX_ADDED_LINES_SCANNED = 10_000;
 
 /**
- * SPEC §14: content over an existing file must not add an omission placeholder line. A line
+ * Content over an existing file must not add an omission placeholder line. A line
  * the old text lacks is an added line of the patch (unchanged and context lines are old lines),
  * so when no added line holds an omission phrase there is none: a one-line change of a large
  * file scans one line, not the file.
@@ -104,7 +104,7 @@ function anyAddedLineMayHold(patch: TextPatch): boolean {
 
 /**
  * Cells of notebook JSON (parseNotebook, the one rule), else INVALID_NOTEBOOK. Written content
- * also needs its cells at the top (SPEC §7: "an object with a `cells` array"), so an nbformat
+ * also needs its cells at the top ("an object with a `cells` array"), so an nbformat
  * 2/3 notebook (cells in worksheets) is read and searched but not written.
  */
 export function notebookCells(content: string): number {

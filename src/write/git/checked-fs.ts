@@ -6,7 +6,7 @@ import { isInside } from '../../paths/lexical.js';
 import { readToSize } from '../../paths/read-to-size.js';
 
 /**
- * Every byte the git reader takes from disk comes through here (SPEC §3 "Under races", §8).
+ * Every byte the git reader takes from disk comes through here ("Under races").
  *
  * Security: a file is opened by its path, following links, read-only and without blocking, and
  * the real path of the opened descriptor (`/proc/self/fd/<fd>`) must lie inside the boundary
@@ -105,7 +105,7 @@ export class CheckedGitFs {
   }
 
   /**
-   * SPEC §8's layout rule: the entries of `dir` that are links (fan-out folders, packs) must
+   * The contract's layout rule: the entries of `dir` that are links (fan-out folders, packs) must
    * resolve inside the boundary, read or not. Listed through the checked folder.
    */
   assertLinksInside(dir: string): void {

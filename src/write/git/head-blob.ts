@@ -6,7 +6,7 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from './pack.js';
 import { gitDirsOf, resolveHead } from './refs.js';
 
 /**
- * HEAD's blob of one file, read in-process (SPEC §8 `git_diff`): no git binary and nothing of
+ * HEAD's blob of one file, read in-process (`git_diff`): no git binary and nothing of
  * the repository's config runs, and every file read goes through CheckedGitFs.
  */
 

@@ -21,7 +21,7 @@ import {
  * A repository's object store, read in-process: loose objects, then packs, in the `objects/`
  * folder and each of its alternates. Every file goes through CheckedGitFs.
  *
- * Security (SPEC §8): opening the store checks its layout — `objects/`, every link among its
+ * Security: opening the store checks its layout — `objects/`, every link among its
  * fan-out folders and in `pack/`, and every folder `info/alternates` names (in turn) — resolves
  * inside the boundary; loose objects and packs are checked when read. Work is bounded: no
  * object over `maxSize`, delta chains at most MAX_DELTA_DEPTH deep, and at most

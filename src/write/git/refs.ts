@@ -40,7 +40,7 @@ export async function gitDirsOf(fsx: CheckedGitFs, top: string): Promise<GitDirs
  * repository; a reftable's `refs/heads/.invalid` fails the name rule).
  */
 export async function resolveHead(fsx: CheckedGitFs, dirs: GitDirs): Promise<string | null> {
-  // SPEC §8: packed-refs must resolve inside the root even when a loose ref makes it unread.
+  // Packed-refs must resolve inside the root even when a loose ref makes it unread.
   await fsx.open(path.join(dirs.commonDir, 'packed-refs'))?.close();
   let ref = 'HEAD';
   for (let depth = 0; depth <= MAX_SYMREF_DEPTH; depth += 1) {
