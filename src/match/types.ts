@@ -12,7 +12,7 @@ export interface Splice {
 
 /** How a fit's lines differ in indentation from the old text's (rung `indentation`). */
 export type IndentChange =
-  { kind: 'add'; prefix: string } | { kind: 'remove'; prefix: string } | { kind: 'columns'; width: number; delta: number; tabs: boolean };
+  { kind: 'add'; prefix: string } | { kind: 'remove'; prefix: string } | { kind: 'columns'; width: number; tabs: boolean };
 
 /** One match of old lines against the file's lines: [start, end), 0-based line indexes. */
 export interface LineFit {
