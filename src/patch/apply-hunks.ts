@@ -131,6 +131,9 @@ interface Placed {
   fit: LineFit | null;
 }
 
+const STOPPED =
+  'its context and removed lines fit so many places once whitespace is ignored that the search stopped before checking them all (copy them exactly, or add an @@ anchor)';
+
 function placeHunk(file: FileLines, hunk: Hunk, after: number, filePath: string, index: number): Placed {
   const plain = file.lines;
   let from = after;
@@ -150,7 +153,8 @@ function placeHunk(file: FileLines, hunk: Hunk, after: number, filePath: string,
     used = { ...hunk, lines: hunk.lines.slice(0, -1) };
     found = locateHunk({ ...query, old: old.slice(0, -1) });
   }
-  if (found.kind === 'none') throw notFound(file.text, filePath, index, hunk, 'its context and removed lines are not in the file');
+  if (found.kind === 'none')
+    throw notFound(file.text, filePath, index, hunk, found.stopped ? STOPPED : 'its context and removed lines are not in the file');
   if (found.kind === 'multiple') {
     const lines = found.starts.map((s) => s + 1);
     throw new ToolError(
