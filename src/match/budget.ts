@@ -11,7 +11,7 @@
  * - CLOSEST_WORK: votes and edit-distance cells per `closest`. Past it `closest` is left out.
  */
 export const LADDER_WORK = 250_000;
-export const CLOSEST_WORK = 20_000_000;
+export const CLOSEST_WORK = 10_000_000;
 
 export class WorkBudget {
   private left: number;
