@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { almostSame, contextPatch, oneCharLines, sameLines, unevenIndent } from '../bench/support/matching-fixtures.js';
 import { makeTestApp, type TestApp } from './helpers.js';
-import { probedWhile } from './stall-probe.js';
+import { blockedWhile } from './loop-lag.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -13,7 +13,8 @@ afterEach(async () => {
   await t.close();
 });
 
-// Generous bounds: CI is shared. `npm run bench -- stall` checks the 200 ms target.
+// Generous bounds: CI is shared. `npm run bench -- stall` checks the 200 ms target. Both the
+// slowest /healthz and the longest the event loop was held (the app runs in this process).
 const HEALTHZ_BOUND_MS = 1500;
 
 async function put(rel: string, text: string): Promise<void> {
@@ -26,41 +27,50 @@ const post = (tool: string, body: unknown) => t.request.post(`/v1/tools/${tool}`
 describe('matching is bounded: no call stalls the others (SPEC §8, §14)', () => {
   it('Edit: a 501-line old_string not in a 50,000-line file of one repeated line answers STRING_NOT_FOUND', async () => {
     await put('same.txt', sameLines(50_000));
-    const { value: res, maxProbeMs } = await probedWhile(t, () =>
-      post('edit', { file_path: 'same.txt', old_string: almostSame(501), new_string: 'x' }),
-    );
+    const {
+      value: res,
+      maxProbeMs,
+      maxBlockMs,
+    } = await blockedWhile(t, () => post('edit', { file_path: 'same.txt', old_string: almostSame(501), new_string: 'x' }));
     expect([res.status, res.body.error.code]).toEqual([422, 'STRING_NOT_FOUND']);
-    expect(maxProbeMs).toBeLessThan(HEALTHZ_BOUND_MS);
+    console.log(`probe ${maxProbeMs.toFixed(0)} ms, loop held ${maxBlockMs.toFixed(0)} ms`);
+    expect(Math.max(maxProbeMs, maxBlockMs)).toBeLessThan(HEALTHZ_BOUND_MS);
     expect(await fsp.readFile(path.join(t.root, 'same.txt'), 'utf8')).toBe(sameLines(50_000));
   }, 60_000);
 
   it('Edit: an old text that fits everywhere but with no one indentation change is refused once the budget is spent', async () => {
     const file = sameLines(50_000, '\tfoo bar baz');
     await put('tabs.txt', file);
-    const { value: res, maxProbeMs } = await probedWhile(t, () =>
-      post('edit', { file_path: 'tabs.txt', old_string: unevenIndent(501), new_string: 'x' }),
-    );
+    const {
+      value: res,
+      maxProbeMs,
+      maxBlockMs,
+    } = await blockedWhile(t, () => post('edit', { file_path: 'tabs.txt', old_string: unevenIndent(501), new_string: 'x' }));
     expect([res.status, res.body.error.code]).toEqual([422, 'STRING_NOT_FOUND']);
     expect(res.body.error.details).toEqual({ rung: 'indentation', search_stopped: true });
     expect(res.body.error.message).toContain('the search stopped before checking them all');
-    expect(maxProbeMs).toBeLessThan(HEALTHZ_BOUND_MS);
+    console.log(`probe ${maxProbeMs.toFixed(0)} ms, loop held ${maxBlockMs.toFixed(0)} ms`);
+    expect(Math.max(maxProbeMs, maxBlockMs)).toBeLessThan(HEALTHZ_BOUND_MS);
     expect(await fsp.readFile(path.join(t.root, 'tabs.txt'), 'utf8')).toBe(file);
   }, 60_000);
 
   it('closest for a 200-line old text in 50,000 lines: computed within its budget or left out, never slow', async () => {
     await put('same.txt', sameLines(50_000));
-    const { value: res, maxProbeMs } = await probedWhile(t, () =>
-      post('edit', { file_path: 'same.txt', old_string: almostSame(200), new_string: 'x' }),
-    );
+    const {
+      value: res,
+      maxProbeMs,
+      maxBlockMs,
+    } = await blockedWhile(t, () => post('edit', { file_path: 'same.txt', old_string: almostSame(200), new_string: 'x' }));
     expect([res.status, res.body.error.code]).toEqual([422, 'STRING_NOT_FOUND']);
     // Every window is as like the old text as the next: the votes run out of budget.
     expect(res.body.error.details.closest).toBeUndefined();
-    expect(maxProbeMs).toBeLessThan(HEALTHZ_BOUND_MS);
+    console.log(`probe ${maxProbeMs.toFixed(0)} ms, loop held ${maxBlockMs.toFixed(0)} ms`);
+    expect(Math.max(maxProbeMs, maxBlockMs)).toBeLessThan(HEALTHZ_BOUND_MS);
   }, 60_000);
 
   it('MultiEdit and ApplyPatch: the same old text answers STRING_NOT_FOUND / CONTEXT_NOT_FOUND', async () => {
     await put('same.txt', sameLines(50_000));
-    const multi = await probedWhile(t, () =>
+    const multi = await blockedWhile(t, () =>
       post('multi_edit', { file_path: 'same.txt', edits: [{ old_string: almostSame(501), new_string: 'x' }] }),
     );
     expect([multi.value.status, multi.value.body.error.code, multi.value.body.error.details.edit_index]).toEqual([
@@ -68,20 +78,23 @@ describe('matching is bounded: no call stalls the others (SPEC §8, §14)', () =
       'STRING_NOT_FOUND',
       0,
     ]);
-    expect(multi.maxProbeMs).toBeLessThan(HEALTHZ_BOUND_MS);
-    const patch = await probedWhile(t, () => post('apply_patch', { patch: contextPatch('same.txt', almostSame(501)) }));
+    expect(Math.max(multi.maxProbeMs, multi.maxBlockMs)).toBeLessThan(HEALTHZ_BOUND_MS);
+    const patch = await blockedWhile(t, () => post('apply_patch', { patch: contextPatch('same.txt', almostSame(501)) }));
     expect([patch.value.status, patch.value.body.error.code, patch.value.body.error.details.hunk]).toEqual([422, 'CONTEXT_NOT_FOUND', 0]);
-    expect(patch.maxProbeMs).toBeLessThan(HEALTHZ_BOUND_MS);
+    expect(Math.max(patch.maxProbeMs, patch.maxBlockMs)).toBeLessThan(HEALTHZ_BOUND_MS);
     expect(await fsp.readFile(path.join(t.root, 'same.txt'), 'utf8')).toBe(sameLines(50_000));
   }, 60_000);
 
   it('Edit replace_all over 1,000,000 matches in a 2,000,000-byte file (under the 2 MiB threshold): every one replaced', async () => {
     await put('many.txt', oneCharLines(1_000_000));
-    const { value: res, maxProbeMs } = await probedWhile(t, () =>
-      post('edit', { file_path: 'many.txt', old_string: 'a', new_string: 'xy', replace_all: true }),
-    );
+    const {
+      value: res,
+      maxProbeMs,
+      maxBlockMs,
+    } = await blockedWhile(t, () => post('edit', { file_path: 'many.txt', old_string: 'a', new_string: 'xy', replace_all: true }));
     expect([res.status, res.body.result?.replacements]).toEqual([200, 1_000_000]);
     expect(await fsp.readFile(path.join(t.root, 'many.txt'), 'utf8')).toBe('xy\n'.repeat(1_000_000));
-    expect(maxProbeMs).toBeLessThan(HEALTHZ_BOUND_MS);
+    console.log(`probe ${maxProbeMs.toFixed(0)} ms, loop held ${maxBlockMs.toFixed(0)} ms`);
+    expect(Math.max(maxProbeMs, maxBlockMs)).toBeLessThan(HEALTHZ_BOUND_MS);
   }, 120_000);
 });
