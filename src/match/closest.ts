@@ -147,8 +147,8 @@ function windowSimilarity(fileLines: string[], oldKeys: string[], start: number,
     const a = fullKey(fileLines[start + j] ?? '');
     const b = oldKeys[j]!;
     const w = Math.max(a.length, b.length, 1);
-    // The edit distance's cells (lines cut at MAX_LINE_COMPARE).
-    if (!budget.spend(1 + Math.min(a.length, MAX_LINE_COMPARE) * Math.min(b.length, MAX_LINE_COMPARE))) return 0;
+    // A differing line costs its edit distance's cells (lines cut at MAX_LINE_COMPARE).
+    if (a !== b && !budget.spend(1 + Math.min(a.length, MAX_LINE_COMPARE) * Math.min(b.length, MAX_LINE_COMPARE))) return 0;
     total += w;
     same += a === b ? w : w * lineSimilarity(a, b);
   }

@@ -33,4 +33,4 @@ export { findLines, rewriteLines, splitLines, type FindLinesOptions } from './li
 export { applySplices } from './splices.js';
 export { foldBreaks, foldString, originalOffset, type FoldedText } from './fold.js';
 export { findClosest, formatClosest, type Closest } from './closest.js';
-export { CLOSEST_WORK, LADDER_WORK, WorkBudget } from './budget.js';
+export { CLOSEST_WORK, LADDER_WORK, ladderBudget, WorkBudget } from './budget.js';

@@ -2,7 +2,7 @@ import { findIndentChange, leadingWhitespace, reindentLines } from './indent.js'
 import { stripPrefixes } from './line-prefix.js';
 import { foldLookalikes, hasLookalike } from './lookalikes.js';
 import { curlQuotes, curlyKinds, foldQuotes } from './quotes.js';
-import { LADDER_WORK, WorkBudget } from './budget.js';
+import { ladderBudget, type WorkBudget } from './budget.js';
 import { hashJoinedLines, hashKey, hashLines, sequenceMatches } from './line-hash.js';
 import { RUNGS, type LineFit, type LineSearch, type Rung } from './types.js';
 
@@ -35,7 +35,7 @@ export interface FindLinesOptions {
   joined?: string;
   /** Only fits that do not overlap the fit before (replace_all keeps no others). */
   nonOverlapping?: boolean;
-  /** Shared by the searches of one old text; default a fresh LADDER_WORK. */
+  /** Shared by the searches of one call; default ladderBudget(oldLines.length). */
   budget?: WorkBudget;
 }
 
@@ -94,7 +94,7 @@ export function findLines(fileLines: readonly string[], oldLines: readonly strin
   const to = Math.min(fileLines.length, opts.to ?? fileLines.length);
   if (oldLines.length === 0 || to - from < oldLines.length) return { kind: 'none' };
   const index = indexOf(fileLines, opts.joined);
-  const budget = opts.budget ?? new WorkBudget(LADDER_WORK);
+  const budget = opts.budget ?? ladderBudget(oldLines.length);
   const search: RungSearch = { from, to, limit: opts.limit ?? 1000, nonOverlapping: opts.nonOverlapping ?? false, budget };
   const rungs = opts.rungs ?? RUNGS;
   for (const [at, rung] of rungs.entries()) {

@@ -48,6 +48,6 @@ export interface EditRequest {
   replaceAll: boolean;
   /** The file's line break for new text ('\n' | '\r\n' | '\r'). */
   lineBreak: string;
-  /** Shared by the searches of one call (MultiEdit's edits); default a fresh LADDER_WORK. */
+  /** Shared by the searches of one call (MultiEdit's edits); default ladderBudget of the old text. */
   budget?: WorkBudget;
 }

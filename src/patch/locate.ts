@@ -1,4 +1,4 @@
-import { findLines, type LineFit, type Rung } from '../match/index.js';
+import { findLines, type LineFit, type Rung, type WorkBudget } from '../match/index.js';
 
 /**
  * Where a hunk's old lines (context and removed) stand in a file's lines: the ONE place
@@ -26,13 +26,15 @@ export interface LocateQuery {
   endOfFile: boolean;
   /** An anchor placed the search: the first match after it is the one meant. */
   anchored: boolean;
+  /** The matching budget shared by the hunks of one file (SPEC §8); default one per hunk. */
+  budget?: WorkBudget;
 }
 
 export function locateHunk(q: LocateQuery): Located {
   const { lines, old, from } = q;
   const last = lines.length - old.length;
   if (last < from) return { kind: 'none' };
-  const found = findLines(lines, old, { from: q.endOfFile ? last : from });
+  const found = findLines(lines, old, { from: q.endOfFile ? last : from, ...(q.budget ? { budget: q.budget } : {}) });
   if (found.kind === 'none') return { kind: 'none' };
   const fits = q.endOfFile ? found.fits.filter((f) => f.start === last) : found.fits;
   // Out of budget, the fits are still in file order: an anchored hunk takes the first, two
