@@ -10,12 +10,13 @@ import path from 'node:path';
 import { deepNotebook, hugeNotebook, manyMatches, numberedLines } from './support/heavy-fixtures.js';
 import { httpClient, type HttpClient } from './support/http-client.js';
 import { startSidefile } from './support/sidefile-server.js';
+import { MATCHING_CALLS } from './stall-matching.js';
 
 type Print = (line: string) => void;
 const TARGET_MS = 200;
 const PROBE_EVERY_MS = 50;
 
-interface HeavyCall {
+export interface HeavyCall {
   name: string;
   /** Puts the file in place and reads it as the call needs. */
   setup(root: string, client: HttpClient): Promise<void>;
@@ -115,7 +116,7 @@ export async function benchStall(print: Print): Promise<void> {
     const idle = await probe(prober, new Promise((r) => setTimeout(r, 3000)));
     print(`healthz-only baseline: max ${fmt(idle.max)} over ${idle.count} probes (target ≤ ${TARGET_MS} ms)`);
     print(`${'heavy call'.padEnd(72)} ${'call'.padStart(9)}  ${'max /healthz'.padStart(12)}  probes  vs ${TARGET_MS} ms`);
-    for (const heavy of CALLS) {
+    for (const heavy of [...CALLS, ...MATCHING_CALLS]) {
       await heavy.setup(root, client);
       const started = performance.now();
       const call = heavy.call(client);

@@ -120,7 +120,11 @@ describe('Glob: order and paging', () => {
     expect(first.body.text).toBe('many/f4.txt\nmany/f3.txt\n(Showing files 1–2 of 7, newest first. To see more, call Glob with offset 2.)');
     const last = await glob({ pattern: 'many/*', limit: 5, offset: 5 });
     expect(last.body.result).toMatchObject({ filenames: ['many/tie-a.md', 'many/tie-b.md'], num_files: 2, truncated: false });
-    expect(last.body.text).toBe('many/tie-a.md\nmany/tie-b.md\n(Showing files 6–7 of 7, newest first.)');
+    // The last page: no continuation line (it is written only when more results exist).
+    expect(last.body.text).toBe('many/tie-a.md\nmany/tie-b.md');
+    const one = await glob({ pattern: 'many/*', limit: 3, offset: 6 });
+    expect(one.body.result).toMatchObject({ filenames: ['many/tie-b.md'], num_files: 1, total_files: 7, offset: 6, truncated: false });
+    expect(one.body.text).toBe('many/tie-b.md');
   });
 
   it('does not count as a Read', async () => {

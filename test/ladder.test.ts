@@ -74,6 +74,28 @@ describe('Edit through the ladder (SPEC §14)', () => {
     expect(await bytes('f.go')).toBe(GO);
   });
 
+  it('refuses a shift combined with a tab width (tab / two tabs / tab written as 4 / 6 / 4 spaces)', async () => {
+    const file = 'x {\n\ta()\n\t\tb()\n\tc()\n}\n';
+    await put('f.go', file);
+    await readFully(t, 'f.go');
+    const res = await edit({ file_path: 'f.go', old_string: '    a()\n      b()\n    c()', new_string: '    a()\n      B()\n    c()' });
+    expect([res.status, res.body.error.code]).toEqual([422, 'STRING_NOT_FOUND']);
+    expect(await bytes('f.go')).toBe(file);
+  });
+
+  it("refuses tabs for spaces on one line next to a line already written with the file's tabs", async () => {
+    const file = 'x {\n\ta()\n\t\tb()\n}\n';
+    await put('f.go', file);
+    await readFully(t, 'f.go');
+    const res = await edit({ file_path: 'f.go', old_string: '    a()\n\t\tb()', new_string: '    a()\n\t\tB()' });
+    expect([res.status, res.body.error.code]).toEqual([422, 'STRING_NOT_FOUND']);
+    expect(await bytes('f.go')).toBe(file);
+    // Spaces for tabs on every line is one change: it lands, the new lines in the file's tabs.
+    const ok = await edit({ file_path: 'f.go', old_string: '    a()\n        b()', new_string: '    a()\n        B()\n    c()' });
+    expect([ok.status, ok.body.result?.match]).toEqual([200, 'indentation']);
+    expect(await bytes('f.go')).toBe('x {\n\ta()\n\t\tB()\n\tc()\n}\n');
+  });
+
   it('STRING_NOT_FOUND shows the closest text and its hints in the message', async () => {
     await put('a.js', 'function load(user_id) {\n  return db.get(user_id);\n}\n');
     await readFully(t, 'a.js');

@@ -1,3 +1,4 @@
+import { CLOSEST_WORK, WorkBudget } from './budget.js';
 import { foldBreaks, foldString } from './fold.js';
 import { lineHints } from './hints.js';
 import { splitLines } from './lines.js';
@@ -12,6 +13,10 @@ import { foldLookalikes, hasLookalike } from './lookalikes.js';
  * second pass vote by shared words (rarer words weighing more, very common ones ignored). Only the few best-voted windows get a character-level
  * score (edit distance per differing line, each line cut at 200 characters). So a 1 MB file
  * costs one or two linear passes, never an O(n·m) character comparison.
+ *
+ * Bounded (SPEC §8, §14): the votes cast and the edit-distance cells computed are counted
+ * against CLOSEST_WORK; a file whose lines repeat the old text's everywhere (every window as
+ * likely as the next) runs out of it, and then there is no `closest` — left out, never slow.
  */
 
 export interface Closest {
@@ -46,12 +51,15 @@ export function findClosest(text: string, oldText: string): Closest | null {
   const voteKey = fold ? (l: string) => foldLookalikes(l).trim() : (l: string) => l.trim();
   const fileKeys = fileLines.map(voteKey);
   const votes = new Float64Array(fileLines.length + m);
-  const strong = voteByLine(fileKeys, oldLines.map(voteKey), votes);
-  if (strong < m / 2) voteByWord(folded, fileLines.length, oldLines.map(voteKey), votes);
+  const budget = new WorkBudget(CLOSEST_WORK);
+  const strong = voteByLine(fileKeys, oldLines.map(voteKey), votes, budget);
+  if (strong < m / 2 && !budget.exhausted) voteByWord(folded, fileLines.length, oldLines.map(voteKey), votes, budget);
+  if (budget.exhausted) return null;
   const oldKeys = oldLines.map(fullKey);
   let best: { start: number; similarity: number } | null = null;
   for (const start of topStarts(votes, m, fileLines.length)) {
-    const similarity = windowSimilarity(fileLines, oldKeys, start);
+    const similarity = windowSimilarity(fileLines, oldKeys, start, budget);
+    if (budget.exhausted) return null;
     if (!best || similarity > best.similarity) best = { start, similarity };
   }
   if (!best || best.similarity < MIN_SIMILARITY) return null;
@@ -59,7 +67,7 @@ export function findClosest(text: string, oldText: string): Closest | null {
 }
 
 /** Votes (index start + m) for each file line whose key equals an old line's; returns the best count. */
-function voteByLine(fileKeys: string[], oldKeys: string[], votes: Float64Array): number {
+function voteByLine(fileKeys: string[], oldKeys: string[], votes: Float64Array, budget: WorkBudget): number {
   const m = oldKeys.length;
   const where = new Map<string, number[]>();
   oldKeys.forEach((k, j) => {
@@ -69,6 +77,7 @@ function voteByLine(fileKeys: string[], oldKeys: string[], votes: Float64Array):
   for (let i = 0; i < fileKeys.length; i += 1) {
     const js = where.get(fileKeys[i]!);
     if (!js) continue;
+    if (!budget.spend(js.length)) return bestCount;
     for (const j of js) {
       const v = votes[i - j + m]! + 1;
       votes[i - j + m] = v;
@@ -87,7 +96,7 @@ const COMMON_WORD = 1000;
  * one regex pass over the whole text (no per-line arrays), a Map lookup per word; a word seen
  * more than COMMON_WORD times is dropped.
  */
-function voteByWord(text: string, fileLines: number, oldKeys: string[], votes: Float64Array): void {
+function voteByWord(text: string, fileLines: number, oldKeys: string[], votes: Float64Array, budget: WorkBudget): void {
   const m = oldKeys.length;
   const where = new Map<string, number[]>();
   oldKeys.forEach((k, j) => {
@@ -111,6 +120,7 @@ function voteByWord(text: string, fileLines: number, oldKeys: string[], votes: F
   for (const [w, lines] of hits) {
     if (lines.length > COMMON_WORD || lines[lines.length - 1]! >= fileLines) continue;
     const weight = 1 / lines.length;
+    if (!budget.spend(lines.length * where.get(w)!.length)) return;
     for (const i of lines) for (const j of where.get(w)!) votes[i - j + m] = votes[i - j + m]! + weight;
   }
 }
@@ -130,13 +140,15 @@ function topStarts(votes: Float64Array, m: number, n: number): number[] {
 }
 
 /** Character-weighted similarity of the old lines against the file lines from `start`. */
-function windowSimilarity(fileLines: string[], oldKeys: string[], start: number): number {
+function windowSimilarity(fileLines: string[], oldKeys: string[], start: number, budget: WorkBudget): number {
   let same = 0;
   let total = 0;
   for (let j = 0; j < oldKeys.length; j += 1) {
     const a = fullKey(fileLines[start + j] ?? '');
     const b = oldKeys[j]!;
     const w = Math.max(a.length, b.length, 1);
+    // A differing line costs its edit distance's cells (lines cut at MAX_LINE_COMPARE).
+    if (a !== b && !budget.spend(1 + Math.min(a.length, MAX_LINE_COMPARE) * Math.min(b.length, MAX_LINE_COMPARE))) return 0;
     total += w;
     same += a === b ? w : w * lineSimilarity(a, b);
   }

@@ -4,13 +4,16 @@ import type { IndentChange } from './types.js';
  * Rung `indentation` (SPEC §14): the file's lines may differ from the old text's only by ONE
  * consistent change of leading whitespace, and the new text is re-indented by that change.
  *
- * Decisions:
- * - The changes tried, in order: the same prefix added to every non-blank line; the same prefix
- *   removed from every one; a tab width (4, 8, 2) at which every line's indentation moves by the
- *   same number of columns and is then written in the file's style (tabs when the matched lines
- *   indent with tabs, else spaces) — this covers "four spaces where the file has a tab".
- * - A change is accepted only when it maps the old indentation of EVERY non-blank line to the
- *   file's exactly; blank lines take part in the match, not in this rule.
+ * The changes, tried in order:
+ * - the same prefix added to every non-blank line;
+ * - the same prefix removed from every one;
+ * - tabs for spaces at one tab width (4, 8, 2), the columns unchanged: every old indentation is
+ *   spaces only and the file writes the same columns with tabs (then spaces under a tab width),
+ *   or every file indentation is spaces only and the old text wrote the same columns with tabs.
+ *   A shift combined with a width ("4 spaces" for a tab, "6 spaces" for two tabs) is two changes,
+ *   not one, and so is a line already written in the file's style next to one that is not.
+ * A change is accepted only when it maps the old indentation of EVERY non-blank line to the
+ * file's exactly; blank lines take part in the match, not in this rule.
  */
 
 export function leadingWhitespace(line: string): string {
@@ -28,12 +31,12 @@ export function findIndentChange(pairs: ReadonlyArray<readonly [string, string]>
   if (added !== null) return { kind: 'add', prefix: added };
   const removed = prefixChange(pairs, 1, 0);
   if (removed !== null) return { kind: 'remove', prefix: removed };
-  const tabs = pairs.some(([file]) => file.includes('\t'));
+  // Tabs for spaces: the old side is spaces only (the file writes tabs), or the file is.
+  const tabs = pairs.every(([, old]) => !old.includes('\t'));
+  if (!tabs && pairs.some(([file]) => file.includes('\t'))) return null;
   for (const width of WIDTHS) {
-    const delta = columns(pairs[0]![0], width) - columns(pairs[0]![1], width);
-    const change: IndentChange = { kind: 'columns', width, delta, tabs };
-    // Strict: an old line indented less than the columns removed is not the same change.
-    if (pairs.every(([file, old]) => columns(old, width) + delta >= 0 && applyIndentChange(change, old) === file)) return change;
+    const change: IndentChange = { kind: 'columns', width, tabs };
+    if (pairs.every(([file, old]) => applyIndentChange(change, old) === file)) return change;
   }
   return null;
 }
@@ -68,7 +71,7 @@ export function applyIndentChange(change: IndentChange, indent: string): string 
     while (i < indent.length && i < change.prefix.length && indent[i] === change.prefix[i]) i += 1;
     return indent.slice(i);
   }
-  const col = Math.max(0, columns(indent, change.width) + change.delta);
+  const col = columns(indent, change.width);
   if (!change.tabs) return ' '.repeat(col);
   return '\t'.repeat(Math.floor(col / change.width)) + ' '.repeat(col % change.width);
 }

@@ -16,6 +16,11 @@
  * - findClosest(text, oldText) / formatClosest — STRING_NOT_FOUND and CONTEXT_NOT_FOUND's
  *   `details.closest` and the lines of the message.
  *
+ * Bounded (SPEC §8): whole-line rungs hash each file line's key once and find the old lines as
+ * a sequence (line-hash.ts, line-index.ts); checking the places found counts against a
+ * WorkBudget (budget.ts), past which a search answers `budget` and the caller refuses the edit.
+ * `closest` has a budget of its own and is left out past it.
+ *
  * Nothing here touches the disk or the read state; everything is a pure function of strings.
  */
 export {
@@ -33,3 +38,4 @@ export { findLines, rewriteLines, splitLines, type FindLinesOptions } from './li
 export { applySplices } from './splices.js';
 export { foldBreaks, foldString, originalOffset, type FoldedText } from './fold.js';
 export { findClosest, formatClosest, type Closest } from './closest.js';
+export { CLOSEST_WORK, LADDER_WORK, ladderBudget, WorkBudget } from './budget.js';

@@ -2,7 +2,9 @@ import { foldBreaks, foldString, originalOffset, type FoldedText } from './fold.
 import { findLines, rewriteLines, splitLines } from './lines.js';
 import { curlQuotes, curlyKinds, foldQuotes } from './quotes.js';
 import { allIndexes, lineNumbersOf, widenDeletion } from './splices.js';
-import type { EditRequest, EditSearch, LineFit, Rung, Splice } from './types.js';
+import { RUNGS, type EditRequest, type EditSearch, type LineFit, type Rung, type Splice } from './types.js';
+
+const LINE_RUNGS = RUNGS.slice(2);
 
 /** MULTIPLE_MATCHES names at most this many first lines. */
 export const MAX_LISTED_LINES = 1000;
@@ -16,7 +18,8 @@ const FIT_LIMIT = 1000;
  * Replacement text is literal (no `$` patterns) and takes the file's line break.
  *
  * Cost: an exact match is one indexOf scan, as before the ladder; the line rungs only run when
- * the substring rungs found nothing.
+ * the substring rungs found nothing, and they are bounded (findLines: line hashing, a work
+ * budget). `budget`: the search ran out of it (SPEC §8), the edit is refused, never guessed.
  */
 export function findEdit(req: EditRequest): EditSearch {
   const folded = foldBreaks(req.text);
@@ -66,9 +69,18 @@ function findWholeLines(folded: FoldedText, needle: string, req: EditRequest): E
   const fileLines = splitLines(text);
   // Old text ending with a break needs a break after its last line in the file too.
   const to = oldBreak && !text.endsWith('\n') ? fileLines.length - 1 : fileLines.length;
-  const found = findLines(fileLines, oldLines, { to, joined: text, ...(req.replaceAll ? {} : { limit: FIT_LIMIT }) });
+  const found = findLines(fileLines, oldLines, {
+    to,
+    // A whole-line fit at rungs 1–2 is a substring match, which findSubstring has ruled out.
+    rungs: LINE_RUNGS,
+    joined: text,
+    ...(req.budget ? { budget: req.budget } : {}),
+    ...(req.replaceAll ? { nonOverlapping: true } : { limit: FIT_LIMIT }),
+  });
   if (found.kind === 'none') return { kind: 'none' };
   const { rung, fits } = found;
+  // Out of budget: two fits already answer MULTIPLE_MATCHES; anything else cannot be decided.
+  if (found.kind === 'budget' && (req.replaceAll || fits.length < 2)) return { kind: 'budget', rung };
   if (fits.length > 1 && !req.replaceAll)
     return multiple(
       rung,

@@ -1,17 +1,27 @@
 import { findIndentChange, leadingWhitespace, reindentLines } from './indent.js';
 import { stripPrefixes } from './line-prefix.js';
-import { foldLookalikes } from './lookalikes.js';
+import { foldLookalikes, hasLookalike } from './lookalikes.js';
 import { curlQuotes, curlyKinds, foldQuotes } from './quotes.js';
+import { ladderBudget, type WorkBudget } from './budget.js';
+import { hashKey, sequenceMatches } from './line-hash.js';
+import { indexOf, type LineIndex, type RungKeys } from './line-index.js';
 import { RUNGS, type LineFit, type LineSearch, type Rung } from './types.js';
 
 /**
  * Whole-line search (SPEC §14): the old text's lines against runs of consecutive whole lines
  * of the file, one rung after another; the first rung with any fit stops the search. Every fit
- * at that rung is returned (overlapping ones too), so the caller can insist on uniqueness.
+ * at that rung is returned (overlapping ones too, unless `nonOverlapping`), so the caller can
+ * insist on uniqueness.
  *
- * Cost: per rung, the old text's longest word is looked up with indexOf in the joined lines
- * (built once per search); only lines holding it are keyed and, when their key agrees, their
- * window compared line by line. Old text without a word of 3 characters keys every line.
+ * Cost (SPEC §8 "Bounded work"), per rung:
+ * - the old text's longest word is looked up with indexOf in the joined lines: a rung whose
+ *   word is nowhere in the searched lines has no fit, and nothing more is done;
+ * - else every file line's key is hashed once (cached per lines array: ApplyPatch searches the
+ *   same lines once per hunk), and the old lines' hashes are found as a sequence (KMP): linear
+ *   in the file plus the old text, however repetitive the file;
+ * - each start found is checked on the keys (and, at `indentation`, for one consistent change):
+ *   that work is counted in a budget (LADDER_WORK line comparisons per search). Past it the
+ *   search answers `budget` with the fits it had, never a guess.
  */
 
 export interface FindLinesOptions {
@@ -24,6 +34,10 @@ export interface FindLinesOptions {
   limit?: number;
   /** `fileLines.join('\n')` when the caller has it already (saves building it again). */
   joined?: string;
+  /** Only fits that do not overlap the fit before (replace_all keeps no others). */
+  nonOverlapping?: boolean;
+  /** Shared by the searches of one call; default ladderBudget(oldLines.length). */
+  budget?: WorkBudget;
 }
 
 /** Spaces and tabs off the end (a loop: a regex per line of a large file costs far more). */
@@ -40,54 +54,95 @@ function trimBoth(s: string): string {
   return start === 0 ? t : t.slice(start);
 }
 
-/** A rung's key for a file line and for an old line; null old keys: the rung does not apply. */
-interface RungKeys {
-  file(line: string): string;
-  old(lines: readonly string[]): string[] | null;
-}
+const identity = (l: string) => l;
+const unicodeKey = (l: string) => trimEnd(foldLookalikes(l));
 
 const KEYS: Record<Rung, RungKeys> = {
-  exact: { file: (l) => l, old: (ls) => [...ls] },
+  exact: { file: identity, old: (ls) => [...ls], joined: 'exact' },
   quotes: { file: foldQuotes, old: (ls) => ls.map(foldQuotes) },
-  line_numbers: { file: (l) => l, old: stripPrefixes },
-  trailing_whitespace: { file: trimEnd, old: (ls) => ls.map(trimEnd) },
-  indentation: { file: trimBoth, old: (ls) => ls.map(trimBoth) },
-  unicode: { file: (l) => trimEnd(foldLookalikes(l)), old: (ls) => ls.map((l) => trimEnd(foldLookalikes(l))) },
+  line_numbers: { file: identity, old: stripPrefixes, joined: 'exact' },
+  trailing_whitespace: { file: trimEnd, old: (ls) => ls.map(trimEnd), joined: 'trim-end' },
+  indentation: { file: trimBoth, old: (ls) => ls.map(trimBoth), joined: 'trim' },
+  unicode: { file: unicodeKey, old: (ls) => ls.map(unicodeKey) },
 };
+
+/**
+ * A rung that cannot find what an earlier rung did not: `quotes` when neither side has a
+ * curly quote is `exact`; `unicode` when neither has a look-alike is `trailing_whitespace`.
+ */
+function sameAsEarlier(rung: Rung, index: LineIndex, oldLines: readonly string[]): boolean {
+  if (rung === 'quotes') return !index.has(CURLY) && !oldLines.some((l) => CURLY.test(l));
+  if (rung === 'unicode') return !index.has(LOOKALIKE) && !oldLines.some(hasLookalike);
+  return false;
+}
+
+const EQUAL_WITHOUT_FOLDING: Partial<Record<Rung, Rung>> = { quotes: 'exact', unicode: 'trailing_whitespace' };
+const CURLY = /[\u2018\u2019\u201C\u201D]/;
+const LOOKALIKE = /[\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u2010-\u2015\u2212\uFE58\uFE63\uFF0D\u2018-\u201F\u2032\u2033\u2026]/;
 
 export function findLines(fileLines: readonly string[], oldLines: readonly string[], opts: FindLinesOptions = {}): LineSearch {
   const from = Math.max(0, opts.from ?? 0);
   const to = Math.min(fileLines.length, opts.to ?? fileLines.length);
   if (oldLines.length === 0 || to - from < oldLines.length) return { kind: 'none' };
   const index = indexOf(fileLines, opts.joined);
-  for (const rung of opts.rungs ?? RUNGS) {
-    const fits = fitsAt(rung, index, oldLines, from, to, opts.limit ?? 1000);
+  const budget = opts.budget ?? ladderBudget(oldLines.length);
+  const search: RungSearch = { from, to, limit: opts.limit ?? 1000, nonOverlapping: opts.nonOverlapping ?? false, budget };
+  const rungs = opts.rungs ?? RUNGS;
+  for (const [at, rung] of rungs.entries()) {
+    // Skipped only after the rung it equals was tried (a caller may start later on the ladder).
+    const earlier = EQUAL_WITHOUT_FOLDING[rung];
+    if (earlier && rungs.slice(0, at).includes(earlier) && sameAsEarlier(rung, index, oldLines)) continue;
+    const fits = fitsAt(rung, index, oldLines, search);
+    if (budget.exhausted) return { kind: 'budget', rung, fits };
     if (fits.length > 0) return { kind: 'found', rung, fits };
   }
   return { kind: 'none' };
 }
 
-function fitsAt(rung: Rung, index: LineIndex, oldLines: readonly string[], from: number, to: number, limit: number): LineFit[] {
+interface RungSearch {
+  from: number;
+  to: number;
+  limit: number;
+  nonOverlapping: boolean;
+  budget: WorkBudget;
+}
+
+function fitsAt(rung: Rung, index: LineIndex, oldLines: readonly string[], q: RungSearch): LineFit[] {
   const keys = KEYS[rung];
   const old = keys.old(oldLines);
   if (old === null) return [];
-  const fileLines = index.lines;
-  // The anchor: the old line with the longest word, found by indexOf instead of keying every line.
+  // The anchor: the old line with the longest word; a word nowhere in the lines it could stand on means no fit.
   const words = old.map(longestWord);
   let anchor = 0;
   for (let j = 1; j < old.length; j += 1) if (words[j]!.length > words[anchor]!.length) anchor = j;
+  const first = q.from + anchor;
+  const last = q.to - old.length + anchor;
+  // A rare anchor word: the few lines holding it are the only candidates (no hashing at all).
+  const few = index.linesHolding(words[anchor]!, first, last, FEW_CANDIDATES);
+  if (few !== null && few.length === 0) return [];
+  const starts = few ? few.map((i) => i - anchor) : sequenceMatches(index.hashes(keys), Int32Array.from(old, hashKey), q.from, q.to);
+  const fileLines = index.lines;
   const fits: LineFit[] = [];
-  const last = to - old.length;
-  for (const i of index.candidates(words[anchor]!, from + anchor, last + anchor)) {
-    if (fits.length >= limit) break;
-    if (keys.file(fileLines[i]!) !== old[anchor]) continue;
-    const start = i - anchor;
-    if (!windowMatches(keys, fileLines, old, start)) continue;
-    const fit = describeFit(rung, fileLines, oldLines, start);
-    if (fit) fits.push(fit);
+  let end = q.from;
+  for (const start of starts) {
+    if (fits.length >= q.limit) break;
+    if (q.nonOverlapping && start < end) continue;
+    if (!q.budget.spend(old.length) || !index.windowMatches(keys, old, start, anchor)) {
+      if (q.budget.exhausted) break;
+      continue;
+    }
+    const fit = describeFit(rung, fileLines, oldLines, start, q.budget);
+    if (q.budget.exhausted) break;
+    if (fit) {
+      fits.push(fit);
+      end = fit.end;
+    }
   }
   return fits;
 }
+
+/** At most this many lines holding the anchor word are checked one by one; more: line hashing. */
+const FEW_CANDIDATES = 64;
 
 /** Letters, digits and `_` survive every rung's folding unchanged, so a word is a safe prefilter. */
 function longestWord(line: string): string {
@@ -96,85 +151,19 @@ function longestWord(line: string): string {
   return best;
 }
 
-/**
- * One index per lines array (ApplyPatch searches the same lines once per hunk): the array
- * must not change while it is searched, which every caller's line split guarantees.
- */
-const INDEXES = new WeakMap<readonly string[], LineIndex>();
-
-function indexOf(lines: readonly string[], joined: string | undefined): LineIndex {
-  let index = INDEXES.get(lines);
-  if (!index) {
-    index = new LineIndex(lines, joined ?? null);
-    INDEXES.set(lines, index);
-  }
-  return index;
-}
-
-/** The file's lines with, built once per search, their text joined for indexOf prefiltering. */
-class LineIndex {
-  private starts: number[] | null = null;
-
-  constructor(
-    readonly lines: readonly string[],
-    private joined: string | null = null,
-  ) {}
-
-  /** Lines in [first, last] that may hold `word`: those containing it, or all when it is short. */
-  *candidates(word: string, first: number, last: number): Generator<number> {
-    if (word.length < 3) {
-      for (let i = first; i <= last; i += 1) yield i;
-      return;
-    }
-    this.joined ??= this.lines.join('\n');
-    this.starts ??= lineStartsOf(this.lines);
-    const starts = this.starts;
-    let previous = -1;
-    for (
-      let at = this.joined.indexOf(word, first < starts.length ? starts[first] : Infinity);
-      at !== -1;
-      at = this.joined.indexOf(word, at + 1)
-    ) {
-      const line = lineAt(starts, at);
-      if (line > last) return;
-      if (line !== previous) yield line;
-      previous = line;
-    }
-  }
-}
-
-function lineStartsOf(lines: readonly string[]): number[] {
-  const out = new Array<number>(lines.length);
-  let at = 0;
-  for (let i = 0; i < lines.length; i += 1) {
-    out[i] = at;
-    at += lines[i]!.length + 1;
-  }
-  return out;
-}
-
-/** Index of the line holding offset `at` (binary search over line starts). */
-function lineAt(starts: readonly number[], at: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid]! <= at) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
-function windowMatches(keys: RungKeys, fileLines: readonly string[], old: readonly string[], start: number): boolean {
-  for (let j = 0; j < old.length; j += 1) if (keys.file(fileLines[start + j]!) !== old[j]) return false;
-  return true;
-}
-
 /** The fit with what rewriting the new lines needs; null when the indentation is not one change. */
-function describeFit(rung: Rung, fileLines: readonly string[], oldLines: readonly string[], start: number): LineFit | null {
+function describeFit(
+  rung: Rung,
+  fileLines: readonly string[],
+  oldLines: readonly string[],
+  start: number,
+  budget: WorkBudget,
+): LineFit | null {
   const end = start + oldLines.length;
   if (rung === 'quotes') return { rung, start, end, curly: curlyKinds(fileLines.slice(start, end).join('\n')) };
   if (rung !== 'indentation') return { rung, start, end };
+  // Each change tried costs a pass over the pairs (findIndentChange tries at most five).
+  if (!budget.spend(2 * oldLines.length)) return null;
   const pairs: Array<[string, string]> = [];
   for (let j = 0; j < oldLines.length; j += 1) {
     const fileLine = fileLines[start + j]!;

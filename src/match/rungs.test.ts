@@ -37,6 +37,17 @@ describe('the ladder (SPEC §14)', () => {
     expect(edit(text, 'a:\n  b\n  c', 'x')).toEqual({ kind: 'none' });
   });
 
+  it('indentation: one change only — a prefix, or tabs for spaces at one width with the columns kept', () => {
+    // A shift combined with a width: 4 / 6 / 4 spaces for tab / two tabs / tab.
+    expect(edit('\ta\n\t\tb\n\tc\n', '    a\n      b\n    c', 'x')).toEqual({ kind: 'none' });
+    // Tabs for spaces on one line, the next already in tabs: two different changes.
+    expect(edit('\ta\n\t\tb\n', '    a\n\t\tb', 'x')).toEqual({ kind: 'none' });
+    // The file in spaces, old text in tabs: spaces for tabs at width 4, new text written in spaces.
+    expect(edit('    a\n        b\n', '\ta\n\t\tb', '\ta\n\t\tB\n\tc')).toEqual({ rung: 'indentation', text: '    a\n        B\n    c\n' });
+    // A one-line old text: tab for 4 spaces; the new text's other lines take the same change.
+    expect(edit('\ta\nz\n', '    a', '    a\n        b')).toEqual({ rung: 'indentation', text: '\ta\n\t\tb\nz\n' });
+  });
+
   it('unicode: folds dashes, no-break spaces, typographic quotes and the ellipsis on both sides', () => {
     const text = 'range 1–5 costs\u00a0€3 “now”…\n';
     expect(edit(text, 'range 1-5 costs €3 "now"...', 'range 1-6')).toEqual({ rung: 'unicode', text: 'range 1-6\n' });

@@ -1,3 +1,5 @@
+import type { WorkBudget } from './budget.js';
+
 /** The rungs of SPEC §14's ladder, in the order they are tried. */
 export const RUNGS = ['exact', 'quotes', 'line_numbers', 'trailing_whitespace', 'indentation', 'unicode'] as const;
 
@@ -12,7 +14,7 @@ export interface Splice {
 
 /** How a fit's lines differ in indentation from the old text's (rung `indentation`). */
 export type IndentChange =
-  { kind: 'add'; prefix: string } | { kind: 'remove'; prefix: string } | { kind: 'columns'; width: number; delta: number; tabs: boolean };
+  { kind: 'add'; prefix: string } | { kind: 'remove'; prefix: string } | { kind: 'columns'; width: number; tabs: boolean };
 
 /** One match of old lines against the file's lines: [start, end), 0-based line indexes. */
 export interface LineFit {
@@ -25,12 +27,18 @@ export interface LineFit {
   indent?: IndentChange;
 }
 
-export type LineSearch = { kind: 'none' } | { kind: 'found'; rung: Rung; fits: LineFit[] };
+export type LineSearch =
+  | { kind: 'none' }
+  | { kind: 'found'; rung: Rung; fits: LineFit[] }
+  /** The work budget ran out at `rung` (SPEC §8): `fits` are those checked before it did. */
+  | { kind: 'budget'; rung: Rung; fits: LineFit[] };
 
 export type EditSearch =
   | { kind: 'none' }
   | { kind: 'multiple'; rung: Rung; count: number; lines: number[] }
-  | { kind: 'ok'; rung: Rung; splices: Splice[]; lines: number[] };
+  | { kind: 'ok'; rung: Rung; splices: Splice[]; lines: number[] }
+  /** The old text fits too many places at `rung` loosely to check them all within the budget. */
+  | { kind: 'budget'; rung: Rung };
 
 export interface EditRequest {
   /** The file's decoded text, original line breaks. */
@@ -40,4 +48,6 @@ export interface EditRequest {
   replaceAll: boolean;
   /** The file's line break for new text ('\n' | '\r\n' | '\r'). */
   lineBreak: string;
+  /** Shared by the searches of one call (MultiEdit's edits); default ladderBudget of the old text. */
+  budget?: WorkBudget;
 }

@@ -21,6 +21,13 @@ import { readNotebook, type ReadNotebookOutcome } from '../notebook/read-noteboo
  */
 export const OFF_LOOP_BYTES = 2 * 1024 * 1024;
 
+/**
+ * A replace_all rewrites every match: its splices, the new text, its encoding and a patch of
+ * every changed line grow with the matches (a 2 MB file of 1,000,000 matches held the loop for
+ * a second). Past this size a replace_all runs on the worker thread as well.
+ */
+export const REPLACE_ALL_OFF_LOOP_BYTES = 64 * 1024;
+
 /** The outcome of an edit done off the loop (large notebooks only), its patch unpacked. */
 export type OffLoopEdit = Omit<EditReply, 'patch'> & { patch: TextPatch };
 
@@ -44,8 +51,8 @@ export async function editNotebookOffLoop(
 }
 
 /**
- * Edit's steps 4–5 on the worker thread for a large file (a replace_all over millions of
- * matches); null when the file is small or new (do it inline). The texts are decoded on the
+ * Edit's steps 4–5 on the worker thread for a large file, or a replace_all in a file past
+ * REPLACE_ALL_OFF_LOOP_BYTES; null when the file is small or new (do it inline). The texts are decoded on the
  * loop only if asked (secret guard of a protected file, git diff).
  */
 export async function editTextOffLoop(
@@ -54,7 +61,8 @@ export async function editTextOffLoop(
   input: EditInput,
   override?: string,
 ): Promise<ComputedWrite<EditExtra> | null> {
-  if (original === null || original.length < OFF_LOOP_BYTES) return null;
+  const threshold = input.replace_all ? REPLACE_ALL_OFF_LOOP_BYTES : OFF_LOOP_BYTES;
+  if (original === null || original.length < threshold) return null;
   const job: WorkerJob = { id: 0, kind: 'text-edit', bytes: original, relative, input, ...(override ? { override } : {}) };
   const reply = (await runOnWorker(job)) as TextEditReply;
   const bytes = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);

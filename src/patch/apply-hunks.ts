@@ -1,6 +1,6 @@
 import { ToolError } from '../errors.js';
 import type { Hunk } from './parse.js';
-import { findClosest, formatClosest, rewriteLines, type LineFit } from '../match/index.js';
+import { findClosest, formatClosest, ladderBudget, rewriteLines, type LineFit, type WorkBudget } from '../match/index.js';
 import { detectPlaceholder, placeholderMessage } from '../write/placeholders.js';
 import { locateAnchor, locateHunk, type Rung } from './locate.js';
 
@@ -106,12 +106,14 @@ export async function applyHunks(
   let from = 0;
   let rung: Rung = 'exact';
   let sliceStart = performance.now();
+  // SPEC §8: one matching budget for all the hunks of the file.
+  const budget = ladderBudget(hunks.reduce((n, h) => n + h.lines.length, 0));
   for (const [index, hunk] of hunks.entries()) {
     if (performance.now() - sliceStart > SLICE_MS) {
       await yieldNow();
       sliceStart = performance.now();
     }
-    const placed = placeHunk(file, hunk, from, filePath, index);
+    const placed = placeHunk(file, hunk, from, filePath, index, budget);
     if (!allowPlaceholders) assertNoPlaceholder(placed.hunk, filePath, index);
     if (RUNG_ORDER.indexOf(placed.rung) > RUNG_ORDER.indexOf(rung)) rung = placed.rung;
     const old = Array.from({ length: placed.count }, (_, k) => lineAt(file, placed.start + k));
@@ -131,7 +133,10 @@ interface Placed {
   fit: LineFit | null;
 }
 
-function placeHunk(file: FileLines, hunk: Hunk, after: number, filePath: string, index: number): Placed {
+const STOPPED =
+  'its context and removed lines fit so many places once whitespace is ignored that the search stopped before checking them all (copy them exactly, or add an @@ anchor)';
+
+function placeHunk(file: FileLines, hunk: Hunk, after: number, filePath: string, index: number, budget: WorkBudget): Placed {
   const plain = file.lines;
   let from = after;
   for (const anchor of hunk.anchors) {
@@ -142,7 +147,7 @@ function placeHunk(file: FileLines, hunk: Hunk, after: number, filePath: string,
   const old = oldLines(hunk);
   // Only `+` lines: appended at the end of the file.
   if (old.length === 0) return { start: plain.length, count: 0, rung: 'exact', hunk, fit: null };
-  const query = { lines: plain, from, endOfFile: hunk.endOfFile, anchored: hunk.anchors.length > 0 };
+  const query = { lines: plain, from, endOfFile: hunk.endOfFile, anchored: hunk.anchors.length > 0, budget };
   let found = locateHunk({ ...query, old });
   let used = hunk;
   // A blank context line ending the hunk often stands for the file's final line break.
@@ -150,7 +155,8 @@ function placeHunk(file: FileLines, hunk: Hunk, after: number, filePath: string,
     used = { ...hunk, lines: hunk.lines.slice(0, -1) };
     found = locateHunk({ ...query, old: old.slice(0, -1) });
   }
-  if (found.kind === 'none') throw notFound(file.text, filePath, index, hunk, 'its context and removed lines are not in the file');
+  if (found.kind === 'none')
+    throw notFound(file.text, filePath, index, hunk, found.stopped ? STOPPED : 'its context and removed lines are not in the file');
   if (found.kind === 'multiple') {
     const lines = found.starts.map((s) => s + 1);
     throw new ToolError(

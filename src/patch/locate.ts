@@ -1,4 +1,4 @@
-import { findLines, type LineFit, type Rung } from '../match/index.js';
+import { findLines, type LineFit, type Rung, type WorkBudget } from '../match/index.js';
 
 /**
  * Where a hunk's old lines (context and removed) stand in a file's lines: the ONE place
@@ -10,7 +10,8 @@ export type { Rung } from '../match/index.js';
 
 export type Located =
   | { kind: 'ok'; start: number; rung: Rung; fit: LineFit }
-  | { kind: 'none' }
+  /** `stopped`: the ladder's work budget ran out before every place was checked (SPEC §8). */
+  | { kind: 'none'; stopped?: true }
   /** Several places: 0-based first lines of each. */
   | { kind: 'multiple'; starts: number[]; rung: Rung };
 
@@ -25,16 +26,21 @@ export interface LocateQuery {
   endOfFile: boolean;
   /** An anchor placed the search: the first match after it is the one meant. */
   anchored: boolean;
+  /** The matching budget shared by the hunks of one file (SPEC §8); default one per hunk. */
+  budget?: WorkBudget;
 }
 
 export function locateHunk(q: LocateQuery): Located {
   const { lines, old, from } = q;
   const last = lines.length - old.length;
   if (last < from) return { kind: 'none' };
-  const found = findLines(lines, old, { from: q.endOfFile ? last : from });
+  const found = findLines(lines, old, { from: q.endOfFile ? last : from, ...(q.budget ? { budget: q.budget } : {}) });
   if (found.kind === 'none') return { kind: 'none' };
   const fits = q.endOfFile ? found.fits.filter((f) => f.start === last) : found.fits;
-  if (fits.length === 0) return { kind: 'none' };
+  // Out of budget, the fits are still in file order: an anchored hunk takes the first, two
+  // unanchored ones are several places; anything else cannot be decided.
+  const stopped = found.kind === 'budget';
+  if (fits.length === 0 || (stopped && !q.anchored && fits.length < 2)) return stopped ? { kind: 'none', stopped } : { kind: 'none' };
   if (fits.length > 1 && !q.anchored) return { kind: 'multiple', starts: fits.map((f) => f.start), rung: found.rung };
   const fit = fits[0]!;
   return { kind: 'ok', start: fit.start, rung: fit.rung, fit };

@@ -59,14 +59,19 @@ function indentChange(pairs: Array<[file: string, old: string]>): Change | null 
       lenient: (ws) => (ws.startsWith(p) ? ws.slice(p.length) : ws.slice(commonPrefix(ws, p))),
     });
   }
-  const tabs = pairs.some(([f]) => f.includes('\t'));
-  for (const width of [4, 8, 2]) {
-    const shift = cols(f0, width) - cols(o0, width);
-    const render = (ws: string) => {
-      const c = Math.max(0, cols(ws, width) + shift);
-      return tabs ? '\t'.repeat(Math.floor(c / width)) + ' '.repeat(c % width) : ' '.repeat(c);
-    };
-    candidates.push({ strict: (ws) => (cols(ws, width) + shift < 0 ? null : render(ws)), lenient: render });
+  // Tabs for spaces at one width, the columns kept: the old side all spaces and the file
+  // written with tabs, or the file all spaces and the old side written with tabs.
+  const oldSpaces = pairs.every(([, o]) => !o.includes('\t'));
+  const fileSpaces = pairs.every(([f]) => !f.includes('\t'));
+  if (oldSpaces || fileSpaces) {
+    const tabs = oldSpaces;
+    for (const width of [4, 8, 2]) {
+      const render = (ws: string) => {
+        const c = cols(ws, width);
+        return tabs ? '\t'.repeat(Math.floor(c / width)) + ' '.repeat(c % width) : ' '.repeat(c);
+      };
+      candidates.push({ strict: render, lenient: render });
+    }
   }
   return candidates.find((change) => pairs.every(([f, o]) => change.strict(o) === f)) ?? null;
 }

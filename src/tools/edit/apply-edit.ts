@@ -1,5 +1,5 @@
 import { ToolError } from '../../errors.js';
-import { applySplices, findClosest, findEdit, formatClosest, type Rung, type Splice } from '../../match/index.js';
+import { applySplices, findClosest, findEdit, formatClosest, type Rung, type Splice, type WorkBudget } from '../../match/index.js';
 import { detectPlaceholder, placeholderMessage } from '../../write/placeholders.js';
 
 /** One search/replace, as Edit's body and each of MultiEdit's edits give it. */
@@ -23,6 +23,8 @@ export interface EditPlace {
   /** The file's line break for new text. */
   lineBreak: string;
   allowPlaceholders: boolean;
+  /** The matching budget of the whole call (MultiEdit's edits share one); default one per edit. */
+  budget?: WorkBudget;
 }
 
 /**
@@ -38,8 +40,10 @@ export function applyEdit(text: string, edit: OneEdit, place: EditPlace): EditAp
     newString: edit.new_string,
     replaceAll: edit.replace_all,
     lineBreak: place.lineBreak,
+    ...(place.budget ? { budget: place.budget } : {}),
   });
   if (found.kind === 'none') throw notFound(text, edit.old_string, place.path);
+  if (found.kind === 'budget') throw searchStopped(found.rung, place.path);
   if (found.kind === 'multiple') {
     const where = found.lines.length > 10 ? `${found.lines.slice(0, 10).join(', ')}, …` : found.lines.join(', ');
     const how = found.rung === 'exact' ? '' : ` (at rung ${found.rung})`;
@@ -66,6 +70,20 @@ function notFound(text: string, oldString: string, path: string): ToolError {
     'STRING_NOT_FOUND',
     `${advice} ${formatClosest(closest)}\nCopy the text exactly as the file has it (without the line-number prefix) and retry.`,
     { closest },
+  );
+}
+
+/**
+ * SPEC §8 "Bounded work": the old text fits so many places once whitespace (or another rung's
+ * folding) is ignored that they cannot all be checked within the matching budget. Refused —
+ * never a guess — with what to send instead; no `closest` (there are too many).
+ */
+function searchStopped(rung: Rung, path: string): ToolError {
+  return new ToolError(
+    'STRING_NOT_FOUND',
+    `old_string was not found in ${path} as it is; at rung ${rung} it fits so many places that the search stopped before checking them all. ` +
+      'Copy the text exactly as the file has it (whitespace and indentation included, without the line-number prefix), or include a line that occurs only once.',
+    { rung, search_stopped: true },
   );
 }
 

@@ -45,10 +45,12 @@ function globText(pattern: string, r: GlobResult, more: boolean): string {
   const lines: string[] = [...r.filenames];
   if (r.total_files === 0) lines.push(`No files matched ${pattern}.`);
   else if (r.num_files === 0) lines.push(`(No files at offset ${count(r.offset)}: ${count(r.total_files)} files matched ${pattern}.)`);
-  else if (more || r.offset > 0) {
+  else if (more) {
+    // Written only when more results exist (a last page ends with its last path).
     const last = r.offset + r.num_files;
-    const tail = more ? ` To see more, call Glob with offset ${last}.` : '';
-    lines.push(`(Showing files ${count(r.offset + 1)}–${count(last)} of ${count(r.total_files)}, newest first.${tail})`);
+    lines.push(
+      `(Showing files ${count(r.offset + 1)}–${count(last)} of ${count(r.total_files)}, newest first. To see more, call Glob with offset ${last}.)`,
+    );
   }
   if (r.timed_out) lines.push(BUDGET_NOTE);
   return lines.join('\n');

@@ -1,5 +1,5 @@
 import { isToolError, ToolError } from '../../errors.js';
-import type { Rung } from '../../match/index.js';
+import { ladderBudget, type Rung, type WorkBudget } from '../../match/index.js';
 import { decodeText, dominantLineBreak, encodeText, type TextEncoding } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
@@ -67,10 +67,12 @@ function compute(input: MultiEditInput, target: ResolvedPath, current: CurrentFi
   let text = before;
   let replacements = 0;
   const matches: Rung[] = [];
+  // SPEC §8: one matching budget for the whole call, not one per edit (up to 100 of them).
+  const budget = ladderBudget(input.edits.reduce((n, e) => n + lineCount(e.old_string), 0));
   input.edits.forEach((edit, index) => {
     let applied: EditApplied;
     try {
-      applied = applyOne(text, edit, target, input.allow_placeholders);
+      applied = applyOne(text, edit, target, input.allow_placeholders, budget);
     } catch (err) {
       throw isToolError(err) ? atEdit(index, input.edits.length, err) : err;
     }
@@ -83,13 +85,19 @@ function compute(input: MultiEditInput, target: ResolvedPath, current: CurrentFi
 }
 
 /** One edit on the text so far; an empty old_string fills a text that is still empty (SPEC §6 step 2–3). */
-function applyOne(text: string, edit: OneEdit, target: ResolvedPath, allowPlaceholders: boolean): EditApplied {
+function applyOne(text: string, edit: OneEdit, target: ResolvedPath, allowPlaceholders: boolean, budget: WorkBudget): EditApplied {
   if (edit.old_string === '') {
     if (text !== '') throw fileExists(target);
     if (!allowPlaceholders) assertNoPlaceholder('', [], edit.new_string);
     return { after: edit.new_string, splices: [{ start: 0, end: 0, text: edit.new_string }], replacements: 1, rung: 'exact' };
   }
-  return applyEdit(text, edit, { path: target.relative, lineBreak: dominantLineBreak(text), allowPlaceholders });
+  return applyEdit(text, edit, { path: target.relative, lineBreak: dominantLineBreak(text), allowPlaceholders, budget });
+}
+
+function lineCount(text: string): number {
+  let n = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) n += 1;
+  return n;
 }
 
 /** The same error, naming the edit: `details.edit_index` (0-based) and `edit 3 of 5` in the message. */
