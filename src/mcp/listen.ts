@@ -80,6 +80,8 @@ export class ListenStreams {
     res.once('close', () => {
       clearInterval(keepAlive);
       this.open.delete(listener);
+      // A stream the client dropped was never finished: its connection cannot carry another request.
+      if (!res.writableFinished) res.socket?.destroy();
     });
   }
 

@@ -1,7 +1,7 @@
 import { sep } from 'node:path';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { AppServices } from '../app-services.js';
-import type { Log } from '../tools/types.js';
+import type { Log, ResolvedPath } from '../tools/types.js';
 import { pathOfUri, protocolError, resourceError, uriOfPath } from './resources.js';
 
 /** Subscriptions one subscriber (a 2025 session or a 2026 listen stream) may hold. */
@@ -35,9 +35,20 @@ export function coveredUri(subscriptions: Subscriptions, real: string, relative:
  * that does not exist yet may be subscribed to (its creation is a change); a folder covers its
  * subtree.
  */
+/** A file (which may not exist yet) or, when the path is a folder, that folder. */
+async function resolveTarget(services: AppServices, uri: string): Promise<ResolvedPath> {
+  const path = pathOfUri(uri);
+  try {
+    return await services.resolve(path, 'read', 'file');
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'NOT_A_FILE') throw err;
+    return services.resolve(path, 'read', 'directory');
+  }
+}
+
 export async function subscribe(services: AppServices, subscriptions: Subscriptions, uri: string, log: Log): Promise<void> {
   try {
-    const target = await services.resolve(pathOfUri(uri), 'read', 'file-or-directory');
+    const target = await resolveTarget(services, uri);
     if (!subscriptions.has(target.real) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
       throw protocolError(
         ErrorCode.InvalidParams,
@@ -52,7 +63,7 @@ export async function subscribe(services: AppServices, subscriptions: Subscripti
 
 export async function unsubscribe(services: AppServices, subscriptions: Subscriptions, uri: string, log: Log): Promise<void> {
   try {
-    subscriptions.delete((await services.resolve(pathOfUri(uri), 'read', 'file-or-directory')).real);
+    subscriptions.delete((await resolveTarget(services, uri)).real);
   } catch (err) {
     throw resourceError(err, log);
   }

@@ -130,6 +130,10 @@ async function serve(served: Served, request: FastifyRequest, reply: FastifyRepl
       'Invalid Request: JSON-RPC batches are not supported (MCP removed them in 2025-06-18); send one message per POST.',
     );
   }
+  if (!isRequest(body) && isModern(request.raw, body) && typeof (body as { method?: unknown }).method === 'string') {
+    // A 2026 notification (e.g. notifications/cancelled after a client closes a stream): nothing to do.
+    return reply.code(202).send();
+  }
   if (isRequest(body) && isModern(request.raw, body)) return serveModern(served, named ?? DEFAULT_SESSION, body, request, reply);
   if (typeof sessionId === 'string' && !served.stateless) return legacySession(served, sessionId, request, reply);
   if ((body as { method?: unknown }).method === 'initialize' && !served.stateless) return openSession(served, named, request, reply);
