@@ -6,6 +6,7 @@ import { JSON_BODY } from '../http/body-type.js';
 import { DEFAULT_SESSION, sessionOf } from '../http/session.js';
 import { answerRequest, type RequestMessage } from '../mcp/answer.js';
 import { BATCH, NOT_JSON, parseMcpBody } from '../mcp/body.js';
+import { SessionEventStore } from '../mcp/event-store.js';
 import { writeMessage, wantsStream } from '../mcp/fast-path.js';
 import { errorObject, HANDLERS, mcpShared, requestLog, type McpShared } from '../mcp/handlers.js';
 import { ListenStreams } from '../mcp/listen.js';
@@ -227,6 +228,8 @@ async function openSession(served: Served, named: string | null, request: Fastif
   let opened = false;
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
+    // Last-Event-ID: a host that reconnects its GET stream gets the updates it missed.
+    eventStore: new SessionEventStore(),
     // A client that accepts only an event stream gets its answers as one.
     enableJsonResponse: !wantsStream(request.headers.accept),
     onsessioninitialized: (sessionId) => {
