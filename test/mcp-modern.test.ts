@@ -115,6 +115,8 @@ describe('MCP 2026-07-28 on the wire', () => {
     expect(templates).toMatchObject({ resultType: 'complete', ttlMs: 3_600_000, cacheScope: 'private' });
     const read = (await json(await post('resources/read', { uri: 'file:///a.txt' }))).result;
     expect(read).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
+    const missing = await json(await post('resources/read', { uri: 'file:///nope.txt' }));
+    expect(missing.error).toEqual({ code: -32602, message: 'nope.txt does not exist.', data: { code: 'FILE_NOT_FOUND', details: {} } });
     const call = (await json(await post('tools/call', { name: 'LS', arguments: {} }))).result;
     expect(call.resultType).toBe('complete');
     expect(call.ttlMs).toBeUndefined();

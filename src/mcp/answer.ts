@@ -1,4 +1,4 @@
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../version.js';
 import { errorObject, HANDLERS, type McpShared, type RequestContext } from './handlers.js';
 
@@ -22,6 +22,8 @@ const CACHE: Readonly<Record<string, number>> = {
   'resources/read': 0,
 };
 
+const RESOURCE_NOT_FOUND_2025 = -32002;
+
 export type RequestMessage = { jsonrpc: '2.0'; id: string | number; method: string; params?: Record<string, unknown> };
 
 /**
@@ -41,7 +43,10 @@ export async function answerRequest(
     if (modern === null) return { jsonrpc: '2.0', id: request.id, result } as JSONRPCMessage;
     return { jsonrpc: '2.0', id: request.id, result: modernResult(request.method, result) } as JSONRPCMessage;
   } catch (err) {
-    return { jsonrpc: '2.0', id: request.id, error: errorObject(err, ctx.log) } as JSONRPCMessage;
+    const error = errorObject(err, ctx.log);
+    // 2026-07-28 answers a missing resource with -32602 (2025: -32002).
+    if (modern !== null && error.code === RESOURCE_NOT_FOUND_2025) error.code = ErrorCode.InvalidParams;
+    return { jsonrpc: '2.0', id: request.id, error } as JSONRPCMessage;
   }
 }
 
