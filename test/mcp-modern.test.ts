@@ -194,6 +194,24 @@ describe('MCP 2026-07-28 on the wire', () => {
     });
   });
 
+  it('answers -32022 for an unknown version sent in the header alone, and for a 2025 version sent the 2026 way', async () => {
+    await start();
+    const bare = await rawPost(t!.mcpUrl, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }), {
+      'mcp-protocol-version': '1999-01-01',
+    });
+    expect(bare.status).toBe(400);
+    expect((await json(bare)).error.data).toEqual({ supported: ['2026-07-28', '2025-11-25', '2025-06-18'], requested: '1999-01-01' });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'tools/list',
+      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } },
+    });
+    const old = await rawPost(t!.mcpUrl, body, { 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'tools/list' });
+    expect(old.status).toBe(400);
+    expect((await json(old)).error.code).toBe(-32022);
+  });
+
   it('answers a method it does not have with 404 and -32601, and GET and DELETE with 405', async () => {
     await start();
     const res = await post('prompts/list');

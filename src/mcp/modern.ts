@@ -55,6 +55,17 @@ function mismatch(message: string): Refusal {
   return { status: 400, error: { code: HEADER_MISMATCH, message: `Header mismatch: ${message}` } };
 }
 
+function unsupported(requested: string): Refusal {
+  return {
+    status: 400,
+    error: {
+      code: UNSUPPORTED_PROTOCOL_VERSION,
+      message: `Unsupported protocol version: ${requested.slice(0, 40)}. Supported: ${SUPPORTED_VERSIONS.join(', ')} (2025 versions with initialize).`,
+      data: { supported: SUPPORTED_VERSIONS, requested: requested.slice(0, 100) },
+    },
+  };
+}
+
 /** The field `Mcp-Name` mirrors, for the methods that have one. */
 const NAME_FIELD: Readonly<Record<string, string>> = { 'tools/call': 'name', 'resources/read': 'uri', 'prompts/get': 'name' };
 
@@ -63,23 +74,14 @@ export function checkModern(req: IncomingMessage, request: RequestMessage): Refu
   const inBody = metaVersion(request);
   const inHeader = header(req, 'mcp-protocol-version');
   if (inHeader === undefined) return mismatch('the MCP-Protocol-Version header is required.');
-  if (inBody === undefined)
-    return mismatch(`params._meta["${PROTOCOL_VERSION_META}"] is required (the header says ${inHeader.slice(0, 40)}).`);
+  // A version sidefile does not know is answered with the ones it does, whatever else is wrong.
+  if (!SUPPORTED_VERSIONS.includes(inHeader)) return unsupported(inHeader);
+  if (inBody === undefined) return mismatch(`params._meta["${PROTOCOL_VERSION_META}"] is required (the header says ${inHeader}).`);
   if (inBody !== inHeader) {
-    return mismatch(
-      `MCP-Protocol-Version header value '${inHeader.slice(0, 40)}' does not match body value '${String(inBody).slice(0, 40)}'.`,
-    );
+    return mismatch(`MCP-Protocol-Version header value '${inHeader}' does not match body value '${String(inBody).slice(0, 40)}'.`);
   }
-  if (inHeader !== MODERN_VERSION) {
-    return {
-      status: 400,
-      error: {
-        code: UNSUPPORTED_PROTOCOL_VERSION,
-        message: `Unsupported protocol version: ${inHeader.slice(0, 40)}. Supported: ${SUPPORTED_VERSIONS.join(', ')} (2025 versions with initialize).`,
-        data: { supported: SUPPORTED_VERSIONS, requested: inHeader.slice(0, 100) },
-      },
-    };
-  }
+  // A 2025 version sent the 2026 way: those versions are served with initialize.
+  if (inHeader !== MODERN_VERSION) return unsupported(inHeader);
   const method = header(req, 'mcp-method');
   if (method === undefined) return mismatch('the Mcp-Method header is required.');
   if (method !== request.method) {
