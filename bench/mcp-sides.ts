@@ -1,5 +1,5 @@
 /**
- * The three clients of `npm run bench -- mcp` (bench/mcp.ts): REST and MCP as plain JSON-RPC
+ * The clients of `npm run bench -- mcp` (bench/mcp.ts): REST and MCP (both eras) as plain JSON-RPC
  * over the same keep-alive HTTP client (bench/support/http-client.ts), and MCP through the SDK's own Client (undici fetch).
  * Each loop is its own session; a Read loop reads each of its files once, an Edit loop reads its
  * file once, then turns its marker line n into n + 1.
@@ -134,6 +134,53 @@ export function rawSide(http: HttpClient): Side {
     },
     editLoop: async (file) => {
       const call = await open();
+      await call('Read', { file_path: file });
+      let n = 0;
+      return async () => {
+        await call('Edit', { file_path: file, old_string: marker(n), new_string: marker(n + 1) });
+        n += 1;
+      };
+    },
+    close: async () => {},
+  };
+}
+
+/** MCP 2026-07-28 as plain JSON-RPC POSTs: no initialize; each loop its own X-Session-Id. */
+export function modernSide(http: HttpClient): Side {
+  let sessions = 0;
+  const open = (): ((name: string, args: Record<string, unknown>) => Promise<string>) => {
+    const session = `modern-${(sessions += 1)}`;
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+    };
+    let id = 0;
+    return async (name, args) => {
+      const headers = {
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': name,
+        'x-session-id': session,
+      };
+      const body = { jsonrpc: '2.0', id: (id += 1), method: 'tools/call', params: { name, arguments: args, _meta: meta } };
+      const res = await http.request('POST', '/mcp', body, headers);
+      if (res.status !== 200 || res.body.includes('"isError":true'))
+        throw new Error(`${name}: HTTP ${res.status} ${res.body.slice(0, 200)}`);
+      return res.body;
+    };
+  };
+  return {
+    readLoop: async (files) => {
+      const call = open();
+      let i = 0;
+      return async () => {
+        const body = await call('Read', { file_path: files[i++ % files.length] });
+        if (body.includes('"file_unchanged"')) throw new Error('read: file_unchanged');
+      };
+    },
+    editLoop: async (file) => {
+      const call = open();
       await call('Read', { file_path: file });
       let n = 0;
       return async () => {

@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listeningApp, type ListeningApp } from './support/mcp.js';
+import { modernClient } from './support/mcp-modern.js';
 
 /** docs/mcp.md's code blocks, by the `### Host` section they sit in. */
 function snippets(): Map<string, Array<{ lang: string; code: string }>> {
@@ -42,9 +43,21 @@ async function connects(url: string, headers: Record<string, string>): Promise<s
   return tools.map((tool) => tool.name);
 }
 
+/** The same with the 2.x SDK client pinned to 2026-07-28 (stateless, what Claude Code speaks). */
+async function connectsModern(url: string, headers: Record<string, string>): Promise<string[]> {
+  const target = new URL(url);
+  target.port = t.mcpUrl.port;
+  const client = await modernClient(target, headers);
+  const { tools } = await client.listTools();
+  await client.close();
+  return tools.map((tool) => tool.name);
+}
+
 describe('docs/mcp.md host snippets', () => {
   it('has a snippet for Claude Code, Claude Desktop, Cursor and VS Code', () => {
-    expect([...blocks.keys()].filter((k) => k)).toEqual(expect.arrayContaining(['Claude Code', 'Claude Desktop', 'Cursor', 'VS Code']));
+    expect([...blocks.keys()].filter((k) => k)).toEqual(
+      expect.arrayContaining(['Claude Code', 'Codex', 'Claude Desktop', 'Cursor', 'VS Code']),
+    );
   });
 
   it('Claude Code: `claude mcp add --transport http` with the bearer header, and a .mcp.json', async () => {
@@ -52,17 +65,34 @@ describe('docs/mcp.md host snippets', () => {
       .get('Claude Code')!
       .find((b) => b.lang === 'sh')!
       .code.trim();
-    const m = /^claude mcp add --transport http (\S+) (\S+) --header "Authorization: Bearer \$SIDEFILE_TOKEN"$/.exec(command);
+    const m =
+      /^claude mcp add --transport http (\S+) (\S+) --header "Authorization: Bearer \$SIDEFILE_TOKEN" --header "X-Session-Id: \$SIDEFILE_SESSION"$/.exec(
+        command,
+      );
     expect(m, command).not.toBeNull();
     expect(m![2]).toBe(DEFAULT_URL);
     const config = json('Claude Code');
     expect(Object.keys(config)).toEqual(['mcpServers']);
     const server = config.mcpServers.sidefile;
     expect(Object.keys(server).sort()).toEqual(['headers', 'type', 'url']);
-    expect(server).toEqual({ type: 'http', url: DEFAULT_URL, headers: { Authorization: 'Bearer ${SIDEFILE_TOKEN}' } });
-    expect(await connects(server.url, { Authorization: server.headers.Authorization.replace('${SIDEFILE_TOKEN}', TOKEN) })).toContain(
-      'Edit',
-    );
+    expect(server).toEqual({
+      type: 'http',
+      url: DEFAULT_URL,
+      headers: { Authorization: 'Bearer ${SIDEFILE_TOKEN}', 'X-Session-Id': '${SIDEFILE_SESSION:-claude}' },
+    });
+    const headers = { Authorization: `Bearer ${TOKEN}`, 'X-Session-Id': 'claude' };
+    expect(await connectsModern(server.url, headers)).toContain('Edit');
+    expect(await connects(server.url, headers)).toContain('Edit');
+  });
+
+  it('Codex: a streamable HTTP server with the token from the environment', async () => {
+    const toml = blocks
+      .get('Codex')!
+      .find((b) => b.lang === 'toml')!
+      .code.trim()
+      .split('\n');
+    expect(toml).toEqual(['[mcp_servers.sidefile]', `url = "${DEFAULT_URL}"`, 'bearer_token_env_var = "SIDEFILE_TOKEN"']);
+    expect(await connects(DEFAULT_URL, { Authorization: `Bearer ${TOKEN}` })).toContain('Read');
   });
 
   it('Claude Desktop: a stdio entry running mcp-remote with the header from env', async () => {
@@ -83,10 +113,8 @@ describe('docs/mcp.md host snippets', () => {
     const server = json('Cursor').mcpServers.sidefile;
     expect(Object.keys(server).sort()).toEqual(['headers', 'url']);
     expect(server.url).toBe(DEFAULT_URL);
-    expect(server.headers.Authorization).toBe('Bearer ${env:SIDEFILE_TOKEN}');
-    expect(await connects(server.url, { Authorization: server.headers.Authorization.replace('${env:SIDEFILE_TOKEN}', TOKEN) })).toContain(
-      'Write',
-    );
+    expect(server.headers).toEqual({ Authorization: 'Bearer ${env:SIDEFILE_TOKEN}', 'X-Session-Id': '${env:SIDEFILE_SESSION}' });
+    expect(await connects(server.url, { Authorization: `Bearer ${TOKEN}`, 'X-Session-Id': 'cursor-agent' })).toContain('Write');
   });
 
   it('VS Code: servers with type http, and the token from a declared password input', async () => {
@@ -95,10 +123,11 @@ describe('docs/mcp.md host snippets', () => {
     const server = config.servers.sidefile;
     expect(Object.keys(server).sort()).toEqual(['headers', 'type', 'url']);
     expect(server.type).toBe('http');
+    expect(server.headers['X-Session-Id']).toBe('vscode-${workspaceFolderBasename}');
     const id = /^Bearer \$\{input:([\w-]+)\}$/.exec(server.headers.Authorization)![1];
     const input = config.inputs.find((i: { id: string }) => i.id === id);
     expect(input).toMatchObject({ type: 'promptString', password: true });
     expect(typeof input.description).toBe('string');
-    expect(await connects(server.url, { Authorization: `Bearer ${TOKEN}` })).toContain('NotebookEdit');
+    expect(await connects(server.url, { Authorization: `Bearer ${TOKEN}`, 'X-Session-Id': 'vscode-project' })).toContain('NotebookEdit');
   });
 });

@@ -37,14 +37,15 @@ describe('MCP calls are observed exactly as REST calls', () => {
       code: null,
       status: 200,
       transport: 'mcp',
+      mcpEra: '2025-11-25',
     });
     expect(failed).toMatchObject({ tool: 'Edit', outcome: 'error', code: 'STRING_NOT_FOUND', status: 422, transport: 'mcp' });
     expect(rest).toMatchObject({ tool: 'Read', transport: 'rest' });
     expect(typeof read!.reqId).toBe('string');
-    // Same fields as the REST line, plus the transport.
+    // Same fields as the REST line, plus the transport and the protocol era.
     const keys = (l: Record<string, unknown>) =>
       Object.keys(l)
-        .filter((k) => !['time', 'msg', 'reqId', 'transport'].includes(k))
+        .filter((k) => !['time', 'msg', 'reqId', 'transport', 'mcpEra'].includes(k))
         .sort();
     expect(keys(read!)).toEqual(keys(rest!));
     expect(JSON.stringify(lines)).not.toContain('alpha');

@@ -65,11 +65,33 @@ describe('MCP resources', () => {
     expect(await fsp.readFile(path.join(t.root, 'a.txt'), 'utf8')).toBe('alpha\n');
   });
 
-  it('answers JSON-RPC errors carrying the sidefile code: missing, denied, outside, binary, too large, not file:///', async () => {
+  it('returns any other binary file as a base64 blob, bytes as they are, up to 5 MiB', async () => {
+    const bytes = Buffer.from([0, 1, 2, 3, 0, 0, 9, 0xff, 0xfe]);
+    await put('bin.dat', bytes);
+    const late = Buffer.concat([Buffer.from('text line\n'.repeat(2000)), Buffer.from([0])]);
+    await put('late-nul.txt', late);
+    const fiveMiB = Buffer.alloc(5 * 1024 * 1024, 0);
+    await put('five.bin', fiveMiB);
+    for (const [uri, data] of [
+      ['file:///bin.dat', bytes],
+      ['file:///late-nul.txt', late],
+      ['file:///five.bin', fiveMiB],
+    ] as const) {
+      const res = await client.readResource({ uri });
+      expect(res.contents, uri).toEqual([{ uri, mimeType: 'application/octet-stream', blob: data.toString('base64') }]);
+    }
+    await put('six.bin', Buffer.alloc(5 * 1024 * 1024 + 1, 0));
+    const err = await rpcError(client.readResource({ uri: 'file:///six.bin' }));
+    expect(err).toMatchObject({
+      code: -32602,
+      data: { code: 'FILE_TOO_LARGE', details: { size: 5 * 1024 * 1024 + 1, max_size: 5 * 1024 * 1024 } },
+    });
+    expect(err.message).toContain('GET /v1/files/six.bin');
+  });
+
+  it('answers JSON-RPC errors carrying the sidefile code: missing, denied, outside, too large, not file:///', async () => {
     await put('secrets/key.txt', 'hunter2\n');
-    await put('bin.dat', Buffer.from([0, 1, 2, 3, 0, 0, 9]));
     await put('big.txt', 'x'.repeat(300 * 1024));
-    await put('late-nul.txt', Buffer.concat([Buffer.from('text line\n'.repeat(2000)), Buffer.from([0])]));
     const missing = await rpcError(client.readResource({ uri: 'file:///nope.txt' }));
     expect(missing.code).toBe(-32002);
     expect(missing.data).toEqual({ code: 'FILE_NOT_FOUND', details: {} });
@@ -77,8 +99,6 @@ describe('MCP resources', () => {
       ['file:///secrets/key.txt', 'PATH_DENIED'],
       ['file:///../outside.txt', 'PATH_OUTSIDE_WORKSPACE'],
       ['file:///%2e%2e/%2e%2e/etc/passwd', 'PATH_OUTSIDE_WORKSPACE'],
-      ['file:///bin.dat', 'BINARY_FILE'],
-      ['file:///late-nul.txt', 'BINARY_FILE'],
       ['file:///big.txt', 'FILE_TOO_LARGE'],
     ];
     for (const [uri, code] of cases) {
@@ -123,6 +143,18 @@ describe('MCP resources', () => {
     // Notifications arrive in order on one stream: the barrier's comes after any for watched.txt.
     await next(3);
     expect(updates).toEqual(['file:///watched.txt', 'file:///watched.txt', 'file:///barrier.txt']);
+  });
+
+  it('sends an update for each file changed under a subscribed folder, with that file URI', async () => {
+    await put('src/one.txt', '1\n');
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+    await client.subscribeResource({ uri: 'file:///src' });
+    await t.request.post('/v1/tools/write').send({ file_path: 'src/deep/two.txt', content: '2\n' });
+    await t.request.post('/v1/tools/write').send({ file_path: 'srcx.txt', content: 'not under src\n' });
+    await t.request.post('/v1/tools/write').send({ file_path: 'src/three.txt', content: '3\n' });
+    for (let i = 0; i < 100 && updates.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(updates).toEqual(['file:///src/deep/two.txt', 'file:///src/three.txt']);
   });
 
   it('refuses a subscription to a denied path', async () => {

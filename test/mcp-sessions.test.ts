@@ -111,22 +111,35 @@ describe('MCP sessions are sidefile sessions', () => {
     }
   });
 
-  it('answers JSON-RPC errors for what is not MCP: bad JSON, an unknown session, a request before initialize', async () => {
+  it('answers JSON-RPC errors for what is not MCP: bad JSON, an unknown session', async () => {
     await start();
     const bad = await rawPost(t!.mcpUrl, '{"jsonrpc": "2.0", "id": 1, ');
     expect(bad.status).toBe(400);
-    expect((await json(bad)).error.code).toBe(-32700);
+    expect(await json(bad)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: Invalid JSON' } });
     const unknown = await rawPost(t!.mcpUrl, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), {
       'mcp-session-id': 'no-such-session',
     });
     expect(unknown.status).toBe(404);
-    expect((await json(unknown)).error.code).toBe(-32001);
-    const early = await rawPost(t!.mcpUrl, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
-    expect(early.status).toBe(400);
-    expect((await json(early)).error.code).toBe(-32000);
+    expect(await json(unknown)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32001, message: 'Session not found: initialize again.' },
+    });
   });
 
-  it('answers a single request (served on the fast path) as the SDK transport answers it in a batch', async () => {
+  it('serves a 2025 request sent without an MCP session (a host that drops Mcp-Session-Id) in its X-Session-Id', async () => {
+    await start();
+    const read = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Read', arguments: { file_path: 'a.txt' } } };
+    const headers = { 'mcp-protocol-version': '2025-11-25', 'x-session-id': 'no-mcp-session' };
+    const res = await rawPost(t!.mcpUrl, JSON.stringify(read), headers);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    expect((await json(res)).result.structuredContent.type).toBe('text');
+    const rest = await t!.request.post('/v1/tools/edit').set('X-Session-Id', 'no-mcp-session').send(edit);
+    expect(rest.status).toBe(200);
+  });
+
+  it('answers a request in a session on the fast path: JSON with a length, session and request ids', async () => {
     await start();
     const init = await rawPost(t!.mcpUrl, initializeBody('2025-11-25'));
     const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
@@ -138,19 +151,16 @@ describe('MCP sessions are sidefile sessions', () => {
       params: { name: 'Read', arguments: { file_path: 'missing.txt' } },
     });
     const single = await rawPost(t!.mcpUrl, JSON.stringify(call(7)), headers);
-    const batch = await rawPost(t!.mcpUrl, JSON.stringify([call(7)]), headers);
     expect(single.status).toBe(200);
     expect(single.headers.get('content-type')).toBe('application/json');
     expect(single.headers.get('mcp-session-id')).toBe(headers['mcp-session-id']);
     expect(single.headers.get('x-request-id')).toBeTruthy();
     const text = await single.clone().text();
     expect(single.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
-    expect(await json(single)).toEqual(await json(batch));
-    // What the fast path leaves to the SDK: a wrong protocol version, a wrong Accept.
+    expect((await json(single)).result.structuredContent.error.code).toBe('FILE_NOT_FOUND');
+    // A version the transport does not know is its to refuse.
     const version = await rawPost(t!.mcpUrl, JSON.stringify(call(8)), { ...headers, 'mcp-protocol-version': '1999-01-01' });
     expect(version.status).toBe(400);
-    const accept = await rawPost(t!.mcpUrl, JSON.stringify(call(9)), { ...headers, accept: 'application/json' });
-    expect(accept.status).toBe(406);
   });
 
   it('refuses an invalid X-Session-Id with 400 INVALID_INPUT, as REST does', async () => {

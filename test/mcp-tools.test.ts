@@ -4,6 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, listeningApp, mcpClient, type ListeningApp } from './support/mcp.js';
+import { modernClient } from './support/mcp-modern.js';
 
 let t: ListeningApp;
 let client: Client;
@@ -208,23 +209,28 @@ describe('MCP tools/call answers as REST does for the same request', () => {
         .send(s.args);
       const restDisk = await snapshot();
 
-      await putFiles(s.files);
-      const session = await mcpClient(t.mcpUrl);
-      try {
-        for (const args of reads) expect((await call(session, 'Read', args)).isError).toBeFalsy();
-        const mcp = await call(session, s.tool, s.args);
-        if (rest.status === 200) {
-          expect(mcp.isError).toBeFalsy();
-          expect(mcp.structuredContent).toEqual(rest.body.result);
-          expect(mcp.content[0]).toEqual({ type: 'text', text: rest.body.text });
-        } else {
-          expect(mcp.isError).toBe(true);
-          expect(mcp.structuredContent).toEqual(rest.body);
-          expect(mcp.content).toEqual([{ type: 'text', text: rest.body.error.message }]);
+      // The same call in each era: a 2025 MCP session (1.x client), and 2026-07-28 stateless
+      // in its own X-Session-Id (2.x client).
+      const eras = [() => mcpClient(t.mcpUrl), () => modernClient(t.mcpUrl, { 'X-Session-Id': `modern-${i}` })];
+      for (const [era, connect] of eras.entries()) {
+        await putFiles(s.files);
+        const session = (await connect()) as Client;
+        try {
+          for (const args of reads) expect((await call(session, 'Read', args)).isError, `era ${era}`).toBeFalsy();
+          const mcp = await call(session, s.tool, s.args);
+          if (rest.status === 200) {
+            expect(mcp.isError, `era ${era}`).toBeFalsy();
+            expect(mcp.structuredContent).toEqual(rest.body.result);
+            expect(mcp.content[0]).toEqual({ type: 'text', text: rest.body.text });
+          } else {
+            expect(mcp.isError, `era ${era}`).toBe(true);
+            expect(mcp.structuredContent).toEqual(rest.body);
+            expect(mcp.content).toEqual([{ type: 'text', text: rest.body.error.message }]);
+          }
+          expect(await snapshot()).toEqual(restDisk);
+        } finally {
+          await session.close();
         }
-        expect(await snapshot()).toEqual(restDisk);
-      } finally {
-        await session.close();
       }
     });
   }

@@ -3,8 +3,12 @@ import { ToolError } from '../errors.js';
 import { sendError } from './error-handler.js';
 import type { RequestCheck } from './request-checks.js';
 
-/** Routes that reveal nothing of the workspace (SPEC §1). */
-const PUBLIC_PATHS = [/^\/healthz$/, /^\/readyz$/, /^\/openapi\.json$/, /^\/docs(\/.*)?$/];
+/**
+ * Routes that reveal nothing of the workspace (SPEC §1). Everything under `/.well-known/` too:
+ * an OAuth-capable MCP host probes `oauth-protected-resource` and `oauth-authorization-server`
+ * first, and must get a plain 404 there (no OAuth here) to go on and report the 401's message.
+ */
+const PUBLIC_PATHS = [/^\/healthz$/, /^\/readyz$/, /^\/openapi\.json$/, /^\/docs(\/.*)?$/, /^\/\.well-known\//];
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();

@@ -21,6 +21,9 @@ export async function serveWeb(
     if (typeof value === 'string') headers.set(name, value);
     else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
   }
+  // Hosts that list only one of the two types are served (the transport insists on both); the
+  // transport was built to answer such a POST in the type it lists.
+  if (req.method === 'POST') headers.set('accept', 'application/json, text/event-stream');
   const request = { method: req.method ?? 'GET', url: `http://${headers.get('host') ?? 'localhost'}${req.url ?? '/'}`, headers };
   const response = await transport.handleRequest(request as unknown as Request, { parsedBody });
   const out: Record<string, string> = {};

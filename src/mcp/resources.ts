@@ -1,20 +1,21 @@
 import { ErrorCode, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AppServices } from '../app-services.js';
-import type { ToolError } from '../errors.js';
+import { ToolError } from '../errors.js';
 import { toToolError } from '../http/error-handler.js';
 import { openResolved, type OpenedFile } from '../paths/open-resolved.js';
 import { decodeText } from '../text/codec.js';
 import { encodingOverrideFor } from '../text/overrides.js';
 import { SNIFF_BYTES, sniff, sniffFile, type SniffResult } from '../text/sniff.js';
-import { binaryFile, imageTooLarge, unpagedTooLarge } from '../tools/read/read-loaded.js';
+import { unpagedTooLarge } from '../tools/read/read-loaded.js';
 import { MAX_IMAGE_BYTES, MAX_UNPAGED_BYTES } from '../tools/read/format.js';
 import type { Log, ResolvedPath } from '../tools/types.js';
 
 /**
  * MCP resources (SPEC §15): every workspace file is `file:///<path relative to the root>`.
  * Decisions:
- * - a resource read returns the whole file, so it has Read's unpaged bounds (text 256 KiB,
- *   images 5 MiB); larger files are read with the Read tool in pages;
+ * - a resource read returns the whole file: text up to Read's unpaged 256 KiB (larger text is
+ *   read with the Read tool in pages), images and other binary files as a base64 blob up to
+ *   5 MiB (larger ones through the Files API);
  * - a resource read is not a Read: it records no read state and logs no tool call;
  * - `resources/list` lists nothing: a workspace can hold millions of files, and hosts find
  *   files with Glob/LS; the template says how to name any of them.
@@ -77,15 +78,27 @@ async function readHead(opened: OpenedFile, length: number): Promise<Buffer> {
   return bytes.subarray(0, bytesRead);
 }
 
-/** What a whole-file read of this file may return; throws Read's errors for what it may not. */
+/** Images and other binary files up to this size are a resource's base64 `blob`. */
+export const MAX_BLOB_BYTES = MAX_IMAGE_BYTES;
+
+/** A binary file past the blob bound: the Files API streams it whole. */
+function blobTooLarge(path: string, size: number): ToolError {
+  return new ToolError(
+    'FILE_TOO_LARGE',
+    `${path} is ${size} bytes, over the 5 MiB a resource carries as a blob. Download it with GET /v1/files/${path}.`,
+    { size, max_size: MAX_BLOB_BYTES },
+  );
+}
+
+/** What a whole-file read of this file may return; throws for what it may not. */
 async function loadWhole(opened: OpenedFile): Promise<{ data: Buffer; kind: SniffResult }> {
   const path = opened.target.relative;
   const size = opened.stat.size;
   // Security: bounded before reading, so a huge file is never pulled into memory.
   if (size > MAX_UNPAGED_BYTES) {
     const kind = sniff(await readHead(opened, SNIFF_BYTES));
-    if (kind.kind !== 'image') throw kind.kind === 'binary' ? binaryFile(path) : unpagedTooLarge(path, size);
-    if (size > MAX_IMAGE_BYTES) throw imageTooLarge(path, size);
+    if (kind.kind === 'text') throw unpagedTooLarge(path, size);
+    if (size > MAX_BLOB_BYTES) throw blobTooLarge(path, size);
   }
   const data = await readHead(opened, size);
   // Read's rule for a whole file: a NUL past the sniffed head makes it binary too (sniffFile).
@@ -99,7 +112,8 @@ export async function readResource(services: AppServices, uri: string): Promise<
     const path = opened.target.relative;
     const { data, kind } = await loadWhole(opened);
     if (kind.kind === 'image') return { contents: [{ uri, mimeType: kind.mediaType, blob: data.toString('base64') }] };
-    if (kind.kind === 'binary') throw binaryFile(path);
+    // Resources read bytes as they are: a binary file Read refuses is a blob here.
+    if (kind.kind === 'binary') return { contents: [{ uri, mimeType: 'application/octet-stream', blob: data.toString('base64') }] };
     const decoded = decodeText(data, encodingOverrideFor(services.settings.encodings, path));
     const mimeType = path.endsWith('.ipynb') ? 'application/x-ipynb+json' : 'text/plain';
     return { contents: [{ uri, mimeType, text: decoded.text }] };

@@ -22,7 +22,9 @@ const jsonRpcAnswer = z
         code: z
           .number()
           .int()
-          .describe('JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found.'),
+          .describe(
+            'JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32600 batch, -32001 session not found, -32020 header mismatch, -32022 unsupported protocol version.',
+          ),
         message: z.string().describe('What went wrong.'),
         data: z.unknown().optional().describe('Specifics, when any.'),
       })
@@ -33,11 +35,13 @@ const jsonRpcAnswer = z
 
 const DESCRIPTION = [
   'The tools (and workspace files as resources) over the Model Context Protocol, Streamable HTTP',
-  'transport, protocol versions 2025-06-18 and 2025-11-25. Send `Accept: application/json,',
-  'text/event-stream`. The answer to `initialize` carries the `Mcp-Session-Id` to send on every later',
-  'request; an `X-Session-Id` sent with `initialize` names the sidefile session instead (shared read',
-  'state with REST calls). `GET /mcp` opens the stream of resource-update notifications; `DELETE',
-  '/mcp` ends the session. See docs/mcp.md.',
+  'transport, both eras on this one endpoint. 2026-07-28: stateless, no initialize; every request',
+  'carries MCP-Protocol-Version, Mcp-Method (and Mcp-Name for tools/call and resources/read) equal to',
+  'its body and `_meta`, else 400 with -32020; server/discover; subscriptions/listen answers an event',
+  'stream of resource updates. 2025-06-18 / 2025-11-25: the answer to `initialize` carries the',
+  '`Mcp-Session-Id` to send on every later request; `GET /mcp` with it opens the notification stream',
+  '(Last-Event-ID resumes it), `DELETE /mcp` ends the session. `X-Session-Id` names the sidefile',
+  'session (shared read state with REST calls). JSON-RPC batches are refused (-32600). See docs/mcp.md.',
 ].join(' ');
 
 /** POST is the one documented operation; GET (notification stream) and DELETE belong to it. */
@@ -55,11 +59,16 @@ export function mcpRouteSchema(method: 'POST' | 'GET' | 'DELETE'): Record<string
     response: {
       200: jsonRpcAnswer,
       202: z.null().describe('Accepted: the body held only notifications or responses.'),
-      400: jsonRpcAnswer.or(errors[400]!).describe('A malformed message (JSON-RPC error) or an invalid X-Session-Id (INVALID_INPUT).'),
+      400: jsonRpcAnswer
+        .or(errors[400]!)
+        .describe(
+          'A malformed message or batch, headers that disagree with the body (-32020), an unsupported protocol version (-32022), or an invalid X-Session-Id (INVALID_INPUT).',
+        ),
       401: errors[401]!,
       403: errors[403]!,
-      404: jsonRpcAnswer.describe('Unknown or expired Mcp-Session-Id: initialize again.'),
-      406: jsonRpcAnswer.describe('The Accept header does not list application/json and text/event-stream.'),
+      404: jsonRpcAnswer.describe(
+        'Unknown or expired Mcp-Session-Id (initialize again), or a 2026 method sidefile does not have (-32601).',
+      ),
       500: errors[500]!,
     },
   };

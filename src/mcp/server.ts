@@ -1,137 +1,65 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { AppServices } from '../app-services.js';
-import { callTool } from '../tools/call-tool.js';
-import type { Log, ToolDefinition } from '../tools/types.js';
-import { asToolError } from '../write/fs-errors.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { SubscribeRequestSchema, UnsubscribeRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Log } from '../tools/types.js';
 import { VERSION } from '../version.js';
-import { FILE_URI_TEMPLATE, protocolError, readResource, resolveUri, resourceError } from './resources.js';
-import { mcpToolsOf } from './tool-list.js';
-import { errorResult, successResult } from './tool-result.js';
+import { HANDLERS, INSTRUCTIONS, requestLog, type McpShared } from './handlers.js';
+import { answerRequest } from './answer.js';
+import { subscribe, unsubscribe, type Subscriptions } from './subscriptions.js';
 
-/** The HTTP request's logger while the SDK runs that request's handlers (request id comes along). */
-export const requestLog = new AsyncLocalStorage<Log>();
-
-/** What every MCP session shares: built once per app. */
-export interface McpShared {
-  services: AppServices;
-  tools: ReadonlyMap<string, ToolDefinition>;
-  listed: Tool[];
-  /** One validator for every Server (the SDK would build an Ajv instance per Server otherwise). */
-  validator: AjvJsonSchemaValidator;
-}
-
-/** One MCP session's state: the sidefile session it calls tools in, and its subscriptions. */
+/** One 2025-era MCP session's state: the sidefile session it calls tools in, and its subscriptions. */
 export interface McpSessionState {
   session: string;
-  /** Real paths subscribed to → the URI the client subscribed with. */
-  subscriptions: Map<string, string>;
+  subscriptions: Subscriptions;
 }
 
-export function mcpShared(services: AppServices, tools: readonly ToolDefinition[]): McpShared {
-  return {
-    services,
-    tools: new Map(tools.map((tool) => [tool.name, tool])),
-    listed: mcpToolsOf(tools),
-    validator: new AjvJsonSchemaValidator(),
-  };
-}
+export const SERVER_INFO = { name: 'sidefile', version: VERSION };
 
-const INSTRUCTIONS =
-  'File tools over a sandboxed workspace. Paths are relative to the workspace root. Read a file ' +
-  'before you Edit or overwrite it; use Glob, Grep and LS to find files.';
-
-/** The low-level SDK Server: tools come from sidefile's registry, an unknown tool is -32602. */
+/**
+ * The 1.x SDK Server of one 2025-era session: it owns the handshake (`initialize`), `ping`,
+ * `resources/subscribe` and the session's notification stream. Every method in HANDLERS is
+ * answered by sidefile's own handlers instead — the same code the 2026 era and the fast path
+ * use — by routing it past the Server at the transport (see routeHandled).
+ */
 export function createMcpServer(shared: McpShared, state: McpSessionState, opts: { subscribe: boolean }): Server {
-  const server = new Server(
-    { name: 'sidefile', version: VERSION },
-    {
-      capabilities: { tools: { listChanged: false }, resources: { subscribe: opts.subscribe, listChanged: false } },
-      instructions: INSTRUCTIONS,
-      jsonSchemaValidator: shared.validator,
-    },
-  );
-  const log = (): Log => requestLog.getStore() ?? shared.services.log;
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: shared.listed }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = shared.tools.get(request.params.name);
-    // SPEC §15: a protocol error, as the MCP specification lists it, not a tool result.
-    if (!tool) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name.slice(0, 100)}`);
-    try {
-      const answer = await callTool(shared.services, tool, request.params.arguments ?? {}, {
-        session: state.session,
-        log: log(),
-        transport: 'mcp',
-      });
-      return successResult(answer);
-    } catch (err) {
-      // callTool logged and answered it already (telemetry, INTERNAL's cause): now a tool result.
-      return errorResult(asToolError(err));
-    }
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false }, resources: { subscribe: opts.subscribe, listChanged: false } },
+    instructions: INSTRUCTIONS,
   });
-  registerResourceHandlers(server, shared, state, log);
-  if (opts.subscribe) registerSubscriptions(server, shared, state, log);
+  const log = (): Log => requestLog.getStore() ?? shared.services.log;
+  if (opts.subscribe) {
+    server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+      await subscribe(shared.services, state.subscriptions, request.params.uri, log());
+      return {};
+    });
+    server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+      await unsubscribe(shared.services, state.subscriptions, request.params.uri, log());
+      return {};
+    });
+  }
   return server;
 }
 
-function registerResourceHandlers(server: Server, shared: McpShared, state: McpSessionState, log: () => Log): void {
-  const { services } = shared;
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: [
-      {
-        uriTemplate: FILE_URI_TEMPLATE,
-        name: 'workspace-file',
-        title: 'Workspace file',
-        description: 'A file in the workspace, by its path relative to the root: text decoded, images as base64.',
-      },
-    ],
-  }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => guarded(log, () => readResource(services, request.params.uri)));
+type Request = { jsonrpc: '2.0'; id: string | number; method: string; params?: Record<string, unknown> };
+
+function isHandledRequest(message: JSONRPCMessage): message is JSONRPCMessage & Request {
+  const m = message as Partial<Request>;
+  return typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number') && HANDLERS.has(m.method);
 }
 
-/** Subscriptions a session may hold: each write to a file is matched against every live one. */
-const MAX_SUBSCRIPTIONS = 1000;
-
-function guarded<T>(log: () => Log, work: () => Promise<T>): Promise<T> {
-  return work().catch((err: unknown) => {
-    throw resourceError(err, log());
-  });
-}
-
-/** `resources/subscribe`: the path goes through the path policy; a missing file may be watched. */
-function registerSubscriptions(server: Server, shared: McpShared, state: McpSessionState, log: () => Log): void {
-  const { services } = shared;
-  server.setRequestHandler(SubscribeRequestSchema, (request) =>
-    guarded(log, async () => {
-      const target = await resolveUri(services, request.params.uri);
-      if (!state.subscriptions.has(target.real) && state.subscriptions.size >= MAX_SUBSCRIPTIONS) {
-        throw protocolError(
-          ErrorCode.InvalidParams,
-          `At most ${MAX_SUBSCRIPTIONS} subscriptions per session: unsubscribe from some first.`,
-        );
-      }
-      state.subscriptions.set(target.real, request.params.uri);
-      return {};
-    }),
-  );
-  server.setRequestHandler(UnsubscribeRequestSchema, (request) =>
-    guarded(log, async () => {
-      const target = await resolveUri(services, request.params.uri);
-      state.subscriptions.delete(target.real);
-      return {};
-    }),
-  );
+/**
+ * Sends the methods sidefile answers itself past the SDK Server, after `server.connect`: the
+ * SDK would validate `tools/call` arguments with its own schema and answer a wrongly typed one
+ * with -32603 and a raw schema dump, where the tool's INVALID_INPUT naming the field is due.
+ * The answer goes back through the transport, on the stream of the request it answers.
+ */
+export function routeHandled(transport: Transport, shared: McpShared, state: McpSessionState): void {
+  const sdk = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (!isHandledRequest(message)) return sdk?.(message, extra);
+    const log = requestLog.getStore() ?? shared.services.log;
+    void answerRequest(shared, message, { session: state.session, log }, null).then((response) =>
+      transport.send(response, { relatedRequestId: message.id }).catch((err: unknown) => log.warn({ err }, 'MCP answer not sent')),
+    );
+  };
 }

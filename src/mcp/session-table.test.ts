@@ -9,10 +9,9 @@ function fakeSession(id: string, closed: string[], subscriptions: Array<[string,
   const server = { close: async () => void closed.push(id) } as unknown as Server;
   return {
     id,
-    state: { session: id, subscriptions: new Map(subscriptions) },
+    state: { session: id, subscriptions: new Map(subscriptions.map(([real, uri]) => [real, { uri, folder: false }])) },
     server,
     transport: {} as WebStandardStreamableHTTPServerTransport,
-    fast: { tryServe: () => false },
     lastSeen: 0,
   };
 }
@@ -49,7 +48,7 @@ describe('the live MCP session table', () => {
     table.add(fakeSession('a', [], [['/ws/x.txt', 'file:///x.txt']]));
     table.add(fakeSession('b', [], [['/ws/y.txt', 'file:///y.txt']]));
     table.add(fakeSession('c', [], [['/ws/x.txt', 'file:///./x.txt']]));
-    expect([...table.subscribers('/ws/x.txt')].map(([s, uri]) => [s.id, uri])).toEqual([
+    expect([...table.subscribers('/ws/x.txt', 'x.txt')].map(([s, uri]) => [s.id, uri])).toEqual([
       ['a', 'file:///x.txt'],
       ['c', 'file:///./x.txt'],
     ]);

@@ -1,7 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Log } from '../tools/types.js';
-import type { FastPath } from './fast-path.js';
+import { coveredUri } from './subscriptions.js';
 import type { McpSessionState } from './server.js';
 
 /** One live MCP session: its SDK server, its transport and what it is subscribed to. */
@@ -10,7 +10,6 @@ export interface LiveSession {
   state: McpSessionState;
   server: Server;
   transport: WebStandardStreamableHTTPServerTransport;
-  fast: FastPath;
   lastSeen: number;
 }
 
@@ -84,11 +83,11 @@ export class SessionTable {
     await Promise.all([...this.live.keys()].map((id) => this.close(id)));
   }
 
-  /** Sessions subscribed to this real path, with the URI each subscribed with. */
-  *subscribers(real: string): Generator<[LiveSession, string]> {
+  /** Sessions with a subscription covering this real path, with the URI to announce to each. */
+  *subscribers(real: string, relative: string): Generator<[LiveSession, string]> {
     for (const entry of this.live.values()) {
-      const uri = entry.state.subscriptions.get(real);
-      if (uri !== undefined) yield [entry, uri];
+      const uri = coveredUri(entry.state.subscriptions, real, relative);
+      if (uri !== null) yield [entry, uri];
     }
   }
 }

@@ -416,7 +416,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol endpoint (JSON-RPC over Streamable HTTP)
-         * @description The tools (and workspace files as resources) over the Model Context Protocol, Streamable HTTP transport, protocol versions 2025-06-18 and 2025-11-25. Send `Accept: application/json, text/event-stream`. The answer to `initialize` carries the `Mcp-Session-Id` to send on every later request; an `X-Session-Id` sent with `initialize` names the sidefile session instead (shared read state with REST calls). `GET /mcp` opens the stream of resource-update notifications; `DELETE /mcp` ends the session. See docs/mcp.md.
+         * @description The tools (and workspace files as resources) over the Model Context Protocol, Streamable HTTP transport, both eras on this one endpoint. 2026-07-28: stateless, no initialize; every request carries MCP-Protocol-Version, Mcp-Method (and Mcp-Name for tools/call and resources/read) equal to its body and `_meta`, else 400 with -32020; server/discover; subscriptions/listen answers an event stream of resource updates. 2025-06-18 / 2025-11-25: the answer to `initialize` carries the `Mcp-Session-Id` to send on every later request; `GET /mcp` with it opens the notification stream (Last-Event-ID resumes it), `DELETE /mcp` ends the session. `X-Session-Id` names the sidefile session (shared read state with REST calls). JSON-RPC batches are refused (-32600). See docs/mcp.md.
          */
         post: operations["mcp"];
         delete?: never;
@@ -5614,7 +5614,7 @@ export interface operations {
                         };
                         /** @description A protocol error. Tool failures are results with isError: true instead. */
                         error?: {
-                            /** @description JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found. */
+                            /** @description JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32600 batch, -32001 session not found, -32020 header mismatch, -32022 unsupported protocol version. */
                             code: number;
                             /** @description What went wrong. */
                             message: string;
@@ -5633,7 +5633,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A malformed message (JSON-RPC error) or an invalid X-Session-Id (INVALID_INPUT). */
+            /** @description A malformed message or batch, headers that disagree with the body (-32020), an unsupported protocol version (-32022), or an invalid X-Session-Id (INVALID_INPUT). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5653,7 +5653,7 @@ export interface operations {
                         };
                         /** @description A protocol error. Tool failures are results with isError: true instead. */
                         error?: {
-                            /** @description JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found. */
+                            /** @description JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32600 batch, -32001 session not found, -32020 header mismatch, -32022 unsupported protocol version. */
                             code: number;
                             /** @description What went wrong. */
                             message: string;
@@ -5748,7 +5748,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unknown or expired Mcp-Session-Id: initialize again. */
+            /** @description Unknown or expired Mcp-Session-Id (initialize again), or a 2026 method sidefile does not have (-32601). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5768,39 +5768,7 @@ export interface operations {
                         };
                         /** @description A protocol error. Tool failures are results with isError: true instead. */
                         error?: {
-                            /** @description JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found. */
-                            code: number;
-                            /** @description What went wrong. */
-                            message: string;
-                            /** @description Specifics, when any. */
-                            data?: unknown;
-                        };
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description The Accept header does not list application/json and text/event-stream. */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always "2.0".
-                         * @enum {string}
-                         */
-                        jsonrpc: "2.0";
-                        /** @description The id of the request answered (null when it could not be read). */
-                        id: (string | number) | null;
-                        /** @description The method's result (tools/call: content, structuredContent, isError). */
-                        result?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description A protocol error. Tool failures are results with isError: true instead. */
-                        error?: {
-                            /** @description JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32001 session not found. */
+                            /** @description JSON-RPC error code: -32602 unknown tool or bad params, -32700 parse error, -32600 batch, -32001 session not found, -32020 header mismatch, -32022 unsupported protocol version. */
                             code: number;
                             /** @description What went wrong. */
                             message: string;

@@ -1,0 +1,62 @@
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { VERSION } from '../version.js';
+import { errorObject, HANDLERS, type McpShared, type RequestContext } from './handlers.js';
+
+/** The 2026-07-28 revision: stateless, per-request version. */
+export const MODERN_VERSION = '2026-07-28';
+/** The 2025 revisions served with the `initialize` handshake and sessions. */
+export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18'] as const;
+export const SUPPORTED_VERSIONS = [MODERN_VERSION, ...LEGACY_VERSIONS];
+
+export const SERVER_INFO_META = { 'io.modelcontextprotocol/serverInfo': { name: 'sidefile', version: VERSION } };
+
+/**
+ * How long a 2026 client may cache a result (CacheableResult). The tools and templates do not
+ * change while the server runs; a file's content may change at any time. `private`: every
+ * answer is behind the bearer token, so no cache is shared across tokens.
+ */
+const CACHE: Readonly<Record<string, number>> = {
+  'tools/list': 3_600_000,
+  'resources/list': 3_600_000,
+  'resources/templates/list': 3_600_000,
+  'resources/read': 0,
+};
+
+const RESOURCE_NOT_FOUND_2025 = -32002;
+
+export type RequestMessage = { jsonrpc: '2.0'; id: string | number; method: string; params?: Record<string, unknown> };
+
+/**
+ * The JSON-RPC response to one request of a method in HANDLERS. `modern` is the 2026 era's
+ * version (null in 2025): its results gain `resultType`, the server's identity and, for the
+ * cacheable ones, `ttlMs` and `cacheScope`.
+ */
+export async function answerRequest(
+  shared: McpShared,
+  request: RequestMessage,
+  ctx: RequestContext,
+  modern: string | null,
+): Promise<JSONRPCMessage> {
+  const handler = HANDLERS.get(request.method)!;
+  try {
+    const result = await handler(shared, request.params ?? {}, ctx);
+    if (modern === null) return { jsonrpc: '2.0', id: request.id, result } as JSONRPCMessage;
+    return { jsonrpc: '2.0', id: request.id, result: modernResult(request.method, result) } as JSONRPCMessage;
+  } catch (err) {
+    const error = errorObject(err, ctx.log);
+    // 2026-07-28 answers a missing resource with -32602 (2025: -32002).
+    if (modern !== null && error.code === RESOURCE_NOT_FOUND_2025) error.code = ErrorCode.InvalidParams;
+    return { jsonrpc: '2.0', id: request.id, error } as JSONRPCMessage;
+  }
+}
+
+/** A result as the 2026 era gives it. */
+export function modernResult(method: string, result: Record<string, unknown>): Record<string, unknown> {
+  const ttl = CACHE[method];
+  return {
+    ...result,
+    resultType: 'complete',
+    ...(ttl === undefined ? {} : { ttlMs: ttl, cacheScope: 'private' }),
+    _meta: { ...(result._meta as object | undefined), ...SERVER_INFO_META },
+  };
+}
