@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AppServices } from './app-services.js';
 import type { AppConfig } from './config/config.js';
-import { authCheck } from './http/auth.js';
+import { authCheck, needsToken, type AuthPolicy } from './http/auth.js';
 import { bodyTypeCheck } from './http/body-type.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { asyncStdout } from './http/log-stream.js';
@@ -58,7 +58,9 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   installSlicedJson(app);
   installJsonBody(app);
   // SPEC §4 order: shutting down → origin and host → auth → body and headers.
-  installRequestChecks(app, [closingGuard(app), originCheck(app, config), authCheck(config.token), bodyTypeCheck]);
+  const auth: AuthPolicy = { token: config.token, scoped: config.scopedToken, trustLoopback: config.trustLoopback };
+  const origin = originCheck(app, { ...config, needsToken: (request) => needsToken(auth, request) });
+  installRequestChecks(app, [closingGuard(app), origin, authCheck(auth), bodyTypeCheck]);
   installErrorHandling(app);
 
   const services = await createServices(config, app.log);
