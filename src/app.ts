@@ -78,6 +78,11 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   registerToolList(app, tools);
   registerMcpRoutes(app, services, tools, { stateless: config.mcpStateless, idleMs: config.sessionTtlMs });
   registerCompatRoutes(app, services, tools);
+  // The watcher's first scan runs once the service answers, never before (start-up cost).
+  app.addHook('onListen', (done) => {
+    if (services.watcher !== null) setImmediate(() => void services.watcher?.start());
+    done();
+  });
   app.addHook('onClose', async () => {
     for (const tool of tools) await tool.close?.();
     for (const hook of services.closeHooks) await hook();
