@@ -21,7 +21,8 @@ export class IgnoreOracle {
     if (RULE_FILES.includes(name) || rel.endsWith('.git/info/exclude')) this.texts.clear();
   }
 
-  async ignored(rel: string): Promise<boolean> {
+  /** `folder`: the path is a folder (trailing-`/` rules apply). */
+  async ignored(rel: string, folder = false): Promise<boolean> {
     const parts = rel.split('/');
     let stack: IgnoreStack = await this.levelAt([], '');
     for (let i = 1; i < parts.length; i++) {
@@ -30,7 +31,7 @@ export class IgnoreOracle {
       if (isIgnored(stack, folder, true)) return true;
       stack = await this.levelAt(stack, folder);
     }
-    return isIgnored(stack, rel, false);
+    return isIgnored(stack, rel, folder);
   }
 
   private async levelAt(stack: IgnoreStack, folder: string): Promise<IgnoreStack> {

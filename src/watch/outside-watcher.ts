@@ -61,6 +61,8 @@ const SLICE = 256;
 /** Entries looked at in a new folder to tell sidefile's own parents from moved-in content. */
 const NEW_FOLDER_BUDGET = 1000;
 const GIT_IGNORES = ['.git', '**/.git'];
+/** Paths whose last reported state is remembered (a few MiB at most). */
+const MAX_REPORTED = 50_000;
 
 export class OutsideWatcher {
   private readonly coalesceMs: number;
@@ -71,6 +73,8 @@ export class OutsideWatcher {
   private timer: NodeJS.Timeout | null = null;
   private chain: Promise<void> = Promise.resolve();
   private subscriptions: Subscription[] = [];
+  /** What each recently reported path looked like then: a late event for an unchanged file is not sent again. */
+  private readonly reported = new Map<string, string>();
   private closed = false;
   private readonly counters: WatchStats = { state: 'off', limitReached: false, unwatchedFolders: 0, outsideEvents: 0, rescans: 0 };
 
@@ -199,17 +203,21 @@ export class OutsideWatcher {
     const absolute = path.join(this.options.root, rel);
     const now = await probe(absolute);
     if (await this.options.ownWrites.isOwn(absolute, now.signature)) return;
+    // Already reported as it is now (a late event of a change already looked at).
+    if (this.reported.get(rel) === now.signature) return;
     let type: 'create' | 'update' | 'delete';
     if (isAbsent(now.signature)) {
       if (first === 'create') return;
       type = 'delete';
     } else if (now.folder) {
-      if (first === 'create' && (await this.hasForeignContent(absolute))) this.rescan(rel);
+      if (first === 'create' && (await this.hasForeignContent(absolute))) this.rescan(rel, await this.oracle.ignored(rel, true));
       return;
     } else {
       type = first === 'create' ? 'create' : 'update';
     }
     const ignored = await this.oracle.ignored(rel);
+    if (this.reported.size >= MAX_REPORTED) this.reported.clear();
+    this.reported.set(rel, now.signature);
     this.counters.outsideEvents += 1;
     this.options.hub.publishOutside({ file_path: rel, type, additions: null, deletions: null }, ignored);
   }
@@ -233,9 +241,9 @@ export class OutsideWatcher {
     return visit(folder);
   }
 
-  private rescan(rel: string): void {
+  private rescan(rel: string, ignored = false): void {
     this.counters.rescans += 1;
-    this.options.hub.publishOutside({ file_path: rel, type: 'rescan', additions: null, deletions: null }, false);
+    this.options.hub.publishOutside({ file_path: rel, type: 'rescan', additions: null, deletions: null }, ignored);
   }
 }
 
