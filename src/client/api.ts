@@ -86,7 +86,7 @@ export interface paths {
         };
         /**
          * Stream file change events (server-sent events)
-         * @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Each event has an SSE `id` (the version id, or one that sorts the same way). A client that reconnects with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list GET /v1/history), then new ones. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes.
+         * @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Each event has an SSE `id` (the version id, or one that sorts the same way). A client that reconnects with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list GET /v1/history), then new ones. Every event carries `source`: `sidefile` for its own writes, `outside` for a change another process made (then `tool`, `session`, `version`, `additions` and `deletions` are null; a rename is a delete and a create). A `rescan` type names a folder (`.` the root) whose changes were too many to list, or were moved in whole: list it again. `path` (repeatable) sends only events at or under those paths; `include_ignored=true` also sends outside changes to paths Glob skips as ignored. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -869,20 +869,65 @@ export interface operations {
     };
     streamEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only events at or under this file or folder (repeatable; whole path segments). */
+                path?: string | string[];
+                /** @description Also outside changes to paths Glob skips as ignored. */
+                include_ignored?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Each event has an SSE `id` (the version id, or one that sorts the same way). A client that reconnects with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list GET /v1/history), then new ones. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes. */
+            /** @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Each event has an SSE `id` (the version id, or one that sorts the same way). A client that reconnects with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list GET /v1/history), then new ones. Every event carries `source`: `sidefile` for its own writes, `outside` for a change another process made (then `tool`, `session`, `version`, `additions` and `deletions` are null; a rename is a delete and a create). A `rescan` type names a folder (`.` the root) whose changes were too many to list, or were moved in whole: list it again. `path` (repeatable) sends only events at or under those paths; `include_ignored=true` also sends outside changes to paths Glob skips as ignored. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/event-stream": string;
+                };
+            };
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_INPUT",
+                     *         "message": "Invalid request: body.offset: expected number, received string.",
+                     *         "details": {
+                     *           "fields": [
+                     *             {
+                     *               "field": "body.offset",
+                     *               "message": "expected number, received string"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INVALID_INPUT";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
                 };
             };
             /** @description Missing or wrong bearer token: UNAUTHORIZED. */
@@ -918,23 +963,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, ORIGIN_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "ORIGIN_DENIED",
-                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
-                     *         "details": {
-                     *           "header": "origin"
-                     *         }
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
@@ -942,7 +976,7 @@ export interface operations {
                              * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "ORIGIN_DENIED";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "ORIGIN_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
