@@ -82,7 +82,12 @@ describe('a git checkout of 10,000 changed files', () => {
       `checkout ${checkedOut - started} ms; ${files.length} file events, ${rescans.length} rescans; last event ${last - checkedOut} ms after; worst /healthz ${worst} ms`,
     );
     const missing = Array.from({ length: FILES }, (_, i) => `many/d${Math.floor(i / 100)}/f${i}.txt`).filter((f) => !files.includes(f));
-    if (missing.length > 0) console.log('missing', missing.slice(0, 10), events.filter((e) => !e.file_path.endsWith('.txt')));
+    if (missing.length > 0)
+      console.log(
+        'missing',
+        missing.slice(0, 10),
+        events.filter((e) => !e.file_path.endsWith('.txt')),
+      );
     expect(new Set(files).size).toBe(files.length);
     expect(files.length === FILES || rescans.length > 0).toBe(true);
     expect(events.every((e) => e.source === 'outside' && !e.file_path.startsWith('.git'))).toBe(true);
