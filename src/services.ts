@@ -72,8 +72,10 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     events,
     watcher,
     writeListeners: [
-      // First: what the write left is noted before the watcher looks at the path.
+      // First: what the write left is noted before the watcher looks at the path (one lstat;
+      // nothing without a watcher).
       (event) => {
+        if (watcher === null) return;
         ownWrites.record(event.path.real);
         if (event.path.absolute !== event.path.real) ownWrites.record(event.path.absolute);
       },
