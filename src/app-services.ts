@@ -1,3 +1,4 @@
+import type { OutsideWatcher } from './watch/outside-watcher.js';
 import type { EventHub } from './events/event-hub.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { Log, ToolServices } from './tools/types.js';
@@ -15,5 +16,7 @@ export interface AppServices extends ToolServices {
   metrics: Metrics;
   /** The change stream: SSE clients, their Last-Event-ID replay and MCP subscriptions use it. */
   events: EventHub;
+  /** Reports changes other processes make (null with --no-watch); started once the service listens. */
+  watcher: OutsideWatcher | null;
   log: Log;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AppServices } from './app-services.js';
 import type { AppConfig } from './config/config.js';
-import { authCheck } from './http/auth.js';
+import { authCheck, needsToken, type AuthPolicy } from './http/auth.js';
 import { bodyTypeCheck } from './http/body-type.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { stdoutLog } from './http/log-stream.js';
@@ -58,7 +58,9 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   installSlicedJson(app);
   installJsonBody(app);
   // SPEC §4 order: shutting down → origin and host → auth → body and headers.
-  installRequestChecks(app, [closingGuard(app), originCheck(app, config), authCheck(config.token), bodyTypeCheck]);
+  const auth: AuthPolicy = { token: config.token, scoped: config.scopedToken, trustLoopback: config.trustLoopback };
+  const origin = originCheck(app, { ...config, needsToken: (request) => needsToken(auth, request) });
+  installRequestChecks(app, [closingGuard(app), origin, authCheck(auth), bodyTypeCheck]);
   installErrorHandling(app);
 
   const services = await createServices(config, app.log);
@@ -76,6 +78,11 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   registerToolList(app, tools);
   registerMcpRoutes(app, services, tools, { stateless: config.mcpStateless, idleMs: config.sessionTtlMs });
   registerCompatRoutes(app, services, tools);
+  // The watcher's first scan runs once the service answers, never before (start-up cost).
+  app.addHook('onListen', (done) => {
+    if (services.watcher !== null) setImmediate(() => void services.watcher?.start());
+    done();
+  });
   app.addHook('onClose', async () => {
     for (const tool of tools) await tool.close?.();
     for (const hook of services.closeHooks) await hook();

@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   if (request === 'version') return void process.stdout.write(`${VERSION}\n`);
   let config;
   try {
-    config = parseConfig(argv, process.env, (file) => readFileSync(file, 'utf8'));
+    config = parseConfig(argv, process.env, (file) => readFileSync(file));
   } catch (err) {
     return exitWithConfigError(err);
   }
@@ -41,7 +41,15 @@ async function main(): Promise<void> {
 async function logStartup(app: FastifyInstance, config: AppConfig): Promise<void> {
   const { root, settings } = app.services;
   app.log.info(
-    { version: VERSION, root, dataDir: settings.dataDir, readOnly: settings.readOnly, token: config.token === null ? 'off' : 'on' },
+    {
+      version: VERSION,
+      root,
+      dataDir: settings.dataDir,
+      readOnly: settings.readOnly,
+      token: config.token === null ? 'off' : 'on',
+      scopedTokens: config.scopedToken === null ? 'off' : 'on',
+      trustLoopback: config.trustLoopback,
+    },
     `sidefile ${VERSION}: root ${root}, data dir ${settings.dataDir}, read-only ${settings.readOnly ? 'on' : 'off'}, token ${config.token === null ? 'off' : 'on'}`,
   );
   const problem = await rootProblem(root, settings.readOnly);

@@ -6,6 +6,9 @@ import { ConfigError, defaultDataDir, type AppConfig } from './config/config.js'
 import { EventHub } from './events/event-hub.js';
 import { FsHistoryStore } from './history/fs-history-store.js';
 import { makeResolver } from './http/path-policy.js';
+import { compileGlobs } from './paths/globs.js';
+import { OutsideWatcher } from './watch/outside-watcher.js';
+import { OwnWrites } from './watch/own-writes.js';
 import { Metrics } from './metrics/metrics.js';
 import { MemoryReadStateStore } from './read-state/memory-store.js';
 import { cleanupJournal, closeJournal } from './write/journal.js';
@@ -54,7 +57,10 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     nextId: () => history.nextId(),
     onSubscriberError: (err) => log.warn({ err }, 'a change subscriber failed'),
   });
-  const metrics = new Metrics({ readState, locks: plainLocks, history, events: () => events.stats() });
+  const ownWrites = new OwnWrites();
+  // Armed after the service listens (app.ts): the first scan never delays readiness.
+  const watcher = config.watch ? new OutsideWatcher({ root, hub: events, denied: compileGlobs(config.denyRead), ownWrites, log }) : null;
+  const metrics = new Metrics({ readState, locks: plainLocks, history, events: () => events.stats(), watch: () => watcher?.stats() });
   return {
     root,
     settings,
@@ -64,9 +70,20 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     history,
     metrics,
     events,
-    writeListeners: [(event) => metrics.observeWrite(event), (event) => events.publish(event)],
+    watcher,
+    writeListeners: [
+      // First: what the write left is noted before the watcher looks at the path (one lstat;
+      // nothing without a watcher).
+      (event) => {
+        if (watcher === null) return;
+        ownWrites.record(event.path.real);
+        if (event.path.absolute !== event.path.real) ownWrites.record(event.path.absolute);
+      },
+      (event) => metrics.observeWrite(event),
+      (event) => events.publish(event),
+    ],
     toolCallListeners: [(call) => metrics.observeToolCall(call)],
-    closeHooks: [() => events.closeAll(), () => history.close(), () => closeJournal(dataDir)],
+    closeHooks: [() => watcher?.close(), () => events.closeAll(), () => history.close(), () => closeJournal(dataDir)],
     resolve: makeResolver(root, config),
     log,
   };

@@ -108,8 +108,17 @@ describe('SSE ids and Last-Event-ID', () => {
     const again = await open(app, seen!.id);
     const replayed = await again.until((f) => f.length >= 2);
     expect(replayed.map((f) => f.data)).toEqual([
-      { file_path: 'a.txt', tool: 'Write', session: 'other', type: 'update', additions: 2, deletions: 1, version: v2 },
-      { file_path: 'dir/b.txt', tool: 'Write', session: 'agent', type: 'create', additions: 1, deletions: 0, version: v3 },
+      { file_path: 'a.txt', tool: 'Write', session: 'other', type: 'update', additions: 2, deletions: 1, version: v2, source: 'sidefile' },
+      {
+        file_path: 'dir/b.txt',
+        tool: 'Write',
+        session: 'agent',
+        type: 'create',
+        additions: 1,
+        deletions: 0,
+        version: v3,
+        source: 'sidefile',
+      },
     ]);
     const v4 = await write(app, 'a.txt', 'three');
     const all = await again.until((f) => f.length >= 3);
@@ -163,8 +172,32 @@ describe('SSE ids and Last-Event-ID', () => {
       const again = await open(after, seen!.id);
       const frames = await again.until((f) => f.length >= 2);
       expect(frames.map((f) => [f.id, f.data])).toEqual([
-        [v2, { file_path: 'a.txt', tool: 'Write', session: 'default', type: 'update', additions: null, deletions: null, version: v2 }],
-        [v3, { file_path: 'b.txt', tool: 'Write', session: 'default', type: 'create', additions: null, deletions: null, version: v3 }],
+        [
+          v2,
+          {
+            file_path: 'a.txt',
+            tool: 'Write',
+            session: 'default',
+            type: 'update',
+            additions: null,
+            deletions: null,
+            version: v2,
+            source: 'sidefile',
+          },
+        ],
+        [
+          v3,
+          {
+            file_path: 'b.txt',
+            tool: 'Write',
+            session: 'default',
+            type: 'create',
+            additions: null,
+            deletions: null,
+            version: v3,
+            source: 'sidefile',
+          },
+        ],
       ]);
       again.close();
       await after.app.close();

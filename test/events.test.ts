@@ -99,6 +99,7 @@ describe('GET /v1/events', () => {
         additions: 1,
         deletions: 0,
         version: first.body.result.version,
+        source: 'sidefile',
       },
       {
         file_path: 'a.txt',
@@ -108,8 +109,18 @@ describe('GET /v1/events', () => {
         additions: 2,
         deletions: 1,
         version: second.body.result.version,
+        source: 'sidefile',
       },
-      { file_path: 'a.txt', tool: 'Restore', session: 'agent-2', type: 'delete', additions: 0, deletions: 2, version: expect.any(String) },
+      {
+        file_path: 'a.txt',
+        tool: 'Restore',
+        session: 'agent-2',
+        type: 'delete',
+        additions: 0,
+        deletions: 2,
+        version: expect.any(String),
+        source: 'sidefile',
+      },
     ]);
     expect(text).not.toContain(t.root);
     stream.close();

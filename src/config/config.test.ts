@@ -43,6 +43,9 @@ describe('config', () => {
       searchMaxEntries: 1_000_000,
       readCacheMib: 64,
       mcpStateless: false,
+      watch: true,
+      scopedToken: null,
+      trustLoopback: false,
     });
   });
 
@@ -93,6 +96,9 @@ describe('config', () => {
       searchMaxEntries: 5000,
       readCacheMib: 16,
       mcpStateless: true,
+      watch: true,
+      scopedToken: null,
+      trustLoopback: false,
     });
   });
 
@@ -147,6 +153,35 @@ describe('config', () => {
     expect(parse(['--host', '::1']).host).toBe('::1');
     expect(parse(['--host', '127.0.0.2']).host).toBe('127.0.0.2');
     expect(parse(['--host', '0.0.0.0', '--token', 'x']).host).toBe('0.0.0.0');
+  });
+
+  it('turns the watcher off with --no-watch or SIDEFILE_WATCH=0, and refuses both flags', () => {
+    expect(parse([]).watch).toBe(true);
+    expect(parse(['--no-watch']).watch).toBe(false);
+    expect(parse([], { SIDEFILE_WATCH: '0' }).watch).toBe(false);
+    expect(parse(['--watch'], { SIDEFILE_WATCH: '0' }).watch).toBe(true);
+    expect(failure(() => parse(['--watch', '--no-watch']))).toBe('give either --watch or --no-watch, not both');
+  });
+
+  it('reads the scoped-token secret trimmed, with the sandbox it speaks for, and serves any host with it', () => {
+    const secret = (): Buffer => Buffer.from('  0123456789abcdef0123456789abcdef\n');
+    const args = ['--scoped-token-secret-file', 's', '--sandbox-name', 'box-1', '--sandbox-namespace', 'team-a'];
+    const c = parseConfig(['--host', '0.0.0.0', ...args], {}, secret, '/srv');
+    expect(c.scopedToken).toEqual({ secret: Buffer.from('0123456789abcdef0123456789abcdef'), name: 'box-1', namespace: 'team-a' });
+    expect(c.token).toBeNull();
+    expect(failure(() => parseConfig([...args.slice(0, 2)], {}, secret, '/srv'))).toMatch(/^invalid --sandbox-name/);
+    expect(failure(() => parseConfig([...args.slice(0, 4)], {}, secret, '/srv'))).toMatch(/^invalid --sandbox-namespace/);
+    expect(failure(() => parseConfig([...args.slice(0, 5), 'Team A'], {}, secret, '/srv'))).toMatch(/^invalid --sandbox-namespace/);
+    expect(failure(() => parseConfig(args, {}, () => Buffer.from('short\n'), '/srv'))).toMatch(
+      /^invalid --scoped-token-secret-file \(SIDEFILE_SCOPED_TOKEN_SECRET_FILE\): the secret must be at least 32 bytes/,
+    );
+    expect(failure(() => parse(args))).toMatch(/^invalid --scoped-token-secret-file .*cannot read it \(ENOENT\)/);
+  });
+
+  it('trusts loopback peers only when asked, and never as a reason to listen elsewhere without a token', () => {
+    expect(parse([]).trustLoopback).toBe(false);
+    expect(parse(['--trust-loopback']).trustLoopback).toBe(true);
+    expect(failure(() => parse(['--trust-loopback', '--host', '0.0.0.0']))).toMatch(/^invalid --host/);
   });
 
   it('derives the default data dir from the real root', () => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import iconv from 'iconv-lite';
 import { z } from 'zod';
+import { normalizeScopedSecret, MIN_SCOPED_SECRET_BYTES, type ScopedTokenScope } from '../http/scoped-token.js';
 import { parseGlobList } from '../paths/globs.js';
 import { SETTINGS, type SettingName } from './settings.js';
 import { parseBytes, parseDuration } from './units.js';
@@ -36,6 +37,12 @@ export interface AppConfig {
   readCacheMib: number;
   /** SPEC §15: MCP without sessions. */
   mcpStateless: boolean;
+  /** Report changes other processes make under the root (events with source "outside"). */
+  watch: boolean;
+  /** agent-sandbox scoped tokens accepted for this sandbox, or null. */
+  scopedToken: ScopedTokenScope | null;
+  /** Loopback peers need no token. */
+  trustLoopback: boolean;
 }
 
 /**
@@ -64,6 +71,9 @@ export function localConfig(root: string, dataDir: string, overrides: Partial<Ap
     searchMaxEntries: 1_000_000,
     readCacheMib: 64,
     mcpStateless: false,
+    watch: false,
+    scopedToken: null,
+    trustLoopback: false,
     ...overrides,
   };
 }
@@ -75,7 +85,10 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-function readRawSettings(argv: string[], env: NodeJS.ProcessEnv): Partial<Record<SettingName, string>> {
+function readRawSettings(args: string[], env: NodeJS.ProcessEnv): Partial<Record<SettingName, string>> {
+  // node:util parseArgs on Node 20 knows no negated flags: `--no-watch` is read here.
+  const negated = args.includes('--no-watch');
+  const argv = args.filter((arg) => arg !== '--no-watch');
   const options = Object.fromEntries(
     Object.keys(SETTINGS).map((name) => [
       name,
@@ -89,6 +102,8 @@ function readRawSettings(argv: string[], env: NodeJS.ProcessEnv): Partial<Record
     throw new ConfigError((err as Error).message.split('\n')[0]);
   }
   const raw: Partial<Record<SettingName, string>> = {};
+  if (negated && values.watch === true) throw new ConfigError('give either --watch or --no-watch, not both');
+  if (negated) values.watch = '0';
   for (const [name, { env: envVar }] of Object.entries(SETTINGS) as Array<[SettingName, { env: string }]>) {
     const flag = values[name];
     if (flag !== undefined) raw[name] = flag === true ? '1' : String(flag);
@@ -178,7 +193,12 @@ export function defaultDataDir(realRoot: string, env: NodeJS.ProcessEnv): string
  * Builds the config from flags and env vars (flags win). Throws ConfigError naming the
  * setting for anything that does not parse. `readFile` reads --token-file.
  */
-export function parseConfig(argv: string[], env: NodeJS.ProcessEnv, readFile: (file: string) => string, cwd = process.cwd()): AppConfig {
+export function parseConfig(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  readFile: (file: string) => string | Buffer,
+  cwd = process.cwd(),
+): AppConfig {
   const raw = readRawSettings(argv, env);
   const root = path.resolve(cwd, raw.root ?? './workspace');
   const host = raw.host ?? '127.0.0.1';
@@ -188,13 +208,14 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv, readFile: (f
   let token = raw.token ?? null;
   if (raw['token-file'] !== undefined) {
     try {
-      token = readFile(path.resolve(cwd, raw['token-file'])).replace(/\s+$/, '');
+      token = String(readFile(path.resolve(cwd, raw['token-file']))).replace(/\s+$/, '');
     } catch (err) {
       fail('token-file', `cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
     }
     if (!token) fail('token-file', 'the file is empty');
   }
-  if (!isLoopback(host) && !token) {
+  const scopedToken = parseScopedToken(raw, (file) => readFile(path.resolve(cwd, file)));
+  if (!isLoopback(host) && !token && !scopedToken) {
     fail('host', `refusing to listen on ${host} without a token: set SIDEFILE_TOKEN_FILE or SIDEFILE_TOKEN`);
   }
   const logLevel = (raw['log-level'] ?? 'info').toLowerCase();
@@ -225,7 +246,37 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv, readFile: (f
     allowedOrigins: raw['allowed-origins'] === undefined ? [] : parseOrigins(raw['allowed-origins']),
     allowedHosts: raw['allowed-hosts'] === undefined ? [] : parseHosts(raw['allowed-hosts']),
     ...budgets(raw),
+    watch: raw.watch === undefined ? true : parseBoolean('watch', raw.watch),
+    scopedToken,
+    trustLoopback: raw['trust-loopback'] === undefined ? false : parseBoolean('trust-loopback', raw['trust-loopback']),
   };
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** The scoped-token secret and the sandbox it speaks for; null when no secret file is given. */
+function parseScopedToken(raw: Partial<Record<SettingName, string>>, readFile: (file: string) => string | Buffer): ScopedTokenScope | null {
+  const file = raw['scoped-token-secret-file'];
+  if (file === undefined) return null;
+  let bytes: Buffer;
+  try {
+    const content = readFile(file);
+    bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+  } catch (err) {
+    fail('scoped-token-secret-file', `cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  // Security: the router refuses such a secret too; a short one makes every sandbox's tokens forgeable.
+  const secret = normalizeScopedSecret(bytes);
+  if (secret === null)
+    fail('scoped-token-secret-file', `the secret must be at least ${MIN_SCOPED_SECRET_BYTES} bytes after trimming whitespace`);
+  const name = raw['sandbox-name'];
+  const namespace = raw['sandbox-namespace'];
+  if (name === undefined) fail('sandbox-name', 'required with a scoped-token secret (the sandbox whose tokens are accepted)');
+  if (namespace === undefined) fail('sandbox-namespace', 'required with a scoped-token secret (the sandbox whose tokens are accepted)');
+  if (!DNS_SUBDOMAIN.test(name)) fail('sandbox-name', `expected a Kubernetes object name, got "${name}"`);
+  if (!DNS_LABEL.test(namespace)) fail('sandbox-namespace', `expected a Kubernetes namespace name, got "${namespace}"`);
+  return { secret, namespace, name };
 }
 
 function budgets(

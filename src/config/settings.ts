@@ -49,6 +49,29 @@ export const SETTINGS = {
     help: 'serve MCP without sessions (SIDEFILE_MCP_STATELESS=1)',
     boolean: true,
   },
+  watch: {
+    env: 'SIDEFILE_WATCH',
+    fallback: 'on (--no-watch or SIDEFILE_WATCH=0 turns it off)',
+    help: 'report changes other processes make under the root as events',
+    boolean: true,
+  },
+  'scoped-token-secret-file': {
+    env: 'SIDEFILE_SCOPED_TOKEN_SECRET_FILE',
+    fallback: 'none',
+    help: "file holding the agent-sandbox router's scoped-token secret (at least 32 bytes)",
+  },
+  'sandbox-name': { env: 'SIDEFILE_SANDBOX_NAME', fallback: 'none (required with a scoped-token secret)', help: "this sandbox's name" },
+  'sandbox-namespace': {
+    env: 'SIDEFILE_SANDBOX_NAMESPACE',
+    fallback: 'none (required with a scoped-token secret)',
+    help: "this sandbox's namespace",
+  },
+  'trust-loopback': {
+    env: 'SIDEFILE_TRUST_LOOPBACK',
+    fallback: 'off',
+    help: 'loopback peers need no token (everything in the pod shares its loopback)',
+    boolean: true,
+  },
 } as const satisfies Record<string, SettingInfo>;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { ToolError } from '../errors.js';
 import type { DiscoveryTask, TaskStats, WorkerMessage } from './protocol.js';
 
@@ -37,12 +37,15 @@ const CORES = Math.max(1, Math.min(4, os.availableParallelism()));
 const THREADS = CORES + 1;
 
 export class DiscoveryPool {
-  private pool: Piscina | null = null;
+  private pool: Promise<Piscina> | null = null;
   /** Tasks handed to the pool and not yet settled. */
   private running = 0;
 
-  private get workers(): Piscina {
-    this.pool ??= new Piscina({ ...workerOptions(), minThreads: THREADS, maxThreads: THREADS, idleTimeout: 60_000 });
+  /** The pool, and piscina itself, are loaded on the first search: a service never asked to search pays nothing. */
+  private workers(): Promise<Piscina> {
+    this.pool ??= import('piscina').then(
+      ({ Piscina: Pool }) => new Pool({ ...workerOptions(), minThreads: THREADS, maxThreads: THREADS, idleTimeout: 60_000 }),
+    );
     return this.pool;
   }
 
@@ -94,8 +97,8 @@ export class DiscoveryPool {
         stats = message.stats;
         if (message.type === 'end') settle({ items, stats });
       });
-      this.workers
-        .run({ ...task, port: port2 }, { transferList: [port2] as never, signal: abort.signal })
+      this.workers()
+        .then((workers) => workers.run({ ...task, port: port2 }, { transferList: [port2] as never, signal: abort.signal }))
         .catch((err: unknown) => settle(abort.signal.aborted ? { items, stats: { ...stats, stopped: true } } : (err as Error)));
     });
   }
@@ -103,6 +106,6 @@ export class DiscoveryPool {
   async close(): Promise<void> {
     const pool = this.pool;
     this.pool = null;
-    if (pool !== null) await pool.destroy();
+    if (pool !== null) await (await pool).destroy();
   }
 }

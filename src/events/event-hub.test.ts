@@ -66,6 +66,7 @@ describe('EventHub', () => {
       additions: 2,
       deletions: 1,
       version: '20261130T040633123Z-000000',
+      source: 'sidefile',
     });
     expect(sink.text).not.toContain('/x/src');
   });

@@ -41,7 +41,32 @@ export function fileChangedData(event: WriteEvent): FileChangedData {
     additions: event.additions,
     deletions: event.deletions,
     version: event.version,
+    source: 'sidefile',
   };
+}
+
+/** Which events a stream or listener wants: at or under `paths` (all when empty), ignored paths or not. */
+export interface ChangeFilter {
+  paths: readonly string[];
+  includeIgnored: boolean;
+}
+
+/** Told of every change event, sidefile's and outside ones, after filtering (MCP resource subscriptions). */
+export type ChangeListener = (data: FileChangedData) => void;
+
+const ALL: ChangeFilter = { paths: [], includeIgnored: false };
+
+/** Whether `frame` passes `filter`: whole path segments (`sub` is not `subway`); a rescan reaches streams below its folder too. */
+export function frameWanted(frame: Pick<Frame, 'path' | 'ignored' | 'rescan'>, filter: ChangeFilter): boolean {
+  if (frame.ignored && !filter.includeIgnored) return false;
+  if (filter.paths.length === 0 || frame.path === undefined) return true;
+  const at = frame.path === '.' ? '' : frame.path;
+  return filter.paths.some((p) => under(at, p) || (frame.rescan === true && under(p, at)));
+}
+
+/** `rel` is `folder` or lies under it ('' is the root). */
+function under(rel: string, folder: string): boolean {
+  return folder === '' || rel === folder || rel.startsWith(`${folder}/`);
 }
 
 /**
@@ -71,6 +96,8 @@ export class EventHub {
   private closed = false;
   private droppedCount = 0;
   private readonly subscribers = new Set<ChangeSubscriber>();
+  private readonly listeners = new Map<ChangeListener, ChangeFilter>();
+  private readonly filters = new Map<EventSink, ChangeFilter>();
   private readonly onSubscriberError: (err: unknown) => void;
 
   constructor(options: EventHubOptions = {}) {
@@ -88,12 +115,14 @@ export class EventHub {
    * that sent Last-Event-ID), the missed frames are written first; live frames that arrive
    * meanwhile are held, and those the replay already carried are not sent twice.
    */
-  add(sink: EventSink, replay?: () => Promise<Frame[]>): boolean {
+  add(sink: EventSink, replay?: () => Promise<Frame[]>, filter: ChangeFilter = ALL): boolean {
     if (this.closed) return false;
+    this.filters.set(sink, filter);
     sink.once('close', () => {
       this.clients.delete(sink);
       this.pending.delete(sink);
       this.skips.delete(sink);
+      this.filters.delete(sink);
     });
     // An opening comment so clients and proxies see the stream is live at once.
     sink.write(': connected\n\n');
@@ -114,6 +143,16 @@ export class EventHub {
     return () => this.subscribers.delete(subscriber);
   }
 
+  /**
+   * Calls `listener` with every change event from now on — sidefile's writes and outside
+   * changes alike — that passes `filter`; the returned function stops it. Never throws into
+   * the publisher: a failing listener is reported and the others still run.
+   */
+  onChange(listener: ChangeListener, filter: ChangeFilter = ALL): () => void {
+    this.listeners.set(listener, filter);
+    return () => this.listeners.delete(listener);
+  }
+
   /** The write listener: one `file_changed` event per successful write. Never throws. */
   publish(event: WriteEvent): void {
     // Subscribers outlive the streams: closeAll ends the streams at shutdown, not them.
@@ -124,11 +163,28 @@ export class EventHub {
         this.onSubscriberError(err);
       }
     }
-    if (this.closed) return;
     // Never below the write's own version, and increasing in publish order. Given the
     // history's sequence, that version came from it, so its next id is after it already.
-    if (event.version !== null && this.ownIds) this.ids.seed(event.version);
-    const frame = fileChangedFrame(this.nextId(), fileChangedData(event));
+    if (event.version !== null && this.ownIds && !this.closed) this.ids.seed(event.version);
+    this.emit(fileChangedData(event), false);
+  }
+
+  /** A change another process made (or a rescan notice): `source` is "outside". Never throws. */
+  publishOutside(data: Omit<FileChangedData, 'source' | 'tool' | 'session' | 'version'>, ignored: boolean): void {
+    this.emit({ ...data, tool: null, session: null, version: null, source: 'outside' }, ignored);
+  }
+
+  private emit(data: FileChangedData, ignored: boolean): void {
+    for (const [listener, filter] of this.listeners) {
+      if (!frameWanted({ path: data.file_path, ignored, rescan: data.type === 'rescan' }, filter)) continue;
+      try {
+        listener(data);
+      } catch (err) {
+        this.onSubscriberError(err);
+      }
+    }
+    if (this.closed) return;
+    const frame = fileChangedFrame(this.nextId(), data, ignored);
     this.ring.push(frame);
     if (this.ring.length > RING_SIZE) {
       this.ring.shift();
@@ -136,7 +192,7 @@ export class EventHub {
     }
     for (const held of this.pending.values()) held.push(frame);
     // No stream open (the common case): the frame's JSON is not built.
-    if (this.clients.size > 0) this.broadcast(frame.text, frame.version);
+    if (this.clients.size > 0) this.broadcast(frame.text, frame.version, frame);
   }
 
   /** Frames published after `lastId`; `complete` when no frame after it can be missing from them. */
@@ -153,8 +209,10 @@ export class EventHub {
     const sent = new Set(replayed.map((f) => f.id));
     const versions = new Set(replayed.map((f) => f.version).filter((v): v is string => v !== null));
     try {
-      for (const frame of replayed) sink.write(frame.text);
+      const filter = this.filters.get(sink) ?? ALL;
+      for (const frame of replayed) if (frameWanted(frame, filter)) sink.write(frame.text);
       for (const frame of held) {
+        if (!frameWanted(frame, filter)) continue;
         if (!sent.has(frame.id) && !(frame.version !== null && versions.has(frame.version))) sink.write(frame.text);
       }
     } catch {
@@ -182,8 +240,9 @@ export class EventHub {
     return { clients: this.clients.size + this.pending.size, dropped: this.droppedCount };
   }
 
-  private broadcast(frame: string, version: string | null = null): void {
+  private broadcast(frame: string, version: string | null = null, about?: Frame): void {
     for (const sink of this.clients) {
+      if (about !== undefined && !frameWanted(about, this.filters.get(sink) ?? ALL)) continue;
       const skip = version === null ? undefined : this.skips.get(sink);
       if (skip?.delete(version!)) continue;
       if (sink.destroyed) {

@@ -11,13 +11,17 @@ import type { WriteEvent } from '../write/types.js';
 /** The JSON data of one `file_changed` event (SPEC §10). */
 export interface FileChangedData {
   file_path: string;
-  tool: WriteEvent['tool'];
-  session: string;
-  type: WriteEvent['type'];
-  /** null in events replayed from the history (it keeps no diff). */
+  /** null for a change made outside sidefile. */
+  tool: WriteEvent['tool'] | null;
+  session: string | null;
+  /** `rescan`: too many outside changes to list, or changes no longer kept; `file_path` names the folder (`.` the root). */
+  type: WriteEvent['type'] | 'rescan';
+  /** null in events replayed from the history (it keeps no diff) and for outside changes. */
   additions: number | null;
   deletions: number | null;
   version: string | null;
+  /** Who made the change: sidefile's own tools, or another process. */
+  source: 'sidefile' | 'outside';
 }
 
 /** At most this many missed events are replayed on one reconnect; past it the client is told to list history. */
@@ -30,10 +34,16 @@ export interface Frame {
   id: string;
   version: string | null;
   readonly text: string;
+  /** The root-relative path the event is about (stream filters); absent for notices. */
+  readonly path?: string;
+  /** An outside change to a path Glob skips as ignored: sent only to streams that ask for those. */
+  readonly ignored?: boolean;
+  /** A rescan covers everything under `path`. */
+  readonly rescan?: boolean;
 }
 
-export function fileChangedFrame(id: string, data: FileChangedData): Frame {
-  return new FileChangedFrame(id, data);
+export function fileChangedFrame(id: string, data: FileChangedData, ignored = false): Frame {
+  return new FileChangedFrame(id, data, ignored);
 }
 
 /**
@@ -48,8 +58,17 @@ class FileChangedFrame implements Frame {
   constructor(
     readonly id: string,
     private readonly data: FileChangedData,
+    readonly ignored: boolean,
   ) {
     this.version = data.version;
+  }
+
+  get path(): string {
+    return this.data.file_path;
+  }
+
+  get rescan(): boolean {
+    return this.data.type === 'rescan';
   }
 
   get text(): string {
@@ -74,6 +93,7 @@ export function historyFrames(lastId: string, kept: readonly KeyedVersion[], kno
         additions: null,
         deletions: null,
         version: entry.version,
+        source: 'sidefile',
       }),
     );
 }

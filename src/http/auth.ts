@@ -1,7 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
 import { ToolError } from '../errors.js';
 import { sendError } from './error-handler.js';
 import type { RequestCheck } from './request-checks.js';
+import { verifyScopedToken, type ScopedTokenScope } from './scoped-token.js';
 
 /**
  * Routes that reveal nothing of the workspace (SPEC §1). Everything under `/.well-known/` too:
@@ -9,6 +11,18 @@ import type { RequestCheck } from './request-checks.js';
  * first, and must get a plain 404 there (no OAuth here) to go on and report the 401's message.
  */
 const PUBLIC_PATHS = [/^\/healthz$/, /^\/readyz$/, /^\/openapi\.json$/, /^\/docs(\/.*)?$/, /^\/\.well-known\//];
+
+/** Who may call the protected routes. */
+export interface AuthPolicy {
+  /** The static bearer token, or null. */
+  token: string | null;
+  /** agent-sandbox scoped tokens for this sandbox, or null. */
+  scoped: ScopedTokenScope | null;
+  /** Requests whose peer address is loopback need no token. */
+  trustLoopback: boolean;
+  /** Unix seconds (tests pin it). */
+  now?: () => number;
+}
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
@@ -20,13 +34,35 @@ export function tokenMatches(header: string | undefined, token: string): boolean
   return timingSafeEqual(digest(match?.[1] ?? ''), digest(token)) && match !== null;
 }
 
-/** Bearer auth on every route but the public ones, checked before routing; null without a token. */
-export function authCheck(token: string | null): RequestCheck | null {
-  if (token === null) return null;
+/** The TCP peer is this host's loopback (127.0.0.0/8, ::1, or IPv4-mapped 127.x). */
+export function isLoopbackPeer(request: Pick<FastifyRequest, 'socket'>): boolean {
+  const address = request.socket.remoteAddress ?? '';
+  return address === '::1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/i.test(address);
+}
+
+/** True when this request must bring a token: one is configured and its peer is not trusted. */
+export function needsToken(policy: AuthPolicy, request: Pick<FastifyRequest, 'socket'>): boolean {
+  if (policy.token === null && policy.scoped === null) return false;
+  // Security: --trust-loopback lets in everything in the pod (every container shares its loopback).
+  return !(policy.trustLoopback && isLoopbackPeer(request));
+}
+
+/** The static token or, failing that, a scoped token for this sandbox. */
+export function authorized(header: string | undefined, policy: AuthPolicy): boolean {
+  if (policy.token !== null && tokenMatches(header, policy.token)) return true;
+  if (policy.scoped === null) return false;
+  const match = /^Bearer (\S+)$/i.exec(header ?? '');
+  const now = policy.now?.() ?? Math.floor(Date.now() / 1000);
+  return match !== null && verifyScopedToken(match[1]!, policy.scoped, now);
+}
+
+/** Bearer auth on every route but the public ones, checked before routing; null when nothing is required. */
+export function authCheck(policy: AuthPolicy): RequestCheck | null {
+  if (policy.token === null && policy.scoped === null) return null;
   return (request, reply) => {
     const pathname = request.url.split('?')[0] ?? '';
     if (PUBLIC_PATHS.some((re) => re.test(pathname))) return undefined;
-    if (tokenMatches(request.headers.authorization, token)) return undefined;
+    if (!needsToken(policy, request) || authorized(request.headers.authorization, policy)) return undefined;
     reply.header('WWW-Authenticate', 'Bearer');
     return sendError(reply, new ToolError('UNAUTHORIZED', 'Missing or wrong bearer token: send Authorization: Bearer <token>.'));
   };

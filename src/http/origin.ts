@@ -24,6 +24,8 @@ import type { RequestCheck } from './request-checks.js';
 
 export interface OriginPolicy {
   token: string | null;
+  /** Whether this request must bring a token (auth.ts); default: whenever a token is set. */
+  needsToken?: (request: FastifyRequest) => boolean;
   /** Normalized `scheme://host[:port]` origins (config.ts). */
   allowedOrigins: readonly string[];
   /** `name` (any port) or `name:port`, lowercase (config.ts). */
@@ -120,7 +122,8 @@ export function originCheck(app: FastifyInstance, policy: OriginPolicy): Request
     if (request.headers.host !== seen.text) seen = { text: request.headers.host, host: parseHost(request.headers.host) };
     const host = seen.host;
     // Security: DNS rebinding — without a token only loopback names and --allowed-hosts are served.
-    const hostOk = host !== null && (policy.token !== null || hostAllowed(host, policy.allowedHosts));
+    const tokenNeeded = policy.needsToken ? policy.needsToken(request) : policy.token !== null;
+    const hostOk = host !== null && (tokenNeeded || hostAllowed(host, policy.allowedHosts));
     if (!hostOk) {
       return deny(
         reply,

@@ -6,6 +6,10 @@ import { MAX_REPLAY, capReplay, historyFrames, type Frame } from '../events/repl
 import { VERSION_ID_PATTERN } from '../history/version-id.js';
 import { errorResponses } from '../http/error-schema.js';
 import { compileGlobs } from '../paths/globs.js';
+import { checkLexical, toRelative } from '../paths/lexical.js';
+import type { ChangeFilter } from '../events/event-hub.js';
+import { sendError } from '../http/error-handler.js';
+import { ToolError } from '../errors.js';
 import { WRITE_TOOL_NAMES } from '../tools/types.js';
 
 const streamDescription = [
@@ -18,6 +22,11 @@ const streamDescription = [
   'with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in',
   'those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list',
   'GET /v1/history), then new ones.',
+  'Every event carries `source`: `sidefile` for its own writes, `outside` for a change another process made',
+  '(then `tool`, `session`, `version`, `additions` and `deletions` are null; a rename is a delete and a create).',
+  'A `rescan` type names a folder (`.` the root) whose changes were too many to list, or were moved in whole:',
+  'list it again. `path` (repeatable) sends only events at or under those paths; `include_ignored=true` also',
+  'sends outside changes to paths Glob skips as ignored.',
   'Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an',
   '`dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes.',
 ].join(' ');
@@ -33,6 +42,8 @@ export function registerEventRoutes(app: FastifyInstance, services: AppServices)
   const missedSince = (lastId: string) => async (): Promise<Frame[]> => {
     const recent = hub.framesSince(lastId);
     if (recent.complete) return capReplay(recent.frames);
+    // Outside changes are kept only in memory: past them, the client is told to look again.
+    const rescan: Frame[] = services.watcher === null ? [] : [rescanFrame(recent.frames[0]?.id ?? lastId)];
     const kept = (await services.history.since?.(lastId, MAX_REPLAY + 1)) ?? [];
     const known = new Set(recent.frames.map((f) => f.version).filter((v): v is string => v !== null));
     // Security: like a history listing, replay leaves out files the read deny globs cover.
@@ -41,7 +52,7 @@ export function registerEventRoutes(app: FastifyInstance, services: AppServices)
       kept.filter((k) => !denied(k.key)),
       known,
     );
-    return capReplay([...older, ...recent.frames]);
+    return capReplay([...rescan, ...older, ...recent.frames]);
   };
   // preClose runs before the server stops accepting and waits for connections to end.
   app.addHook('preClose', (done) => {
@@ -58,6 +69,13 @@ export function registerEventRoutes(app: FastifyInstance, services: AppServices)
       operationId: 'streamEvents',
       tags: ['events'],
       security: [{ bearerAuth: [] }],
+      querystring: z.object({
+        path: z
+          .union([z.string(), z.array(z.string())])
+          .optional()
+          .describe('Only events at or under this file or folder (repeatable; whole path segments).'),
+        include_ignored: z.enum(['true', 'false']).optional().describe('Also outside changes to paths Glob skips as ignored.'),
+      }),
       response: {
         200: {
           description: streamDescription,
@@ -69,10 +87,17 @@ export function registerEventRoutes(app: FastifyInstance, services: AppServices)
             },
           },
         },
-        ...errorResponses([]),
+        ...errorResponses(['INVALID_INPUT', 'PATH_OUTSIDE_WORKSPACE']),
       },
     },
     handler: (request, reply) => {
+      let filter: ChangeFilter;
+      try {
+        filter = filterOf(services.root, request.query);
+      } catch (err) {
+        void sendError(reply, err as ToolError);
+        return;
+      }
       // The stream outlives the handler: Fastify must not send or serialize a reply.
       reply.hijack();
       const res = reply.raw;
@@ -85,10 +110,38 @@ export function registerEventRoutes(app: FastifyInstance, services: AppServices)
       res.flushHeaders();
       const lastId = request.headers['last-event-id'];
       const replay = typeof lastId === 'string' && VERSION_ID_PATTERN.test(lastId.trim()) ? missedSince(lastId.trim()) : undefined;
-      if (!hub.add(res, replay)) res.end();
+      if (!hub.add(res, replay, filter)) res.end();
       request.log.debug({ clients: hub.stats().clients }, 'events stream opened');
     },
   });
+}
+
+const MAX_FILTER_PATHS = 100;
+
+/** `?path=` (absolute inside the root, or root-relative) and `?include_ignored=` as a stream filter. */
+function filterOf(root: string, query: { path?: string | string[]; include_ignored?: 'true' | 'false' }): ChangeFilter {
+  const given = query.path === undefined ? [] : Array.isArray(query.path) ? query.path : [query.path];
+  if (given.length > MAX_FILTER_PATHS) throw new ToolError('INVALID_INPUT', `At most ${MAX_FILTER_PATHS} path filters per stream.`);
+  const paths = given.map((p) => {
+    const rel = toRelative(root, checkLexical(root, p));
+    return rel === '.' ? '' : rel;
+  });
+  return { paths, includeIgnored: query.include_ignored === 'true' };
+}
+
+/** The notice a reconnecting client gets when outside changes it missed are no longer kept. */
+function rescanFrame(id: string): Frame {
+  const data = {
+    file_path: '.',
+    tool: null,
+    session: null,
+    type: 'rescan',
+    additions: null,
+    deletions: null,
+    version: null,
+    source: 'outside',
+  };
+  return { id, version: null, path: '.', rescan: true, text: `id: ${id}\nevent: file_changed\ndata: ${JSON.stringify(data)}\n\n` };
 }
 
 function headersOf(headers: Record<string, unknown>): Record<string, string | string[]> {
