@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeScopedSecret, verifyScopedToken } from '../src/http/scoped-token.js';
+import { rawPost } from './support/mcp.js';
+import { modernRequest } from './support/mcp-modern.js';
 import { spawnServer, type ServerProcess } from './support/server-process.js';
 
 /**
@@ -118,6 +120,23 @@ describe.skipIf(!python)('scoped tokens, through the service', () => {
     const res = await fetch(`${server.base}/v1/tools`);
     expect(res.status).toBe(401);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
+  });
+
+  it('puts an MCP call that names no session in the sandbox’s session, sandbox.<namespace>.<name>', async () => {
+    const token = vectors(Math.floor(Date.now() / 1000)).vectors.find((v) => v.case === 'valid')!.token;
+    await writeFile(path.join(base, 'ws', 'mcp.txt'), 'one\n');
+    const read = modernRequest('tools/call', { name: 'Read', arguments: { file_path: 'mcp.txt' } });
+    const res = await rawPost(new URL('/mcp', server.base), read.body, { ...read.headers, authorization: `Bearer ${token}` });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    const edit = (session: string) =>
+      fetch(`${server.base}/v1/tools/edit`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${STATIC}`, 'x-session-id': session },
+        body: JSON.stringify({ file_path: 'mcp.txt', old_string: 'one', new_string: 'two' }),
+      }).then(async (r) => [r.status, ((await r.json()) as { error?: { code: string } }).error?.code ?? null]);
+    expect(await edit('default')).toEqual([409, 'FILE_NOT_READ']);
+    expect(await edit(`sandbox.${NAMESPACE}.${NAME}`)).toEqual([200, null]);
   });
 
   it('never logs the secret or a token', () => {

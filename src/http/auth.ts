@@ -47,13 +47,24 @@ export function needsToken(policy: AuthPolicy, request: Pick<FastifyRequest, 'so
   return !(policy.trustLoopback && isLoopbackPeer(request));
 }
 
-/** The static token or, failing that, a scoped token for this sandbox. */
-export function authorized(header: string | undefined, policy: AuthPolicy): boolean {
-  if (policy.token !== null && tokenMatches(header, policy.token)) return true;
-  if (policy.scoped === null) return false;
+/** How a request was let in: the static token, a scoped token for this sandbox, or not at all. */
+export function authorized(header: string | undefined, policy: AuthPolicy): 'static' | 'scoped' | null {
+  if (policy.token !== null && tokenMatches(header, policy.token)) return 'static';
+  if (policy.scoped === null) return null;
   const match = /^Bearer (\S+)$/i.exec(header ?? '');
   const now = policy.now?.() ?? Math.floor(Date.now() / 1000);
-  return match !== null && verifyScopedToken(match[1]!, policy.scoped, now);
+  return match !== null && verifyScopedToken(match[1]!, policy.scoped, now) ? 'scoped' : null;
+}
+
+/** Requests let in by a scoped token, and the sidefile session their sandbox names. */
+const sandboxSessions = new WeakMap<FastifyRequest, string>();
+
+/**
+ * The session a request that names none belongs to when a scoped token let it in:
+ * `sandbox.<namespace>.<name>` (MCP uses it after X-Session-Id and the 2025 MCP session).
+ */
+export function sandboxSessionOf(request: FastifyRequest): string | null {
+  return sandboxSessions.get(request) ?? null;
 }
 
 /** Bearer auth on every route but the public ones, checked before routing; null when nothing is required. */
@@ -62,7 +73,10 @@ export function authCheck(policy: AuthPolicy): RequestCheck | null {
   return (request, reply) => {
     const pathname = request.url.split('?')[0] ?? '';
     if (PUBLIC_PATHS.some((re) => re.test(pathname))) return undefined;
-    if (!needsToken(policy, request) || authorized(request.headers.authorization, policy)) return undefined;
+    if (!needsToken(policy, request)) return undefined;
+    const how = authorized(request.headers.authorization, policy);
+    if (how === 'scoped' && policy.scoped) sandboxSessions.set(request, `sandbox.${policy.scoped.namespace}.${policy.scoped.name}`);
+    if (how !== null) return undefined;
     reply.header('WWW-Authenticate', 'Bearer');
     return sendError(reply, new ToolError('UNAUTHORIZED', 'Missing or wrong bearer token: send Authorization: Bearer <token>.'));
   };

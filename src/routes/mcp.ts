@@ -3,6 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../app-services.js';
 import { JSON_BODY } from '../http/body-type.js';
+import { sandboxSessionOf } from '../http/auth.js';
 import { DEFAULT_SESSION, sessionOf } from '../http/session.js';
 import { answerRequest, type RequestMessage } from '../mcp/answer.js';
 import { BATCH, NOT_JSON, parseMcpBody } from '../mcp/body.js';
@@ -107,8 +108,9 @@ function idOf(body: unknown): string | number | null {
 }
 
 async function serve(served: Served, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
-  // Header check first (SPEC §4 order): an invalid X-Session-Id is 400 INVALID_INPUT.
-  const named = request.headers['x-session-id'] === undefined ? null : sessionOf(request);
+  // Header check first: an invalid X-Session-Id is 400 INVALID_INPUT. Without one, a scoped
+  // token's sandbox names the session (a 2025 MCP session comes before it: openSession).
+  const named = request.headers['x-session-id'] === undefined ? sandboxSessionOf(request) : sessionOf(request);
   const body = request.body;
   const sessionId = request.headers['mcp-session-id'];
   if (request.method !== 'POST') {
