@@ -43,13 +43,13 @@ export function continueSentence(start: number, end: number, total: number | nul
   return `${seen}. To read more, call Read with offset ${end + 1}.`;
 }
 
-/** The same for a page cut to what one Read returns (SPEC: partial view). */
+/** The same for a page cut to what one Read returns (SPEC §5 partial view). */
 export function partialSentence(start: number, end: number, total: number | null): string {
-  const of = total === null ? "; the file's total line count is not known yet" : ` of ${total}`;
-  return (
-    `Partial view: showing lines ${start}-${end}${of}, as much as one Read returns ` +
-    `(2,000 lines or 100,000 characters). To read more, call Read with offset ${end + 1}.`
-  );
+  const seen =
+    total === null
+      ? `Partial view: showing lines ${start}-${end}, as much as one Read returns; the file's total line count is not known yet`
+      : `Partial view: showing lines ${start}-${end} of ${total}, as much as one Read returns`;
+  return `${seen}. To read more, call Read with offset ${end + 1}.`;
 }
 
 /** Names the column to read on from in a line cut at 2,000 characters. */

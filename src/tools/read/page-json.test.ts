@@ -107,7 +107,7 @@ describe('the byte-made Read answer', () => {
     expect(out.text.length).toBeLessThanOrEqual(100_000);
     expect(
       out.text.endsWith(
-        '\n(Partial view: showing lines 1-846 of 900, as much as one Read returns (2,000 lines or 100,000 characters). To read more, call Read with offset 847.)',
+        '\n(Partial view: showing lines 1-846 of 900, as much as one Read returns. To read more, call Read with offset 847.)',
       ),
     ).toBe(true);
     // Just under: 840 lines (840 × 118 − 1 characters) and the closing line fit, made from the bytes.
