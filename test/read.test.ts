@@ -187,35 +187,6 @@ describe('Read: text files (SPEC §5)', () => {
     );
   });
 
-  it('cuts a range whose text would pass 100,000 characters to the lines that fit', async () => {
-    await start();
-    await put('wide.txt', lines(100, () => 'w'.repeat(1500)).join('\n'));
-    const res = await read({ file_path: 'wide.txt' });
-    expect(res.status).toBe(200);
-    // 66 numbered lines of 1,507 characters and their breaks, then the closing line.
-    expect(res.body.result.file).toMatchObject({ num_lines: 66, total_lines: 100, partial: true });
-    expect(res.body.text.length).toBeLessThanOrEqual(100_000);
-    expect(
-      res.body.text.endsWith(
-        `\n    66→${'w'.repeat(1500)}\n(Partial view: showing lines 1-66 of 100, as much as one Read returns. To read more, call Read with offset 67.)`,
-      ),
-    ).toBe(true);
-  });
-
-  it('cuts a huge limit over many short lines to 2,000 lines, without collecting them all', async () => {
-    await start();
-    await put('short.txt', '\n'.repeat(20_000));
-    const res = await read({ file_path: 'short.txt', limit: 1_000_000_000 });
-    expect(res.status).toBe(200);
-    expect(res.body.result.file).toMatchObject({ num_lines: 2000, total_lines: 20_000, partial: true });
-    expect(
-      res.body.text.endsWith(
-        '\n  2000→\n(Partial view: showing lines 1-2000 of 20000, as much as one Read returns. To read more, call Read with offset 2001.)',
-      ),
-    ).toBe(true);
-    expect((await read({ file_path: 'short.txt', offset: 19_999, limit: 1_000_000_000 })).body.text).toBe(' 19999→\n 20000→');
-  });
-
   it('answers FILE_NOT_FOUND for a missing file', async () => {
     await start();
     const res = await read({ file_path: 'nope/missing.txt' });

@@ -13,7 +13,7 @@ let t: TestApp;
 afterEach(async () => t?.close());
 
 const json = JSON.stringify(
-  Array.from({ length: 70_000 }, (_, i) => ({ id: i, name: `item ${i}`, note: i % 7 === 0 ? 'é漢😀' : 'plain' })),
+  Array.from({ length: 110_000 }, (_, i) => ({ id: i, name: `item ${i}`, note: i % 7 === 0 ? 'é漢😀' : 'plain' })),
 );
 
 async function readToEnd(): Promise<{ text: string; pages: number }> {

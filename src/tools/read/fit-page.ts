@@ -7,15 +7,9 @@ import {
   cutSentence,
   partialSentence,
 } from './format.js';
-import type { TextPage } from './text-file.js';
+import type { FittedPage, TextPage } from './text-file.js';
 
-/** A page cut to what one Read returns, with its closing line ('' when none). */
-export interface FittedPage extends TextPage {
-  /** Fewer lines than asked for, or a large file read without a range (SPEC §5 partial view). */
-  partial: boolean;
-  /** The closing line with its line break, or ''. */
-  hint: string;
-}
+export type { FittedPage } from './text-file.js';
 
 /** Columns of a line number plus the arrow: `     1→`. */
 function prefixOf(line: number): number {

@@ -4,7 +4,6 @@ import type { LineBreakCounts } from '../../text/line-endings.js';
 import { layoutOf } from '../../text/line-scan.js';
 import { emptyFileText, pastEndText } from './format.js';
 import type { LineIndexCache } from './line-index.js';
-import type { FittedPage } from './fit-page.js';
 import { decodeLine, decodePage, lineEndingsFrom, renderPage, scanWhole, type PageSpans } from './page.js';
 import { planPageJson } from './page-json.js';
 import type { TextReadResult } from './schema.js';
@@ -28,6 +27,14 @@ export interface TextPage {
   total: number | null;
   more: boolean;
   counts: LineBreakCounts;
+}
+
+/** A page cut to what one Read returns (fit-page.ts), with its closing line. */
+export interface FittedPage extends TextPage {
+  /** Fewer lines than asked for, or a large file read without a range (SPEC §5 partial view). */
+  partial: boolean;
+  /** The closing line with its line break, or ''. */
+  hint: string;
 }
 
 function contentStartOf(enc: TextEncoding): number {
