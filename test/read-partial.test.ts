@@ -6,7 +6,7 @@ import { createReadTool } from '../src/tools/read/index.js';
 import { makeTestApp, type TestApp } from './helpers.js';
 
 /**
- * SPEC §5 "Nothing is refused for size" and "Long lines can be read whole": partial views of
+ * Nothing is refused for size, and long lines can be read whole: partial views of
  * large files and ranges, and `column` pages of long lines, with their closing lines and read state.
  */
 let t: TestApp;

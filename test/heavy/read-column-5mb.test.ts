@@ -6,7 +6,7 @@ import { writeTool } from '../../src/tools/write/index.js';
 import { makeTestApp, type TestApp } from '../helpers.js';
 
 /**
- * SPEC §5 "Long lines can be read whole": a one-line 5 MB minified JSON read to its end by
+ * Long lines can be read whole: a one-line 5 MB minified JSON read to its end by
  * `column`, 2,000 characters a call, held whole and paged by streaming: the pages add up to the
  * file's text, and the file counts as read in full.
  */

@@ -16,7 +16,7 @@ const STREAM_CHUNK_BYTES = 1024 * 1024;
 /** Reads `length` bytes of the line from byte `at` of the line (fewer at its end). */
 export type LineReader = (at: number, length: number) => Buffer | Promise<Buffer>;
 
-/** Up to 2,000 characters of a line from a column (SPEC §5 "Long lines can be read whole"). */
+/** Up to 2,000 characters of a line from a column (a long line read whole, page by page). */
 export interface ColumnWindow {
   /** The characters shown (never ending inside a surrogate pair when the line goes on). */
   text: string;

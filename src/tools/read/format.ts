@@ -43,7 +43,7 @@ export function continueSentence(start: number, end: number, total: number | nul
   return `${seen}. To read more, call Read with offset ${end + 1}.`;
 }
 
-/** The same for a page cut to what one Read returns (SPEC §5 partial view). */
+/** The same for a page cut to what one Read returns (a partial view). */
 export function partialSentence(start: number, end: number, total: number | null): string {
   const seen =
     total === null

@@ -32,7 +32,7 @@ function notFound(path: string): ToolError {
   );
 }
 
-/** Offset/limit (and column) with defaults filled in: the range dedup compares (SPEC §5). */
+/** Offset/limit (and column) with defaults filled in: the range dedup compares. */
 function rangeKeyOf(input: ReadInput, notebook: boolean): string {
   if (notebook) return `cells:${input.offset ?? 1}:${input.limit ?? 'fit'}`;
   if (input.column !== undefined) return `lines:${input.offset ?? 1}:1:column:${input.column}`;

@@ -31,7 +31,7 @@ export interface TextPage {
 
 /** A page cut to what one Read returns (fit-page.ts), with its closing line. */
 export interface FittedPage extends TextPage {
-  /** Fewer lines than asked for, or a large file read without a range (SPEC §5 partial view). */
+  /** Fewer lines than asked for, or a large file read without a range (a partial view). */
   partial: boolean;
   /** The closing line with its line break, or ''. */
   hint: string;
@@ -92,7 +92,7 @@ export async function pageOfHugeFile(
 }
 
 /**
- * The SPEC §5 text result and model text of a page fitted by fitPage. `fromBytes`: the REST
+ * The text result and model text of a page fitted by fitPage. `fromBytes`: the REST
  * answer may be made from the file's bytes (planPageJson), and `text` is then numbered only if
  * a caller reads it.
  */
