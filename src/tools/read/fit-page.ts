@@ -66,7 +66,7 @@ export function fitPage(page: TextPage, unrangedLarge: boolean): FittedPage {
 }
 
 /** Whether a decoded line was cut at 2,000 characters (an uncut line is at most 2,000 long). */
-export function isCut(line: string): boolean {
+function isCut(line: string): boolean {
   return line.length > MAX_LINE_CHARS;
 }
 
