@@ -43,7 +43,7 @@ describe('POST /v1/compat/anthropic/text-editor', () => {
     const toEnd = await send({ command: 'view', path: 'n.txt', view_range: [3, -1] });
     expect(toEnd.body).toEqual({ content: '     3→c\n     4→d', is_error: false });
     const cut = await send({ command: 'view', path: 'n.txt', view_range: [1, -1] }, 'other', '?max_characters=8');
-    expect(cut.body.content).toBe('     1→a\n… [cut at 8 of 35 characters; view a smaller view_range to see the rest]');
+    expect(cut.body.content).toBe('     1→a\n… [cut at 8 of 35 characters; to see the rest, view with view_range [2, -1]]');
     const bad = await send({ command: 'view', path: 'n.txt', view_range: [3, 2] });
     expect(bad.body.is_error).toBe(true);
   });

@@ -86,6 +86,24 @@ interface Scenario {
 const SCENARIOS: Scenario[] = [
   { name: 'Read of a text file', files: { 'a.txt': 'alpha\nbeta\ngamma\n' }, tool: 'Read', args: { file_path: 'a.txt' } },
   { name: 'Read of a page', files: { 'a.txt': 'alpha\nbeta\ngamma\n' }, tool: 'Read', args: { file_path: 'a.txt', offset: 2, limit: 1 } },
+  {
+    name: 'Read of a file over 256 KiB (a partial view)',
+    files: { 'big.log': Array.from({ length: 3000 }, (_, i) => `entry ${i + 1} ${'z'.repeat(90)}`).join('\n') },
+    tool: 'Read',
+    args: { file_path: 'big.log' },
+  },
+  {
+    name: 'Read of a long line by column',
+    files: { 'min.json': `[${'"é漢😀",'.repeat(1500)}0]` },
+    tool: 'Read',
+    args: { file_path: 'min.json', offset: 1, limit: 1, column: 2001 },
+  },
+  {
+    name: 'Read with column and a limit over 1',
+    files: { 'min.json': '[1,2,3]' },
+    tool: 'Read',
+    args: { file_path: 'min.json', offset: 1, limit: 2, column: 3 },
+  },
   { name: 'Read of an image', files: { 'p.png': PNG }, tool: 'Read', args: { file_path: 'p.png' } },
   { name: 'Read of a notebook', files: { 'n.ipynb': NOTEBOOK }, tool: 'Read', args: { file_path: 'n.ipynb' } },
   {

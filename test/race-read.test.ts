@@ -57,6 +57,14 @@ describe('Read under a parent-folder swap', () => {
     expectHeld('Read huge (pager)', await readAttack(world, 'd', 'd.link', { file_path: 'd/big.txt', offset: 11_990, limit: 5 }));
   });
 
+  it('never shows outside content to a column read, held whole or through the pager', { timeout: 2 * TIMEOUT }, async () => {
+    world = await makeRaceWorld();
+    expectHeld('Read column', await readAttack(world, 'd', 'd.link', { file_path: 'd/big.txt', offset: 11_990, column: 3 }));
+    await world.close();
+    world = await makeRaceWorld({ tools: [createReadTool({ indexes: new LineIndexCache(), hugeFileBytes: 64 * 1024 })] });
+    expectHeld('Read column (pager)', await readAttack(world, 'd', 'd.link', { file_path: 'd/big.txt', offset: 11_990, column: 3 }));
+  });
+
   it('never shows outside content of a notebook', { timeout: TIMEOUT }, async () => {
     world = await makeRaceWorld();
     expectHeld('Read notebook', await readAttack(world, 'd', 'd.link', { file_path: 'd/nb.ipynb' }));

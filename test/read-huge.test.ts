@@ -45,13 +45,16 @@ describe('Read: files too large to hold (SPEC §5 streaming pager)', () => {
     );
   });
 
-  it('refuses a huge file read without offset/limit (over 256 KiB), before streaming anything', async () => {
-    const { cache } = await start();
+  it('answers a huge file read without offset/limit with a partial first page', async () => {
+    await start();
     await fs.writeFile(path.join(t.root, 'big.log'), content().repeat(3));
     const res = await read({ file_path: 'big.log' });
-    expect(res.status).toBe(413);
-    expect(res.body.error.code).toBe('FILE_TOO_LARGE');
-    expect(cache.size()).toBe(0);
+    expect(res.status).toBe(200);
+    expect(res.body.result.file).toMatchObject({ start_line: 1, num_lines: 2000, total_lines: null, partial: true });
+    expect(res.body.text.split('\n').slice(-2)).toEqual([
+      '  2000→row 2000',
+      "(Partial view: showing lines 1-2000, as much as one Read returns; the file's total line count is not known yet. To read more, call Read with offset 2001.)",
+    ]);
   });
 
   it('builds the index in the background; later pages anywhere use it and know the total', async () => {

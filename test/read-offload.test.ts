@@ -46,6 +46,8 @@ const FILES: Record<string, string | Buffer> = {
   'legacy/gbk.txt': Buffer.from([0xca, 0xfd, 0xbe, 0xdd, 0x0a, 0x61, 0x0a]),
   // ASCII, which only the SIDEFILE_ENCODINGS override makes GBK.
   'legacy/ascii.txt': 'plain ascii\nsecond\n',
+  // Over 100,000 characters of text: a partial view.
+  'wide.txt': Array.from({ length: 100 }, (_, i) => `${i} ${'w'.repeat(1500)}`).join('\n'),
   'many.txt': Array.from({ length: 3000 }, (_, i) => `line ${i + 1} ${'y'.repeat(i % 40)}`).join('\n'),
   'empty.txt': '',
   'binary.bin': Buffer.from([0, 1, 2, 3, 0, 0, 0, 4]),
@@ -58,7 +60,7 @@ const FILES: Record<string, string | Buffer> = {
   }),
 };
 
-const RANGES = [{}, { offset: 2, limit: 3 }, { offset: 2999 }, { offset: 1_000_000 }, { limit: 1 }];
+const RANGES = [{}, { offset: 2, limit: 3 }, { offset: 2999 }, { offset: 1_000_000 }, { limit: 1 }, { limit: 5000 }];
 
 async function read(mode: 'always' | 'never', body: Record<string, unknown>): Promise<{ status: number; text: string }> {
   setOffloadMode(mode);

@@ -130,7 +130,10 @@ describe('Read: text files (SPEC §5)', () => {
     const file = (await read({ file_path: 'long.txt' })).body;
     const cut = `${'b'.repeat(2000)}… [truncated]`;
     expect(file.result.file.content).toBe(`${'a'.repeat(2000)}\n${cut}\nshort`);
-    expect(file.text).toBe(`     1→${'a'.repeat(2000)}\n     2→${cut}\n     3→short`);
+    expect(file.text).toBe(
+      `     1→${'a'.repeat(2000)}\n     2→${cut}\n     3→short\n` +
+        '(Line 2 is cut at 2000 characters: to read on in it, call Read with offset 2, limit 1 and column 2001.)',
+    );
   });
 
   it('answers an empty file with total_lines 0, line_endings none and a text saying it is empty', async () => {
@@ -165,43 +168,23 @@ describe('Read: text files (SPEC §5)', () => {
     expect(res.body.text).toBe('The file a.txt has 3 lines, so offset 10 is past its end. Call Read with an offset from 1 to 3.');
   });
 
-  it('refuses a text file over 256 KiB read without offset/limit, and pages it with them', async () => {
+  it('answers a text file over 256 KiB read without offset/limit with a partial view, and pages it', async () => {
     await start();
     await put('huge.log', lines(30_000, (i) => `entry ${String(i).padStart(5, '0')}`).join('\n'));
     const res = await read({ file_path: 'huge.log' });
-    expectError(res, 413, 'FILE_TOO_LARGE');
-    expect(res.body.error.message).toBe(
-      'huge.log is 351.6 KiB, over the 256 KiB Read returns without paging. Read it in pages: call Read with offset 1 and limit 2000, then continue from the offset the closing line gives (or read only the lines you need).',
-    );
-    expect(res.body.error.details).toEqual({ size: 359_999, max_size: 262_144 });
+    expect(res.status).toBe(200);
+    expect(res.body.result.file).toMatchObject({ start_line: 1, num_lines: 2000, total_lines: 30_000, partial: true });
+    expect(res.body.text.split('\n').slice(-2)).toEqual([
+      '  2000→entry 02000',
+      '(Partial view: showing lines 1-2000 of 30000, as much as one Read returns. To read more, call Read with offset 2001.)',
+    ]);
     const page = await read({ file_path: 'huge.log', offset: 29_999 });
     expect(page.status).toBe(200);
     expect(page.body.text).toBe(' 29999→entry 29999\n 30000→entry 30000');
+    expect(page.body.result.file.partial).toBeUndefined();
     expect((await read({ file_path: 'huge.log', limit: 1 })).body.text).toBe(
       '     1→entry 00001\n(Showing lines 1-1 of 30000. To read more, call Read with offset 2.)',
     );
-  });
-
-  it('refuses a result text over 100,000 characters and says what limit fits', async () => {
-    await start();
-    await put('wide.txt', lines(100, () => 'w'.repeat(1500)).join('\n'));
-    const res = await read({ file_path: 'wide.txt' });
-    expectError(res, 413, 'FILE_TOO_LARGE');
-    expect(res.body.error.message).toMatch(
-      /^Reading 100 lines of wide\.txt from line 1 gives more than 100,000 characters \(about 25,000 tokens\), more than Read returns at once\. Read it in smaller pages: call Read with offset 1 and limit \d+, then continue/,
-    );
-    const fit = res.body.error.details.suggested_limit as number;
-    const ok = await read({ file_path: 'wide.txt', limit: fit });
-    expect(ok.status).toBe(200);
-    expect(ok.body.text.length).toBeLessThanOrEqual(100_000);
-  });
-
-  it('refuses a huge limit over many short lines by the text size, without collecting them all', async () => {
-    await start();
-    await put('short.txt', '\n'.repeat(20_000));
-    const res = await read({ file_path: 'short.txt', limit: 1_000_000_000 });
-    expectError(res, 413, 'FILE_TOO_LARGE');
-    expect((await read({ file_path: 'short.txt', offset: 19_999, limit: 1_000_000_000 })).body.text).toBe(' 19999→\n 20000→');
   });
 
   it('answers FILE_NOT_FOUND for a missing file', async () => {

@@ -90,14 +90,22 @@ async function view(deps: TextEditorDeps, input: TextEditorInput, opts: CallOpti
     body.offset = first;
     body.limit = last === -1 ? Number.MAX_SAFE_INTEGER : last - first + 1;
   }
-  try {
-    return (await callTool(deps.services, tool(deps, 'Read'), body, opts)).text;
-  } catch (err) {
-    if (err instanceof ToolError && err.code === 'FILE_TOO_LARGE') {
-      throw new ToolError(err.code, `${err.message} With this tool, view a part with view_range [first, last].`, err.details);
-    }
-    throw err;
-  }
+  return forViews((await callTool(deps.services, tool(deps, 'Read'), body, opts)).text);
+}
+
+/**
+ * Read's closing line in this tool's terms: an offset to continue from becomes a view_range. A
+ * long line's column is Read's alone (the text editor has no column), so that hint stays as is.
+ * The closing line is the text's last line, the only one not numbered that starts with `(`.
+ */
+function forViews(text: string): string {
+  const at = text.lastIndexOf('\n(');
+  if (at < 0) return text;
+  const closing = text
+    .slice(at + 1)
+    .replace(/as much as one Read returns/, 'as much as one view shows')
+    .replace(/To read more, call Read with offset (\d+)\./, 'To see more, view with view_range [$1, -1].');
+  return text.slice(0, at + 1) + closing;
 }
 
 function tool(deps: TextEditorDeps, name: string): ToolDefinition {
@@ -115,10 +123,29 @@ function need<T>(value: T | undefined, field: string): T {
   return value;
 }
 
-/** `?max_characters=N`: the content cut, with where to continue. */
+/**
+ * `?max_characters=N`: the content cut, with where to continue: for a file's numbered lines,
+ * the view_range from the line the cut falls in (from the next one when it falls at a line's end).
+ */
 function cut(content: string, max: number | undefined): string {
   if (max === undefined || content.length <= max) return content;
-  return `${content.slice(0, max)}\n… [cut at ${max} of ${content.length} characters; view a smaller view_range to see the rest]`;
+  let end = max;
+  // Never keep half of a surrogate pair.
+  if (isHighSurrogate(content.charCodeAt(end - 1))) end--;
+  const shown = content.slice(0, end);
+  const head = `${shown}\n… [cut at ${end} of ${content.length} characters`;
+  const lineStart = shown.lastIndexOf('\n') + 1;
+  const number = /^ *(\d+)→/.exec(shown.slice(lineStart));
+  const first = /^ *(\d+)→/.exec(content);
+  if (number === null || first === null) return `${head}; view a smaller view_range to see the rest]`;
+  const line = Number(number[1]);
+  const next = content[end] === '\n' ? line + 1 : line;
+  if (next === Number(first[1])) return `${head}, inside line ${line}, which is longer than this view shows]`;
+  return `${head}; to see the rest, view with view_range [${next}, -1]]`;
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
 }
 
 const insertInput = z.strictObject({ file_path: z.string().min(1), insert_line: z.number().int().min(0), insert_text: z.string() });

@@ -40,7 +40,10 @@ const EXAMPLES: Partial<Record<ErrorCode, ErrorExample>> = {
     details: { matches: 3, lines: [4, 10, 22] },
   },
   BINARY_FILE: { message: 'data.bin is a binary file; Read shows text files, images and notebooks.', details: {} },
-  FILE_TOO_LARGE: { message: 'big.log is 1.2 MiB, over 256 KiB: read it in pages with offset and limit.', details: {} },
+  FILE_TOO_LARGE: {
+    message: 'shot.png is an image of 6.2 MiB, over the 5 MiB Read returns. Ask the user to shrink it, or skip it.',
+    details: { size: 6_501_171, max_size: 5_242_880 },
+  },
   INVALID_NOTEBOOK: { message: 'analysis.ipynb is not notebook JSON.', details: {} },
   CELL_NOT_FOUND: { message: 'analysis.ipynb has no cell "cell-9" (it has 4 cells).', details: {} },
   SECRET_DETECTED: { message: 'The new content adds a secret (GitHub token) to CLAUDE.md; it was not written.', details: {} },

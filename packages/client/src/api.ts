@@ -150,8 +150,8 @@ export interface paths {
          * Read: Reads a file from the workspace and returns its lines numbered like `cat -n` (`     1→first line`).
          * @description Reads a file from the workspace and returns its lines numbered like `cat -n` (`     1→first line`).
          *     - By default up to 2000 lines from the start; use offset (1-based line) and limit to page through longer files. The last line of the text tells you the offset to continue from.
-         *     - Lines over 2000 characters are cut and end with "… [truncated]".
-         *     - A text file over 256 KiB must be read in pages (offset/limit); a page over 100,000 characters is refused: use a smaller limit.
+         *     - Lines over 2000 characters are cut and end with "… [truncated]"; to read such a line whole, call Read with offset (the line), limit 1 and column (the character to start at, as the closing line says): each call returns up to 2000 more characters of it.
+         *     - One Read returns at most 100,000 characters: a larger range, or a file over 256 KiB read without offset/limit, comes back as a partial view (result.file.partial) of the first lines that fit; the closing line gives the offset to continue from.
          *     - Jupyter notebooks (.ipynb) come back as cells with their outputs; offset/limit then count cells.
          *     - PNG, JPEG, GIF and WebP images (up to 5 MiB) come back as base64; other binary files are refused.
          *     - Reports the encoding, BOM and line endings; Edit and Write keep them.
@@ -1571,8 +1571,10 @@ export interface operations {
                     file_path: string;
                     /** @description 1-based line to start at (for a notebook: cell). Default 1. Use it to page through a large file. */
                     offset?: number;
-                    /** @description Number of lines to read (for a notebook: cells). Default 2000 lines; a notebook page holds as many cells as fit. */
+                    /** @description Number of lines to read (for a notebook: cells). Default 2000 lines; a page holds at most 100,000 characters, a notebook page as many cells as fit. */
                     limit?: number;
+                    /** @description Text files only: read line `offset` from this character (1-based, UTF-16 code units), at most 2000 characters, with limit 1 (the default with column). Use it to read a line cut at 2000 characters, as the closing line says. */
+                    column?: number;
                 };
             };
         };
@@ -1612,6 +1614,10 @@ export interface operations {
                                 line_endings: "LF" | "CRLF" | "CR" | "mixed" | "none";
                                 /** @description Whether the file starts with a byte order mark (kept by edits). */
                                 bom: boolean;
+                                /** @description true when the page holds fewer lines than asked for (or a file over 256 KiB was read without offset/limit): the closing line gives the offset to continue from. */
+                                partial?: boolean;
+                                /** @description For a read with column: the 1-based character of the line the content starts at. */
+                                column?: number;
                                 /** @description For a .ipynb that is not notebook JSON: why it could not be read as a notebook (fix it with Write). */
                                 notebook_error?: string;
                             };

@@ -3,15 +3,17 @@
 export const DEFAULT_LIMIT = 2000;
 export const MAX_LINE_CHARS = 2000;
 export const TRUNCATION_MARK = '… [truncated]';
-/** SPEC §4: a result text over this is FILE_TOO_LARGE (≈ 25,000 tokens). */
+/** A Read's text holds at most this many characters, closing line included (≈ 25,000 tokens). */
 export const MAX_TEXT_CHARS = 100_000;
 /**
  * More lines than this can never fit in MAX_TEXT_CHARS (each costs at least 8: `     1→` and a
- * line break), so a page collects at most this many and lets the size check refuse it: a
- * limit of a billion must not build a billion-entry array first.
+ * line break), so a page collects at most this many and the fit cuts it: a limit of a billion
+ * must not build a billion-entry array first.
  */
 export const MAX_PAGE_LINES = Math.ceil(MAX_TEXT_CHARS / 8) + 1;
-/** SPEC §4: a text file over this is FILE_TOO_LARGE when read without offset/limit. */
+/** A page cut to fit MAX_TEXT_CHARS holds at most this many lines. */
+export const MAX_PARTIAL_LINES = 2000;
+/** A text file over this read without offset/limit answers a partial view (MCP resources refuse it). */
 export const MAX_UNPAGED_BYTES = 256 * 1024;
 /** Files up to this size are read whole and hashed; larger ones are paged by streaming. */
 export const HASH_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -29,11 +31,34 @@ export function cutLine(line: string): string {
 
 /** The closing line when the range ends before the file does. */
 export function continueHint(start: number, end: number, total: number | null): string {
+  return `(${continueSentence(start, end, total)})`;
+}
+
+/** Which lines a page shows, of how many, and the offset to continue from. */
+export function continueSentence(start: number, end: number, total: number | null): string {
   const seen =
     total === null
       ? `Showing lines ${start}-${end}; the file's total line count is not known yet`
       : `Showing lines ${start}-${end} of ${total}`;
-  return `(${seen}. To read more, call Read with offset ${end + 1}.)`;
+  return `${seen}. To read more, call Read with offset ${end + 1}.`;
+}
+
+/** The same for a page cut to what one Read returns (a partial view). */
+export function partialSentence(start: number, end: number, total: number | null): string {
+  const seen =
+    total === null
+      ? `Partial view: showing lines ${start}-${end}, as much as one Read returns; the file's total line count is not known yet`
+      : `Partial view: showing lines ${start}-${end} of ${total}, as much as one Read returns`;
+  return `${seen}. To read more, call Read with offset ${end + 1}.`;
+}
+
+/** Names the column to read on from in a line cut at 2,000 characters. */
+export function cutSentence(line: number, nextColumn: number, othersCut: number): string {
+  const others = othersCut === 0 ? '' : othersCut === 1 ? ' (1 more line here is cut too)' : ` (${othersCut} more lines here are cut too)`;
+  return (
+    `Line ${line} is cut at ${nextColumn - 1} characters${others}: to read on in it, ` +
+    `call Read with offset ${line}, limit 1 and column ${nextColumn}.`
+  );
 }
 
 export function emptyFileText(path: string): string {

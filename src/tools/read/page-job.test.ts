@@ -29,6 +29,7 @@ async function jobFor(name: string, content: string): Promise<PageJob> {
     maxBytes: 1024,
     offset: 1,
     limit: 2000,
+    unranged: true,
   };
 }
 

@@ -7,6 +7,8 @@ import { sniffFile } from '../../text/sniff.js';
 import type { HashCache } from './hash-cache.js';
 import { readCheckedSync, type ExpectedFile } from './read-small.js';
 import { pageOfBytes, textOutput } from './text-file.js';
+import { fitPage } from './fit-page.js';
+import { MAX_UNPAGED_BYTES } from './format.js';
 
 /** Messages between page-offload.ts and page-worker.ts. */
 export type PageMessage = PolicyMessage | PageJob;
@@ -31,6 +33,8 @@ export interface PageJob {
   maxBytes: number;
   offset: number;
   limit: number;
+  /** Read without offset/limit (see fitPage). */
+  unranged: boolean;
   override?: string;
 }
 
@@ -74,7 +78,10 @@ export function runPageJob(job: PageJob, { policy, hashes }: WorkerState): { rep
   try {
     const file = readCheckedSync(policy.root, job.real, showName(job.relative), policy.denied, job.expected, job.maxBytes);
     if (file === null || sniffFile(file.bytes).kind !== 'text') return none;
-    const page = pageOfBytes(file.bytes, job.override, job.offset, job.limit);
+    const page = fitPage(
+      pageOfBytes(file.bytes, job.override, job.offset, job.limit),
+      job.unranged && file.bytes.length > MAX_UNPAGED_BYTES,
+    );
     const json = textOutput(job.relative, page, undefined, true).json?.();
     if (json === undefined) return none;
     const out = ownedBytes(typeof json === 'string' ? Buffer.from(json) : json);

@@ -1,21 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ToolError } from '../../errors.js';
-import { pageOfBytes, textOutput, type TextPage } from './text-file.js';
+import { fitPage, type FittedPage } from './fit-page.js';
+import { pageOfBytes, textOutput } from './text-file.js';
 
 /** The REST body of a page, from the bytes when the page allows it. */
-function body(path: string, page: TextPage): { json: string | Buffer; out: ReturnType<typeof textOutput> } {
+function body(path: string, page: FittedPage): { json: string | Buffer; out: ReturnType<typeof textOutput> } {
   const out = textOutput(path, page);
   return { json: out.json!(), out };
 }
 
 /** The same page's body made the string way (as for a file too large to hold). */
-function stringBody(path: string, page: TextPage): string {
+function stringBody(path: string, page: FittedPage): string {
   return textOutput(path, { ...page, source: undefined }).json!() as string;
 }
 
-function pageOf(text: string | Buffer, offset = 1, limit = 2000): TextPage {
-  return pageOfBytes(typeof text === 'string' ? Buffer.from(text) : text, undefined, offset, limit);
+function pageOf(text: string | Buffer, offset = 1, limit = 2000): FittedPage {
+  return fitPage(pageOfBytes(typeof text === 'string' ? Buffer.from(text) : text, undefined, offset, limit), false);
 }
 
 describe('the byte-made Read answer', () => {
@@ -97,20 +97,22 @@ describe('the byte-made Read answer', () => {
     expect(noted.result.file.notebook_error).toBe('Unexpected token');
   });
 
-  it('refuses a page over 100,000 characters with the string way’s FILE_TOO_LARGE', () => {
+  it('cuts a page over 100,000 characters to the lines that fit, made the string way, partial', () => {
     // 900 lines of 110 characters: 900 × (7 + 110 + 1) characters of text.
     const page = pageOf(`${'w'.repeat(110)}\n`.repeat(900));
-    let error: unknown;
-    try {
-      textOutput('f', page);
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(ToolError);
-    expect((error as ToolError).code).toBe('FILE_TOO_LARGE');
-    expect((error as ToolError).message).toContain('call Read with offset 1 and limit 762');
-    // Just under: 840 lines (840 × 118 − 1 characters) and the closing line fit.
+    expect(page).toMatchObject({ count: 846, partial: true, more: true });
+    const { json, out } = body('f', page);
+    expect(Buffer.isBuffer(json)).toBe(false);
+    expect(out.result.file).toMatchObject({ num_lines: 846, partial: true });
+    expect(out.text.length).toBeLessThanOrEqual(100_000);
+    expect(
+      out.text.endsWith(
+        '\n(Partial view: showing lines 1-846 of 900, as much as one Read returns. To read more, call Read with offset 847.)',
+      ),
+    ).toBe(true);
+    // Just under: 840 lines (840 × 118 − 1 characters) and the closing line fit, made from the bytes.
     const fits = pageOf(`${'w'.repeat(110)}\n`.repeat(1000), 1, 840);
+    expect(fits.partial).toBe(false);
     expect(Buffer.isBuffer(body('f', fits).json)).toBe(true);
   });
 
@@ -122,6 +124,6 @@ describe('the byte-made Read answer', () => {
     expect(out.text.length).toBeLessThan(100_000);
     // An astral character is 4 bytes and 2 UTF-16 units: 100 lines of 500 are 100,799 characters.
     const astral = pageOf(`${'😀'.repeat(500)}\n`.repeat(100), 1, 100);
-    expect(() => textOutput('f', astral)).toThrow(ToolError);
+    expect(astral).toMatchObject({ count: 99, partial: true });
   });
 });

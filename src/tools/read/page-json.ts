@@ -4,7 +4,7 @@ import type { PageSpans } from './page.js';
 import type { TextReadResult } from './schema.js';
 
 /** A page's REST answer besides its lines (SPEC §5); its content is not read here. */
-export type PageFields = Omit<TextReadResult['file'], 'content' | 'notebook_error'>;
+export type PageFields = Omit<TextReadResult['file'], 'content' | 'notebook_error' | 'partial' | 'column'>;
 
 /** A page measured and found fit for the byte path; `write` makes its answer. */
 export interface PageJsonPlan {
@@ -55,8 +55,8 @@ const ARROW_JSON = [...Buffer.from('\\u2192')];
  * gives, the arrow written `\u2192` as before.
  *
  * Undefined (the caller takes the string path) unless the page is valid UTF-8 with no line
- * over 2,000 bytes (no line is cut) and its text fits in 100,000 characters (so the string
- * path, not this one, words FILE_TOO_LARGE).
+ * over 2,000 bytes (no line is cut) and its text fits in 100,000 characters (fitPage has
+ * already cut the page to fit; this checks it again on the exact count).
  */
 export function planPageJson(bytes: Buffer, spans: PageSpans, fields: PageFields, hint: string): PageJsonPlan | undefined {
   const { starts, ends } = spans;

@@ -3,7 +3,8 @@ import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../../off-loop/spawn.js';
 import type { Log, ToolMetrics, ToolOutput } from '../types.js';
 import type { PageJob, PageMessage, PageReply, WorkerPage } from './page-job.js';
-import { record, type ReadJob } from './read-loaded.js';
+import { record, unrangedLarge, type ReadJob } from './read-loaded.js';
+import { fitPage } from './fit-page.js';
 import type { TextReadResult } from './schema.js';
 import { pageOfBytes, textOutput } from './text-file.js';
 
@@ -42,6 +43,7 @@ export async function readOffLoop(job: ReadJob, maxBytes: number): Promise<ToolO
     maxBytes,
     offset: job.offset,
     limit: job.limit,
+    unranged: job.input.offset === undefined && job.input.limit === undefined,
     ...(job.override ? { override: job.override } : {}),
   };
   const page = await new Promise<WorkerPage | undefined>((resolve) => {
@@ -54,7 +56,9 @@ export async function readOffLoop(job: ReadJob, maxBytes: number): Promise<ToolO
   const bytes = Buffer.from(page.bytes.buffer, page.bytes.byteOffset, page.bytes.byteLength);
   record({ ...job, stamp: page.stamp }, page.hash, 'lines', page.total, page.count, bytes);
   const answer = Buffer.from(page.json.buffer, page.json.byteOffset, page.json.byteLength);
-  const out = new OffloadedPage(() => textOutput(target.relative, pageOfBytes(bytes, job.override, job.offset, job.limit)), answer);
+  const remake = () =>
+    textOutput(target.relative, fitPage(pageOfBytes(bytes, job.override, job.offset, job.limit), unrangedLarge(job.input, bytes.length)));
+  const out = new OffloadedPage(remake, answer);
   out.metrics = { bytes: bytes.length };
   return out;
 }

@@ -32,11 +32,11 @@ describe('decodePage', () => {
 
 describe('renderPage', () => {
   it('right-aligns numbers in 6 columns and lets longer numbers push the arrow right', () => {
-    expect(renderPage('f', ['a', 'b'], 99_999, null, false).text).toBe(' 99999→a\n100000→b');
-    expect(renderPage('f', ['z'], 1_234_567, null, false).text).toBe('1234567→z');
+    expect(renderPage(['a', 'b'], 99_999, '').text).toBe(' 99999→a\n100000→b');
+    expect(renderPage(['z'], 1_234_567, '').text).toBe('1234567→z');
   });
-  it('joins content with \\n and adds the closing hint only when more lines follow', () => {
-    const page = renderPage('f', ['a', 'b'], 1, 3, true);
+  it('joins content with \\n and ends the text with the closing hint it is given', () => {
+    const page = renderPage(['a', 'b'], 1, '\n(Showing lines 1-2 of 3. To read more, call Read with offset 3.)');
     expect({ text: page.text, content: page.content }).toEqual({
       text: '     1→a\n     2→b\n(Showing lines 1-2 of 3. To read more, call Read with offset 3.)',
       content: 'a\nb',
@@ -44,7 +44,7 @@ describe('renderPage', () => {
   });
   it('gives the text as a JSON literal of the very same string, the arrow escaped', () => {
     const lines = ['const a = "x\\u2192";', '\ttab \u0001 ctl', 'ünï → 日本', 'back\\slash'];
-    const page = renderPage('f', lines, 8, 20, true);
+    const page = renderPage(lines, 8, '\n(Showing lines 8-11 of 20. To read more, call Read with offset 12.)');
     const json = page.textJson();
     expect(JSON.parse(json)).toBe(page.text);
     expect(json).toContain('\\u2192');
@@ -60,7 +60,7 @@ describe('renderPage', () => {
         ),
         fc.integer({ min: 1, max: 2_000_000 }),
         (lines, start) => {
-          const page = renderPage('f', lines, start, null, true);
+          const page = renderPage(lines, start, '\n(hint → "x")');
           expect(JSON.parse(page.textJson())).toBe(page.text);
         },
       ),
@@ -68,7 +68,7 @@ describe('renderPage', () => {
     );
   });
   it('falls back to JSON.stringify when a line holds the one-byte stand-in (DEL)', () => {
-    const page = renderPage('f', ['del \x7f here'], 1, 1, false);
+    const page = renderPage(['del \x7f here'], 1, '');
     expect(page.textJson()).toBe(JSON.stringify('     1→del \x7f here'));
   });
 });

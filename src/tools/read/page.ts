@@ -1,8 +1,7 @@
 import { decodeBytes } from '../../text/codec.js';
 import { lineEndingsOf, type LineBreakCounts, type LineEndings } from '../../text/line-endings.js';
 import { scanBreaks, type UnitLayout } from '../../text/line-scan.js';
-import { ToolError } from '../../errors.js';
-import { MAX_LINE_CHARS, MAX_TEXT_CHARS, continueHint, cutLine } from './format.js';
+import { MAX_LINE_CHARS, cutLine } from './format.js';
 
 /** Byte ranges [start, end) of a page's lines, without their breaks. */
 export interface PageSpans {
@@ -89,18 +88,6 @@ export interface RenderedPage {
   textJson: () => string;
 }
 
-/** `rows` lines came to `chars` characters: a limit that fits with room for the closing line. */
-function tooLarge(path: string, offset: number, lines: number, rows: number, chars: number): ToolError {
-  const fit = Math.max(1, Math.floor((rows * MAX_TEXT_CHARS * 0.9) / chars));
-  return new ToolError(
-    'FILE_TOO_LARGE',
-    `Reading ${lines} lines of ${path} from line ${offset} gives more than ${MAX_TEXT_CHARS.toLocaleString('en-US')} characters ` +
-      `(about 25,000 tokens), more than Read returns at once. Read it in smaller pages: ` +
-      `call Read with offset ${offset} and limit ${fit}, then continue from the offset the closing line gives.`,
-    { max_chars: MAX_TEXT_CHARS, suggested_limit: fit },
-  );
-}
-
 /** Spaces that right-align a number of `digits` digits in 6 columns. */
 const PADS = ['', '     ', '    ', '   ', '  ', ' ', ''];
 const ARROW = '→';
@@ -108,31 +95,20 @@ const ARROW = '→';
 const ARROW_STAND_IN = '\x7f';
 
 /** `     1→import x`: each number right-aligned in 6 columns, then `arrow`, then the line. */
-function numbered(path: string, lines: string[], start: number, arrow: string): string {
+function numbered(lines: string[], start: number, arrow: string): string {
   let text = '';
   for (let i = 0; i < lines.length; i++) {
     const num = String(start + i);
     text += (i === 0 ? '' : '\n') + (num.length < 6 ? PADS[num.length] : '') + num + arrow + lines[i];
-    if (text.length > MAX_TEXT_CHARS) throw tooLarge(path, start, lines.length, i + 1, text.length);
   }
   return text;
 }
 
-/** The line that closes a page's text when more lines follow (with its line break), else ''. */
-export function closingHint(start: number, count: number, total: number | null, more: boolean): string {
-  return more ? `\n${continueHint(start, start + count - 1, total)}` : '';
-}
-
-/**
- * `cat -n` text of the page plus the closing hint when more lines follow; throws
- * FILE_TOO_LARGE as soon as the text would pass 100,000 characters.
- */
-export function renderPage(path: string, lines: string[], start: number, total: number | null, more: boolean): RenderedPage {
-  const hint = closingHint(start, lines.length, total, more);
-  const text = numbered(path, lines, start, ARROW) + hint;
-  if (text.length > MAX_TEXT_CHARS) throw tooLarge(path, start, lines.length, lines.length, text.length);
+/** `cat -n` text of the page's lines, then `hint` (its closing line with its break, or ''). */
+export function renderPage(lines: string[], start: number, hint: string): RenderedPage {
+  const text = numbered(lines, start, ARROW) + hint;
   const content = lines.join('\n');
-  return { text, content, textJson: () => asciiTextJson(path, lines, start, hint, content) ?? JSON.stringify(text) };
+  return { text, content, textJson: () => asciiTextJson(lines, start, hint, content) ?? JSON.stringify(text) };
 }
 
 /**
@@ -143,9 +119,9 @@ export function renderPage(path: string, lines: string[], start: number, total: 
  * the escape `\u2192`, is the same JSON value in one-byte characters. Undefined when the
  * page holds the stand-in itself.
  */
-function asciiTextJson(path: string, lines: string[], start: number, hint: string, content: string): string | undefined {
+function asciiTextJson(lines: string[], start: number, hint: string, content: string): string | undefined {
   if (content.includes(ARROW_STAND_IN)) return undefined;
-  return JSON.stringify(numbered(path, lines, start, ARROW_STAND_IN) + hint).replaceAll(ARROW_STAND_IN, '\\u2192');
+  return JSON.stringify(numbered(lines, start, ARROW_STAND_IN) + hint).replaceAll(ARROW_STAND_IN, '\\u2192');
 }
 
 export function lineEndingsFrom(counts: LineBreakCounts): LineEndings {

@@ -6,8 +6,11 @@ import { sniffFile } from '../../text/sniff.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import type { HashCache } from './hash-cache.js';
 import { MAX_IMAGE_BYTES, MAX_UNPAGED_BYTES, humanSize } from './format.js';
-import type { ReadInput, ReadResult } from './schema.js';
-import { pageOfBytes, textOutput } from './text-file.js';
+import type { ReadInput, ReadResult, TextReadResult } from './schema.js';
+import { pageOfBytes, textOutput, type TextPage } from './text-file.js';
+import { fitPage } from './fit-page.js';
+import { columnOutput, columnWindow, lineKey } from './column-page.js';
+import { lineEndingsFrom } from './page.js';
 
 /** One Read call, once the file is open and stat'ed. */
 export interface ReadJob {
@@ -17,8 +20,10 @@ export interface ReadJob {
   st: Stats;
   stamp: FileStamp;
   offset: number;
-  /** Lines to collect: the requested limit, capped at MAX_PAGE_LINES. */
+  /** Lines to collect: the requested limit, capped at MAX_PAGE_LINES (1 with a column). */
   limit: number;
+  /** The 1-based column of a long-line read, if any. */
+  column: number | undefined;
   rangeKey: string;
   notebook: boolean;
   /** SIDEFILE_ENCODINGS match for this path, if any. */
@@ -41,11 +46,12 @@ export function binaryFile(path: string): ToolError {
   );
 }
 
+/** A whole-file read (an MCP resource) of a text file over 256 KiB; the Read tool pages it instead. */
 export function unpagedTooLarge(path: string, size: number): ToolError {
   return new ToolError(
     'FILE_TOO_LARGE',
-    `${path} is ${humanSize(size)}, over the 256 KiB Read returns without paging. Read it in pages: ` +
-      `call Read with offset 1 and limit 2000, then continue from the offset the closing line gives (or read only the lines you need).`,
+    `${path} is ${humanSize(size)}, over the 256 KiB returned whole. Call the Read tool instead: it answers the first lines ` +
+      `that fit and the offset to continue from (or read only the lines you need with offset and limit).`,
     { size, max_size: MAX_UNPAGED_BYTES },
   );
 }
@@ -62,6 +68,36 @@ function notebookNote(path: string, error: string): string {
   return `Note: ${path} is not valid notebook JSON (${error}), so it is shown as text. Repair it by writing the whole notebook with Write.`;
 }
 
+/** A read without offset/limit of a text file over 256 KiB: a partial view when lines follow. */
+export function unrangedLarge(input: ReadInput, size: number): boolean {
+  return input.offset === undefined && input.limit === undefined && size > MAX_UNPAGED_BYTES;
+}
+
+/**
+ * The column read of line `job.offset` of a page of one line; `read(start, at, length)` reads
+ * bytes of the line starting at file byte `start`.
+ */
+export async function columnOfPage(
+  job: ReadJob,
+  page: TextPage,
+  read: (start: number, at: number, length: number) => Buffer | Promise<Buffer>,
+): Promise<ToolOutput<TextReadResult>> {
+  const path = job.target.relative;
+  const fields = {
+    file_path: path,
+    total_lines: page.total,
+    encoding: page.enc.encoding,
+    line_endings: lineEndingsFrom(page.counts),
+    bom: page.enc.bom,
+  };
+  const spans = page.source?.spans ?? page.fileSpans;
+  if (page.count === 0 || spans === undefined) return textOutput(path, { ...page, partial: false, hint: '' }, undefined, false);
+  const start = spans.starts[0]!;
+  const key = lineKey(job.target.real, job.stamp, page.enc.encoding, job.offset);
+  const window = await columnWindow(key, spans.ends[0]! - start, (at, length) => read(start, at, length), page.enc.encoding, job.column!);
+  return columnOutput(fields, job.offset, job.column!, window, page.more);
+}
+
 /** A file held whole in memory (≤ 64 MiB): image, notebook or text page; hashed whole. */
 export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutput<ReadResult>> {
   const path = job.target.relative;
@@ -76,7 +112,6 @@ export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutpu
     const text = `[Image ${path}: ${kind.mediaType}, ${humanSize(bytes.length)}; the image itself is in result.file.base64.]`;
     return { result: { type: 'image', file }, text, metrics: { bytes: bytes.length } };
   }
-  const noPaging = job.input.offset === undefined && job.input.limit === undefined;
   let notebookError: string | undefined;
   if (job.notebook) {
     // SPEC §8: a huge notebook is parsed on the worker thread, not on the event loop.
@@ -95,8 +130,14 @@ export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutpu
     }
     notebookError = nb.error;
   }
-  if (noPaging && bytes.length > MAX_UNPAGED_BYTES) throw unpagedTooLarge(path, bytes.length);
-  const page = pageOfBytes(bytes, job.override, job.offset, job.limit);
+  if (job.column !== undefined) {
+    const page = pageOfBytes(bytes, job.override, job.offset, 1);
+    const out = await columnOfPage(job, page, (s, at, length) => bytes.subarray(s + at, s + at + length));
+    record(job, hash, 'lines', page.total, page.count, bytes);
+    out.metrics = { bytes: bytes.length };
+    return out;
+  }
+  const page = fitPage(pageOfBytes(bytes, job.override, job.offset, job.limit), unrangedLarge(job.input, bytes.length));
   // Only a REST answer is sent as JSON bytes; MCP and the dialects read `text` and `content`.
   const out = textOutput(path, page, notebookError, job.ctx.transport === 'rest');
   if (notebookError !== undefined) {

@@ -9,7 +9,8 @@ import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { DEFAULT_LIMIT, MAX_IMAGE_BYTES, MAX_PAGE_LINES, MAX_UNPAGED_BYTES, UNCHANGED_TEXT } from './format.js';
 import type { HashCache } from './hash-cache.js';
 import type { LineIndexCache } from './line-index.js';
-import { binaryFile, imageTooLarge, readLoaded, record, unpagedTooLarge, type ReadJob } from './read-loaded.js';
+import { binaryFile, columnOfPage, imageTooLarge, readLoaded, record, unrangedLarge, type ReadJob } from './read-loaded.js';
+import { fitPage } from './fit-page.js';
 import { SYNC_READ_MAX_BYTES, readSmallSync } from './read-small.js';
 import type { ReadInput, ReadResult } from './schema.js';
 import { pageOfHugeFile, textOutput } from './text-file.js';
@@ -31,10 +32,30 @@ function notFound(path: string): ToolError {
   );
 }
 
-/** Offset/limit with defaults filled in: the range dedup compares (SPEC §5). */
+/** Offset/limit (and column) with defaults filled in: the range dedup compares. */
 function rangeKeyOf(input: ReadInput, notebook: boolean): string {
   if (notebook) return `cells:${input.offset ?? 1}:${input.limit ?? 'fit'}`;
+  if (input.column !== undefined) return `lines:${input.offset ?? 1}:1:column:${input.column}`;
   return `lines:${input.offset ?? 1}:${input.limit ?? DEFAULT_LIMIT}`;
+}
+
+/** `column` reads one line of a text file: not with a limit over 1, not in a notebook. */
+function checkColumn(input: ReadInput, notebook: boolean, path: string): void {
+  if (input.column === undefined) return;
+  if (notebook) {
+    throw new ToolError(
+      'INVALID_INPUT',
+      `column reads a long line of a text file; ${path} is a notebook, read by cells: call Read with offset and limit (cells) and no column.`,
+      { fields: [{ field: 'body.column', message: 'Not for a notebook' }] },
+    );
+  }
+  if (input.limit !== undefined && input.limit > 1) {
+    throw new ToolError(
+      'INVALID_INPUT',
+      `column reads one line: call Read with offset (the line), limit 1 (or no limit) and column, not limit ${input.limit}.`,
+      { fields: [{ field: 'body.limit', message: 'Must be 1 with column' }] },
+    );
+  }
 }
 
 /** SPEC §5 Read: dedup, then image / binary / notebook / text by what the bytes are. */
@@ -42,6 +63,7 @@ export function makeRunRead(options: ReadToolOptions) {
   return async function runRead(input: ReadInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<ReadResult>> {
     if (!target.stat) throw notFound(target.relative);
     const notebook = isNotebookPath(target.relative);
+    checkColumn(input, notebook, target.relative);
     const rangeKey = rangeKeyOf(input, notebook);
     const prev = ctx.readState.get(ctx.session, target.real);
     if (prev && prev.lastRangeKey === rangeKey && sameStamp(prev.stamp, stampOf(target.stat))) {
@@ -54,7 +76,8 @@ export function makeRunRead(options: ReadToolOptions) {
       st,
       stamp: stampOf(st),
       offset: input.offset ?? 1,
-      limit: Math.min(input.limit ?? DEFAULT_LIMIT, MAX_PAGE_LINES),
+      limit: input.column === undefined ? Math.min(input.limit ?? DEFAULT_LIMIT, MAX_PAGE_LINES) : 1,
+      column: input.column,
       rangeKey,
       notebook,
       override: encodingOverrideFor(ctx.settings.encodings, t.relative),
@@ -62,7 +85,7 @@ export function makeRunRead(options: ReadToolOptions) {
     });
     const syncMax = Math.min(SYNC_READ_MAX_BYTES, options.hugeFileBytes);
     // Only a REST answer is sent as JSON bytes, and only it can be made beside the loop.
-    if (ctx.transport === 'rest' && !notebook && target.stat.isFile() && target.stat.size <= syncMax) {
+    if (ctx.transport === 'rest' && !notebook && input.column === undefined && target.stat.isFile() && target.stat.size <= syncMax) {
       const out = await readOffLoop(job(target, target.stat), syncMax);
       if (out) return out;
     }
@@ -102,14 +125,24 @@ async function readOpened(job: ReadJob, fh: FileHandle, options: ReadToolOptions
     return readLoaded(job, await readToSize(fh, st.size));
   }
   if (kind.kind === 'binary') throw binaryFile(target.relative);
-  const noPaging = job.input.offset === undefined && job.input.limit === undefined;
-  if (!job.notebook && noPaging) throw unpagedTooLarge(target.relative, st.size);
   if (st.size <= options.hugeFileBytes) return readLoaded(job, await readToSize(fh, st.size));
-  if (noPaging) throw unpagedTooLarge(target.relative, st.size);
-  const page = await pageOfHugeFile(fh, target.real, st, options.indexes, job.override, job.offset, job.limit, () =>
+  const streamed = await pageOfHugeFile(fh, target.real, st, options.indexes, job.override, job.offset, job.limit, () =>
     reopen(job.ctx.root, target, st),
   );
+  if (job.column !== undefined) {
+    const out = await columnOfPage(job, streamed, (start, at, length) => readAt(fh, start + at, length));
+    record(job, null, 'lines', streamed.total, streamed.count);
+    return out;
+  }
+  const page = fitPage(streamed, unrangedLarge(job.input, st.size));
   const out = textOutput(target.relative, page, job.notebook ? 'the notebook is over 64 MiB, too large to read as cells' : undefined);
   record(job, null, 'lines', page.total, page.count);
   return { ...out, metrics: { bytes: Buffer.byteLength(out.result.file.content) } };
+}
+
+/** `length` bytes of the file from `position` (fewer at its end). */
+async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length);
+  const { bytesRead } = await fh.read(buffer, 0, length, position);
+  return buffer.subarray(0, bytesRead);
 }

@@ -14,7 +14,17 @@ export const readInput = z.strictObject({
     .int()
     .min(1)
     .optional()
-    .describe('Number of lines to read (for a notebook: cells). Default 2000 lines; a notebook page holds as many cells as fit.'),
+    .describe(
+      'Number of lines to read (for a notebook: cells). Default 2000 lines; a page holds at most 100,000 characters, a notebook page as many cells as fit.',
+    ),
+  column: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      'Text files only: read line `offset` from this character (1-based, UTF-16 code units), at most 2000 characters, with limit 1 (the default with column). Use it to read a line cut at 2000 characters, as the closing line says.',
+    ),
 });
 
 export type ReadInput = z.infer<typeof readInput>;
@@ -41,6 +51,13 @@ export const textFileSchema = z
       .describe("Lowercase WHATWG/iconv name of the file's encoding (utf-8, utf-16le, gbk, shift_jis, windows-1252, …). Edits keep it."),
     line_endings: lineEndings,
     bom: z.boolean().describe('Whether the file starts with a byte order mark (kept by edits).'),
+    partial: z
+      .boolean()
+      .optional()
+      .describe(
+        'true when the page holds fewer lines than asked for (or a file over 256 KiB was read without offset/limit): the closing line gives the offset to continue from.',
+      ),
+    column: z.number().int().optional().describe('For a read with column: the 1-based character of the line the content starts at.'),
     notebook_error: z
       .string()
       .optional()

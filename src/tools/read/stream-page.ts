@@ -3,7 +3,7 @@ import type { LineBreakCounts } from '../../text/line-endings.js';
 import type { UnitLayout } from '../../text/line-scan.js';
 import { SCAN_CHUNK_BYTES, readSpans, scanFile } from './file-scan.js';
 import type { LineIndex } from './line-index.js';
-import { LINE_PREFIX_BYTES } from './page.js';
+import { LINE_PREFIX_BYTES, type PageSpans } from './page.js';
 import { ScratchPool } from './scratch.js';
 
 /** The chunk buffers of page scans (a page scan never keeps its buffer). */
@@ -12,6 +12,8 @@ export const pageScanBuffers = new ScratchPool(SCAN_CHUNK_BYTES);
 export interface StreamedPage {
   /** Bytes of each line of the page (cut to LINE_PREFIX_BYTES). */
   lines: Buffer[];
+  /** Where each line's bytes lie in the file, whole (column reads read past the cut). */
+  spans: PageSpans;
   /** Lines follow the page. */
   more: boolean;
   /** Known when the index is complete, or when this scan reached the end of the file. */
@@ -74,5 +76,5 @@ export async function streamPage(
     more = false;
   }
   const lines = await readSpans(fh, starts, ends, LINE_PREFIX_BYTES);
-  return { lines, more, total, counts: index.done ? index.counts : counts };
+  return { lines, spans: { starts, ends }, more, total, counts: index.done ? index.counts : counts };
 }

@@ -4,7 +4,7 @@ import type { LineBreakCounts } from '../../text/line-endings.js';
 import { layoutOf } from '../../text/line-scan.js';
 import { emptyFileText, pastEndText } from './format.js';
 import type { LineIndexCache } from './line-index.js';
-import { closingHint, decodeLine, decodePage, lineEndingsFrom, renderPage, scanWhole, type PageSpans } from './page.js';
+import { decodeLine, decodePage, lineEndingsFrom, renderPage, scanWhole, type PageSpans } from './page.js';
 import { planPageJson } from './page-json.js';
 import type { TextReadResult } from './schema.js';
 import type { ToolMetrics, ToolOutput } from '../types.js';
@@ -21,10 +21,20 @@ export interface TextPage {
   lines: () => string[];
   /** A page of a file held in memory: the file's bytes and the page's spans in them. */
   source?: { bytes: Buffer; spans: PageSpans };
+  /** A streamed page of a file too large to hold: its lines' whole spans in the file. */
+  fileSpans?: PageSpans;
   offset: number;
   total: number | null;
   more: boolean;
   counts: LineBreakCounts;
+}
+
+/** A page cut to what one Read returns (fit-page.ts), with its closing line. */
+export interface FittedPage extends TextPage {
+  /** Fewer lines than asked for, or a large file read without a range (a partial view). */
+  partial: boolean;
+  /** The closing line with its line break, or ''. */
+  hint: string;
 }
 
 function contentStartOf(enc: TextEncoding): number {
@@ -74,17 +84,19 @@ export async function pageOfHugeFile(
     }
     const page = await streamPage(fh, stat.size, layout, index, offset, limit);
     const lines = page.lines.map((b) => decodeLine(b, enc.encoding));
-    return { enc, count: lines.length, lines: () => lines, offset, total: page.total, more: page.more, counts: page.counts };
+    const counts = page.counts;
+    return { enc, count: lines.length, lines: () => lines, fileSpans: page.spans, offset, total: page.total, more: page.more, counts };
   } finally {
     indexes.gate.leave();
   }
 }
 
 /**
- * The SPEC §5 text result and model text of a page. `fromBytes`: the REST answer may be made
- * from the file's bytes (planPageJson), and `text` is then numbered only if a caller reads it.
+ * The text result and model text of a page fitted by fitPage. `fromBytes`: the REST
+ * answer may be made from the file's bytes (planPageJson), and `text` is then numbered only if
+ * a caller reads it.
  */
-export function textOutput(path: string, page: TextPage, notebookError?: string, fromBytes = true): ToolOutput<TextReadResult> {
+export function textOutput(path: string, page: FittedPage, notebookError?: string, fromBytes = true): ToolOutput<TextReadResult> {
   const { enc, offset, total } = page;
   const file: TextReadResult['file'] = {
     file_path: path,
@@ -100,15 +112,16 @@ export function textOutput(path: string, page: TextPage, notebookError?: string,
   if (total === 0 || page.count === 0) {
     return { result: { type: 'text', file }, text: total === 0 ? emptyFileText(path) : pastEndText(path, offset, total ?? 0) };
   }
-  const hint = closingHint(offset, page.count, total, page.more);
-  const source = notebookError === undefined && fromBytes ? page.source : undefined;
+  const hint = page.hint;
+  if (page.partial) file.partial = true;
+  const source = notebookError === undefined && fromBytes && !page.partial ? page.source : undefined;
   const plan = source ? planPageJson(source.bytes, source.spans, file, hint) : undefined;
   if (plan && source) {
     // The REST answer is made from the bytes, the numbered text only when a caller reads it.
     file.content = spanText(source.bytes, source.spans);
-    return new BytePageOutput({ type: 'text', file }, () => renderPage(path, page.lines(), offset, total, page.more).text, plan.write);
+    return new BytePageOutput({ type: 'text', file }, () => renderPage(page.lines(), offset, hint).text, plan.write);
   }
-  const rendered = renderPage(path, page.lines(), offset, total, page.more);
+  const rendered = renderPage(page.lines(), offset, hint);
   file.content = rendered.content;
   const result = { type: 'text' as const, file };
   return { result, text: rendered.text, json: () => `{"result":${JSON.stringify(result)},"text":${rendered.textJson()}}` };
