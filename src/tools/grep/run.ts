@@ -63,7 +63,7 @@ export async function runGrep(
   const limit = headLimit === 0 ? null : headLimit;
   const offset = input.offset ?? 0;
   const task = grepTask(input, ctx, target, mode, limit, offset);
-  const { items, stats } = await runSharded(pool, task);
+  const { items, stats } = await runSharded(pool, task, ctx.session);
   const base = {
     mode,
     num_files: items.length,
