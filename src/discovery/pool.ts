@@ -80,7 +80,7 @@ export class DiscoveryPool {
   run<I>(task: DiscoveryTask, session: string): Promise<TaskOutcome<I>> {
     const { port1, port2 } = new MessageChannel();
     const items: I[] = [];
-    let stats: TaskStats = { skippedDirs: 0, skippedBinary: 0, stopped: false };
+    let stats: TaskStats = { skippedDirs: 0, skippedBinary: 0, skippedLarge: 0, largePaths: [], stopped: false };
     const abort = new AbortController();
     return new Promise<TaskOutcome<I>>((resolve, reject) => {
       let settled = false;

@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { compileGlobs } from '../paths/globs.js';
 import { toRelative } from '../paths/lexical.js';
 import type { Budget } from './budget.js';
-import { closeDir, linkedFile, listDir, lstatIn, openDirChecked, readFileChecked, type CheckedDir } from './checked-fs.js';
+import { closeDir, linkedFile, listDir, lstatIn, openDirChecked, readFileChecked, TOO_LARGE, type CheckedDir } from './checked-fs.js';
 import { isIgnored, pushRules, rulesBelow, type IgnoreStack } from './ignore-rules.js';
 
 /**
@@ -138,7 +138,7 @@ export function withFolderRules(root: string, dir: CheckedDir, rel: string, rule
     const first = name.split('/')[0]!;
     if (names !== null && !names.has(first)) continue;
     const file = readFileChecked(root, dir.at(name), IGNORE_FILE_BYTES);
-    if (file !== null) texts.push(file.bytes.toString('utf8'));
+    if (file !== null && file !== TOO_LARGE) texts.push(file.bytes.toString('utf8'));
   }
   return texts.length === 0 ? rules : pushRules(rules, rel, texts);
 }

@@ -93,7 +93,7 @@ interface QueuedJob {
 }
 
 /**
- * SPEC §8 "Fair shares": the worker is one thread, and it would run whatever was posted to it
+ * Fair shares: the worker is one thread, and it would run whatever was posted to it
  * in order, so one client's ten large edits would hold another's for all ten. Jobs therefore
  * wait here, one line per session (the tool call's, see runAsSession), and are posted one at
  * a time, round robin by session.

@@ -1,6 +1,6 @@
 import type { DiscoveryPool, TaskOutcome } from '../../discovery/pool.js';
 import type { GrepItem, GrepTask, TaskStats } from '../../discovery/protocol.js';
-import { KEPT_CHARS, keptChars } from './search.js';
+import { KEPT_CHARS, keptChars, LARGE_PATHS_SHOWN } from './search.js';
 
 /**
  * A Grep split across the pool's threads, one shard per core: each shard walks the whole tree
@@ -46,6 +46,11 @@ function mergeStats(all: TaskStats[]): TaskStats {
   return {
     skippedDirs: Math.max(...all.map((s) => s.skippedDirs)),
     skippedBinary: all.reduce((n, s) => n + s.skippedBinary, 0),
+    skippedLarge: all.reduce((n, s) => n + s.skippedLarge, 0),
+    largePaths: all
+      .flatMap((s) => s.largePaths)
+      .sort(pathOrder)
+      .slice(0, LARGE_PATHS_SHOWN),
     stopped: all.some((s) => s.stopped),
   };
 }
