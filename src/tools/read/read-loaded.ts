@@ -7,7 +7,8 @@ import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import type { HashCache } from './hash-cache.js';
 import { MAX_IMAGE_BYTES, MAX_UNPAGED_BYTES, humanSize } from './format.js';
 import type { ReadInput, ReadResult } from './schema.js';
-import { pageOfBytes, textOutput } from './text-file.js';
+import { SLICED_SCAN_BYTES } from './sliced-scan.js';
+import { pageOfBytes, pageOfLargeBytes, textOutput } from './text-file.js';
 
 /** One Read call, once the file is open and stat'ed. */
 export interface ReadJob {
@@ -24,6 +25,11 @@ export interface ReadJob {
   /** SIDEFILE_ENCODINGS match for this path, if any. */
   override: string | undefined;
   hashes: HashCache;
+}
+
+/** A file version as a string: its size, mtime, ctime and inode. */
+function stampKey(stamp: FileStamp): string {
+  return `${stamp.size}:${stamp.mtimeMs}:${stamp.ctimeMs}:${stamp.ino}`;
 }
 
 /** Records what this read returned (SPEC §5 read state), keyed by the real path. */
@@ -96,7 +102,10 @@ export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutpu
     notebookError = nb.error;
   }
   if (noPaging && bytes.length > MAX_UNPAGED_BYTES) throw unpagedTooLarge(path, bytes.length);
-  const page = pageOfBytes(bytes, job.override, job.offset, job.limit);
+  const page =
+    bytes.length >= SLICED_SCAN_BYTES
+      ? await pageOfLargeBytes(bytes, job.override, job.offset, job.limit, job.target.real, stampKey(job.stamp))
+      : pageOfBytes(bytes, job.override, job.offset, job.limit);
   // Only a REST answer is sent as JSON bytes; MCP and the dialects read `text` and `content`.
   const out = textOutput(path, page, notebookError, job.ctx.transport === 'rest');
   if (notebookError !== undefined) {
