@@ -62,9 +62,9 @@ export class DiscoveryPool {
   /**
    * How many tasks one search may split into now: one per core, within the threads that are
    * idle and within the session's share, always leaving one for its next call (1 when the pool
-   * is busy). Not on a loaded
-   * machine: there the cores are taken, a split search does more work in all (each shard walks
-   * the whole tree) and measured slower (1.0 s against 0.53 s for 20,000 files at load 14 on 2 cores).
+   * is busy). Not on a loaded machine: there the cores are taken, a split search does more work
+   * in all (each shard walks the whole tree) and measured slower (1.0 s against 0.53 s for
+   * 20,000 files at load 14 on 2 cores).
    * The bar is twice the cores, not the cores: the load average counts this pool's own threads,
    * so back-to-back searches (load ~2 on 2 cores) would otherwise stop splitting themselves.
    */
