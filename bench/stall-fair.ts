@@ -44,15 +44,20 @@ function plantedIgnore(): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Open SSE streams on raw sockets; `waitFor(n)` resolves once n `file_changed` frames arrived in all. */
+/**
+ * Opens SSE streams on raw sockets and waits until the server has them all (each got its
+ * opening comment); `waitFor(n)` resolves once n `file_changed` frames arrived in all (or after 60 s).
+ */
 async function openStreams(port: number, count: number): Promise<{ waitFor(n: number): Promise<void>; close(): void }> {
   const sockets: net.Socket[] = [];
   let seen = 0;
+  let connected = 0;
   let waiter: { n: number; resolve: () => void } | null = null;
   for (let i = 0; i < count; i++) {
     const socket = net.connect(port, '127.0.0.1');
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
+      connected += chunk.split(': connected').length - 1;
       seen += chunk.split('event: file_changed').length - 1;
       if (waiter !== null && seen >= waiter.n) waiter.resolve();
     });
@@ -61,12 +66,14 @@ async function openStreams(port: number, count: number): Promise<{ waitFor(n: nu
     sockets.push(socket);
     if (i % 200 === 199) await new Promise((r) => setTimeout(r, 20));
   }
-  await new Promise((r) => setTimeout(r, 500));
+  const deadline = performance.now() + 60_000;
+  while (connected < count && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   return {
     waitFor: (n) =>
       new Promise<void>((resolve) => {
         if (seen >= n) return resolve();
         waiter = { n, resolve };
+        setTimeout(resolve, 60_000).unref();
       }),
     close: () => sockets.forEach((s) => s.destroy()),
   };
