@@ -5,7 +5,7 @@
  * its own with a 1 s search budget.
  */
 import { promises as fsp } from 'node:fs';
-import net from 'node:net';
+import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { httpClient, type HttpClient } from './support/http-client.js';
@@ -45,38 +45,47 @@ function plantedIgnore(): string {
 }
 
 /**
- * Opens SSE streams on raw sockets and waits until the server has them all (each got its
- * opening comment); `waitFor(n)` resolves once n `file_changed` frames arrived in all (or after 60 s).
+ * The streams' client, in a process of its own (so that reading 3,000 sockets does not slow the
+ * bench's own /healthz probe): opens `count` SSE streams, says `ready` once the server has sent
+ * each its opening comment, then `got` once each has a `file_changed` frame.
  */
-async function openStreams(port: number, count: number): Promise<{ waitFor(n: number): Promise<void>; close(): void }> {
-  const sockets: net.Socket[] = [];
-  let seen = 0;
-  let connected = 0;
-  let waiter: { n: number; resolve: () => void } | null = null;
-  for (let i = 0; i < count; i++) {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      connected += chunk.split(': connected').length - 1;
-      seen += chunk.split('event: file_changed').length - 1;
-      if (waiter !== null && seen >= waiter.n) waiter.resolve();
+const STREAMS_CLIENT = `
+const net = require('node:net');
+const [port, count] = process.argv.slice(1).map(Number);
+let connected = 0, frames = 0;
+for (let i = 0; i < count; i++) {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk) => {
+    const c = chunk.split(': connected').length - 1;
+    const f = chunk.split('event: file_changed').length - 1;
+    if (c && (connected += c) === count) console.log('ready');
+    if (f && (frames += f) === count) console.log('got');
+  });
+  socket.on('error', () => {});
+  socket.write('GET /v1/events HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n');
+}`;
+
+/** Opens the streams (in a child process) and waits until the server has them all. */
+async function openStreams(port: number, count: number): Promise<{ waitFor(): Promise<void>; close(): void }> {
+  const child = spawn(process.execPath, ['-e', STREAMS_CLIENT, String(port), String(count)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines: string[] = [];
+  const waiters: Array<{ line: string; resolve: () => void }> = [];
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    for (const line of chunk.split('\n').filter(Boolean)) {
+      lines.push(line);
+      for (const w of waiters.filter((x) => x.line === line)) w.resolve();
+    }
+  });
+  const until = (line: string) =>
+    new Promise<void>((resolve) => {
+      if (lines.includes(line)) return resolve();
+      waiters.push({ line, resolve });
+      setTimeout(resolve, 60_000).unref();
     });
-    socket.on('error', () => {});
-    socket.write(`GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
-    sockets.push(socket);
-    if (i % 200 === 199) await new Promise((r) => setTimeout(r, 20));
-  }
-  const deadline = performance.now() + 60_000;
-  while (connected < count && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  return {
-    waitFor: (n) =>
-      new Promise<void>((resolve) => {
-        if (seen >= n) return resolve();
-        waiter = { n, resolve };
-        setTimeout(resolve, 60_000).unref();
-      }),
-    close: () => sockets.forEach((s) => s.destroy()),
-  };
+  await until('ready');
+  return { waitFor: () => until('got'), close: () => child.kill() };
 }
 
 let streams: Awaited<ReturnType<typeof openStreams>> | null = null;
@@ -137,7 +146,7 @@ export const FAIR_CALLS: HeavyCall[] = [
     },
     call: async (client) => {
       const res = await post(client, 'edit', { file_path: 'watched.txt', old_string: 'one', new_string: 'two' });
-      await streams?.waitFor(STREAMS);
+      await streams?.waitFor();
       streams?.close();
       streams = null;
       return res;

@@ -15,9 +15,11 @@ import type { DiscoveryTask, TaskStats, WorkerMessage } from './protocol.js';
  * streamed so far, with `stopped` set.
  *
  * Fair shares: tasks wait in a FairQueue (one line per session, served round robin) and are
- * handed to piscina only when a thread is free for them. One session holds at most all threads
- * but one, so that last thread always serves another client: its LS starts at once even while
- * one client runs a hundred catastrophic Greps, which queue behind each other.
+ * handed to piscina only when a thread is free for them. One session holds at most as many
+ * threads as there are cores: the one thread more always serves another client, and the
+ * session's threads never take the whole machine, so another client's LS starts at once and
+ * runs at speed even while one client runs a hundred catastrophic Greps (which queue behind
+ * each other).
  */
 
 /** How long past its budget a worker that has not finished by itself is terminated. */
@@ -39,12 +41,10 @@ function workerOptions(): { filename: string; execArgv: string[] } {
 
 /** Cores a single search may use at once (ripgrep uses them all). */
 const CORES = Math.max(1, Math.min(4, os.availableParallelism()));
-/**
- * Two threads more than the cores a search may take: the same client's next call never queues
- * behind its parallel search, and one thread is always left for other clients (PER_SESSION).
- */
-const THREADS = CORES + 2;
-const PER_SESSION = THREADS - 1;
+/** Threads one session may hold at once: all the cores, never more. */
+const PER_SESSION = CORES;
+/** One thread more than a session may hold: another client's call never queues behind one client's work. */
+const THREADS = CORES + 1;
 
 /** A task waiting for its turn: started by the queue, it holds its slot until its thread is free again. */
 type Start = () => void;
@@ -61,8 +61,8 @@ export class DiscoveryPool {
 
   /**
    * How many tasks one search may split into now: one per core, within the threads that are
-   * idle and within the session's share, always leaving one for its next call (1 when the pool
-   * is busy). Not on a loaded machine: there the cores are taken, a split search does more work
+   * idle and within the session's share, always leaving one for another client (1 when the
+   * pool is busy). Not on a loaded machine: there the cores are taken, a split search does more work
    * in all (each shard walks the whole tree) and measured slower (1.0 s against 0.53 s for
    * 20,000 files at load 14 on 2 cores).
    * The bar is twice the cores, not the cores: the load average counts this pool's own threads,
@@ -70,7 +70,7 @@ export class DiscoveryPool {
    */
   parallelism(session: string): number {
     if ((os.loadavg()[0] ?? 0) >= 2 * CORES) return 1;
-    return Math.max(1, Math.min(CORES, PER_SESSION - this.queue.heldBy(session) - 1, THREADS - this.queue.running - 1));
+    return Math.max(1, Math.min(PER_SESSION - this.queue.heldBy(session), THREADS - this.queue.running - 1));
   }
 
   /**
