@@ -10,6 +10,7 @@ import path from 'node:path';
 import { deepNotebook, hugeNotebook, manyMatches, numberedLines } from './support/heavy-fixtures.js';
 import { httpClient, type HttpClient } from './support/http-client.js';
 import { startSidefile } from './support/sidefile-server.js';
+import { FAIR_CALLS, benchFairShares, registerPort } from './stall-fair.js';
 import { MATCHING_CALLS } from './stall-matching.js';
 
 type Print = (line: string) => void;
@@ -83,6 +84,7 @@ const CALLS: HeavyCall[] = [
     call: (client) => post(client, 'notebook_edit', { notebook_path: 'deep.ipynb', cell_id: 'cell-0', new_source: 'b' }),
     expect: 422,
   },
+  ...FAIR_CALLS,
 ];
 
 /** Probes /healthz every 50 ms until `until` settles; returns the slowest probe and the count. */
@@ -111,6 +113,7 @@ export async function benchStall(print: Print): Promise<void> {
   await fsp.mkdir(root);
   const server = await startSidefile({ root, dataDir: path.join(base, 'data'), logFile: path.join(base, 'server.log') });
   const client = httpClient(server.port);
+  registerPort(client, server.port);
   const prober = httpClient(server.port, {}, 1);
   try {
     const idle = await probe(prober, new Promise((r) => setTimeout(r, 3000)));
@@ -134,4 +137,5 @@ export async function benchStall(print: Print): Promise<void> {
     await server.stop();
     await fsp.rm(base, { recursive: true, force: true });
   }
+  await benchFairShares(print);
 }

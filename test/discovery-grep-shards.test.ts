@@ -85,21 +85,21 @@ const PAGES: Array<Partial<GrepTask>> = [
 
 describe('a Grep split across workers', () => {
   it.each(PAGES)('answers as one worker does: %j', async (over) => {
-    const whole = await pool.run<GrepItem>(task(over));
+    const whole = await pool.run<GrepItem>(task(over), 'test');
     expect(whole.items.length).toBeGreaterThan(0);
     for (const shards of [2, 3]) {
-      const split = await runSharded(pool, task(over), shards);
+      const split = await runSharded(pool, task(over), 'test', shards);
       expect(split).toEqual(whole);
     }
   });
 
   it('the kept-text cap ends a page of long lines at the same line', async () => {
-    const whole = await pool.run<GrepItem>(task({ pattern: 'x{300}', keep: null }));
+    const whole = await pool.run<GrepItem>(task({ pattern: 'x{300}', keep: null }), 'test');
     const kept = whole.items.reduce((n, item) => n + item.lines.length, 0);
     const entries = whole.items.reduce((n, item) => n + item.entries, 0);
     // The cap cut the page short of the entries (else this test would not test it).
     expect(kept).toBeLessThan(entries);
-    expect(await runSharded(pool, task({ pattern: 'x{300}', keep: null }), 2)).toEqual(whole);
+    expect(await runSharded(pool, task({ pattern: 'x{300}', keep: null }), 'test', 2)).toEqual(whole);
   });
 });
 

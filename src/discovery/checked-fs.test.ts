@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { FD_CHECKS } from '../paths/fd-policy.js';
 import { compileGlobs } from '../paths/globs.js';
-import { openDirChecked, openFilesIn, readToEnd } from './checked-fs.js';
+import { openDirChecked, openFilesIn, readToEnd, TOO_LARGE } from './checked-fs.js';
 
 // Grep's batched reads (openFilesIn): a file is opened in the checked folder itself, and the
 // folder is checked again before anything is read.
@@ -25,7 +25,8 @@ afterEach(() => fs.rmSync(base, { recursive: true, force: true }));
 
 function textOf(fd: number): string | null {
   try {
-    return readToEnd(fd, 1 << 20, Buffer.alloc(4))?.toString('utf8') ?? null;
+    const bytes = readToEnd(fd, 1 << 20, Buffer.alloc(4));
+    return bytes === null || bytes === TOO_LARGE ? null : bytes.toString('utf8');
   } finally {
     fs.closeSync(fd);
   }
@@ -85,7 +86,7 @@ it('leaves the per-file check to the caller without /proc/self/fd', () => {
   }
 });
 
-it('readToEnd reads past its scratch buffer, stops at maxBytes, and refuses a folder', () => {
+it('readToEnd reads past its scratch buffer, answers TOO_LARGE past maxBytes, and refuses a folder', () => {
   const file = path.join(base, 'big.txt');
   fs.writeFileSync(file, 'x'.repeat(10_000));
   const fd = fs.openSync(file, 'r');
@@ -93,7 +94,7 @@ it('readToEnd reads past its scratch buffer, stops at maxBytes, and refuses a fo
   const folder = fs.openSync(base, 'r');
   try {
     expect(readToEnd(fd, 1 << 20, Buffer.alloc(16))?.toString()).toBe('x'.repeat(10_000));
-    expect(readToEnd(capped, 5_001, Buffer.alloc(16))?.length).toBe(5_001);
+    expect(readToEnd(capped, 5_001, Buffer.alloc(16))).toBe(TOO_LARGE);
     expect(readToEnd(folder, 1 << 20, Buffer.alloc(16))).toBeNull();
   } finally {
     for (const d of [fd, capped, folder]) fs.closeSync(d);

@@ -5,6 +5,9 @@ import { type CheckedDir, FILE_READ_FLAGS, openCheckedDir, openFileDirect, openF
 
 export { CheckedDir } from '../paths/fd-policy.js';
 
+/** A file over the size a caller reads whole: not read (Grep counts and names it). */
+export const TOO_LARGE = 'too-large';
+
 /**
  * The discovery walk's file-system steps on the project's fd path policy (src/paths/fd-policy.ts,
  * SPEC §3 "Under races"): folders opened without following a last link and checked on their
@@ -73,6 +76,7 @@ function linkedTarget(root: string, dir: CheckedDir, name: string): { real: stri
  * before a byte is read, openFileDirect). null when it vanished, became a link
  * or a non-regular file, or its descriptor is outside the root or denied. With `scratch`, a file
  * that fits is read into it (no allocation per file; the answer is a view valid until the next call).
+ * A file over `maxBytes` is cut there, or, with `larger: 'refuse'`, not read at all (TOO_LARGE).
  */
 export function readFileChecked(
   root: string,
@@ -80,7 +84,8 @@ export function readFileChecked(
   maxBytes: number,
   deny?: DenyCheck,
   scratch?: Buffer,
-): { bytes: Buffer; real: string; stat: Stats } | null {
+  larger: 'cut' | 'refuse' = 'cut',
+): { bytes: Buffer; real: string; stat: Stats } | typeof TOO_LARGE | null {
   let opened;
   try {
     opened = openFileDirect(root, at, deny);
@@ -90,6 +95,7 @@ export function readFileChecked(
   }
   if (opened === null || opened === 'changed') return null;
   try {
+    if (larger === 'refuse' && opened.stat.isFile() && opened.stat.size > maxBytes) return TOO_LARGE;
     const bytes = readWhole(opened.fd, opened.stat, maxBytes, scratch);
     return bytes === null ? null : { bytes, real: opened.real, stat: opened.stat };
   } finally {
@@ -162,16 +168,19 @@ function stillAt(root: string, dir: CheckedDir): boolean {
  * fstat (a quarter of a search's time went to fstat alone) and in one read for a file that fits
  * `scratch`. The walk saw a regular file; what a swap put in its place since is an entry of the
  * same checked folder, and read refuses a folder (EISDIR) and returns nothing from a FIFO (opened
- * non-blocking): null or empty, never more than `maxBytes`. The bytes may be `scratch`'s: use
- * them before the next read.
+ * non-blocking): null or empty, never more than `maxBytes`; a file over `maxBytes` is TOO_LARGE,
+ * found by one fstat once it fills `scratch`. The bytes may be `scratch`'s: use them before the
+ * next read.
  */
-export function readToEnd(fd: number, maxBytes: number, scratch: Buffer): Buffer | null {
+export function readToEnd(fd: number, maxBytes: number, scratch: Buffer): Buffer | typeof TOO_LARGE | null {
   try {
     let buf = scratch;
     let read = 0;
     for (;;) {
       if (read === buf.length) {
-        if (read >= maxBytes) return buf.subarray(0, read);
+        if (read >= maxBytes) return fs.readSync(fd, Buffer.alloc(1), 0, 1, null) === 0 ? buf.subarray(0, read) : TOO_LARGE;
+        // Past the scratch buffer: one fstat tells a file too large before any of it is read on.
+        if (read === scratch.length && fs.fstatSync(fd).size > maxBytes) return TOO_LARGE;
         const bigger = Buffer.allocUnsafe(Math.min(maxBytes, buf.length * 2));
         buf.copy(bigger, 0, 0, read);
         buf = bigger;

@@ -17,7 +17,7 @@ export class Emitter<I> {
   private items: I[] = [];
   private last = Date.now();
   private sent = 0;
-  readonly stats: TaskStats = { skippedDirs: 0, skippedBinary: 0, stopped: false };
+  readonly stats: TaskStats = { skippedDirs: 0, skippedBinary: 0, skippedLarge: 0, largePaths: [], stopped: false };
 
   constructor(private readonly port: MessagePort) {}
 
@@ -33,14 +33,14 @@ export class Emitter<I> {
 
   flush(): void {
     if (this.items.length === 0) return;
-    this.send({ type: 'batch', items: this.items, stats: { ...this.stats } });
+    this.send({ type: 'batch', items: this.items, stats: { ...this.stats, largePaths: [...this.stats.largePaths] } });
     this.sent += this.items.length;
     this.items = [];
     this.last = Date.now();
   }
 
   end(): void {
-    this.send({ type: 'end', items: this.items, stats: { ...this.stats } });
+    this.send({ type: 'end', items: this.items, stats: { ...this.stats, largePaths: [...this.stats.largePaths] } });
     this.items = [];
   }
 

@@ -19,11 +19,34 @@ export interface IgnoreLevel {
 
 export type IgnoreStack = readonly IgnoreLevel[];
 
-/** The stack with one more folder's rules, or the same stack when the folder has none. */
-export function pushRules(stack: IgnoreStack, base: string, texts: readonly string[]): IgnoreStack {
-  const lines = texts.flatMap((t) => t.split(/\r?\n/));
-  if (!lines.some((l) => l.trim() !== '' && !l.startsWith('#'))) return stack;
-  return [...stack, { base, matcher: ignore({ allowRelativePaths: true }).add(lines) }];
+/**
+ * Compiled matchers by folder and ignore-file versions (`key`), so the walks a worker runs
+ * compile a folder's rules once per version of its files: compiling thousands of patterns
+ * costs far more than a walk of a small folder. Least recently used dropped first.
+ */
+const compiled = new Map<string, Ignore | null>();
+const MAX_COMPILED = 256;
+
+/**
+ * The stack with one more folder's rules, or the same stack when the folder has none. `key`
+ * names the versions of the files the texts came from (their identity and mtime): the matcher
+ * is then compiled once and reused by later walks in this thread.
+ */
+export function pushRules(stack: IgnoreStack, base: string, texts: readonly string[], key?: string): IgnoreStack {
+  const cacheKey = key === undefined ? undefined : `${base}\0${key}`;
+  let matcher = cacheKey === undefined ? undefined : compiled.get(cacheKey);
+  if (matcher === undefined) {
+    const lines = texts.flatMap((t) => t.split(/\r?\n/));
+    matcher = lines.some((l) => l.trim() !== '' && !l.startsWith('#')) ? ignore({ allowRelativePaths: true }).add(lines) : null;
+    if (cacheKey !== undefined) {
+      compiled.set(cacheKey, matcher);
+      if (compiled.size > MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
+    }
+  } else if (cacheKey !== undefined) {
+    compiled.delete(cacheKey);
+    compiled.set(cacheKey, matcher);
+  }
+  return matcher === null ? stack : [...stack, { base, matcher }];
 }
 
 /** Whether the entry at `rel` (relative to the root) is ignored; `dir` for folders (trailing-`/` rules). */

@@ -59,6 +59,9 @@ export type DiscoveryTask = GlobTask | GrepTask | LsTask;
 export interface TaskStats {
   skippedDirs: number;
   skippedBinary: number;
+  /** Files over the size Grep searches: how many, and the first few (root-relative, path order). */
+  skippedLarge: number;
+  largePaths: string[];
   /** The walk stopped at its budget (time or entries). */
   stopped: boolean;
 }

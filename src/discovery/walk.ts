@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { compileGlobs } from '../paths/globs.js';
 import { toRelative } from '../paths/lexical.js';
 import type { Budget } from './budget.js';
-import { closeDir, linkedFile, listDir, lstatIn, openDirChecked, readFileChecked, type CheckedDir } from './checked-fs.js';
+import { closeDir, linkedFile, listDir, lstatIn, openDirChecked, readFileChecked, TOO_LARGE, type CheckedDir } from './checked-fs.js';
 import { isIgnored, pushRules, rulesBelow, type IgnoreStack } from './ignore-rules.js';
 
 /**
@@ -52,8 +52,13 @@ export interface WalkStats {
 
 /** Deeper folders are counted as skipped: each level holds one descriptor open. */
 const MAX_DEPTH = 256;
-/** Ignore files larger than this are not read (nobody writes 1 MiB of ignore rules). */
-const IGNORE_FILE_BYTES = 1 << 20;
+/**
+ * Bytes read of one ignore file: past them its rules are not read (the last line cut is
+ * dropped). Each pattern costs a regular expression test per path visited, so a planted
+ * megabyte of patterns (20,000) made an LS of a one-file folder take seconds; 64 KiB holds
+ * over a thousand rules, more than hand-written ignore files have.
+ */
+export const IGNORE_FILE_BYTES = 64 * 1024;
 /** Files handed over at once: bounds the descriptors a batch may hold open (Grep opens a batch, then checks its folder once). */
 const BATCH_FILES = 64;
 
@@ -134,13 +139,23 @@ export function openStart(opts: Pick<WalkOptions, 'root' | 'startRel' | 'include
 /** The stack with this folder's `.git/info/exclude`, `.gitignore` and `.ignore` rules, in that order (`names`: the folder's names, or at least those starting with a dot; null: look for each). */
 export function withFolderRules(root: string, dir: CheckedDir, rel: string, rules: IgnoreStack, names: Set<string> | null): IgnoreStack {
   const texts: string[] = [];
+  const versions: string[] = [];
   for (const name of ['.git/info/exclude', '.gitignore', '.ignore']) {
     const first = name.split('/')[0]!;
     if (names !== null && !names.has(first)) continue;
     const file = readFileChecked(root, dir.at(name), IGNORE_FILE_BYTES);
-    if (file !== null) texts.push(file.bytes.toString('utf8'));
+    if (file === null || file === TOO_LARGE) continue;
+    texts.push(ignoreText(file.bytes, file.stat.size));
+    const { dev, ino, size, mtimeMs, ctimeMs } = file.stat;
+    versions.push(`${name}:${dev}:${ino}:${size}:${mtimeMs}:${ctimeMs}`);
   }
-  return texts.length === 0 ? rules : pushRules(rules, rel, texts);
+  return texts.length === 0 ? rules : pushRules(rules, rel, texts, versions.join('|'));
+}
+
+/** An ignore file's text; one cut at IGNORE_FILE_BYTES ends at its last whole line. */
+function ignoreText(bytes: Buffer, size: number): string {
+  if (size <= bytes.length) return bytes.toString('utf8');
+  return bytes.toString('utf8', 0, bytes.lastIndexOf(10) + 1);
 }
 
 /** The folder's names that start with a dot: where its ignore files and `.git` can be (a set of all names costs a hash per entry). */

@@ -25,6 +25,23 @@ export interface EventHubOptions {
   onSubscriberError?: (err: unknown) => void;
 }
 
+/**
+ * A frame goes out to this many streams before the fan-out checks the clock; past FANOUT_SLICE_MS
+ * in one turn it yields, so a frame sent to thousands of streams never holds the event loop.
+ */
+const FANOUT_CHECK_EVERY = 64;
+const FANOUT_SLICE_MS = 8;
+
+/** A frame on its way to the streams that were open when it was published. */
+interface Fanout {
+  frame: string;
+  version: string | null;
+  /** The event a frame carries, for the streams' path filters; none for a heartbeat. */
+  about: Frame | undefined;
+  sinks: EventSink[];
+  next: number;
+}
+
 /** Told of every successful write, as the streams are (MCP resource subscriptions). */
 export type ChangeSubscriber = (event: WriteEvent) => void;
 
@@ -95,6 +112,8 @@ export class EventHub {
   private readonly startId = this.ids.next();
   private closed = false;
   private droppedCount = 0;
+  /** Frames being written to the streams, in publish order: each stream gets them in that order. */
+  private readonly fanouts: Fanout[] = [];
   private readonly subscribers = new Set<ChangeSubscriber>();
   private readonly listeners = new Map<ChangeListener, ChangeFilter>();
   private readonly filters = new Map<EventSink, ChangeFilter>();
@@ -234,27 +253,53 @@ export class EventHub {
       this.finish(sink, 'event: shutdown\ndata: {"reason":"server shutting down"}\n\n');
     this.clients.clear();
     this.pending.clear();
+    this.fanouts.length = 0;
   }
 
   stats(): { clients: number; dropped: number } {
     return { clients: this.clients.size + this.pending.size, dropped: this.droppedCount };
   }
 
+  /**
+   * Sends a frame to every open stream, in slices: a stream closed or dropped meanwhile is
+   * skipped, one opened meanwhile does not get it (it was not open when it was published).
+   */
   private broadcast(frame: string, version: string | null = null, about?: Frame): void {
-    for (const sink of this.clients) {
-      if (about !== undefined && !frameWanted(about, this.filters.get(sink) ?? ALL)) continue;
-      const skip = version === null ? undefined : this.skips.get(sink);
-      if (skip?.delete(version!)) continue;
-      if (sink.destroyed) {
-        this.clients.delete(sink);
-      } else if (sink.writableLength + frame.length > this.maxBufferedBytes) {
-        this.drop(sink);
-      } else {
-        try {
-          sink.write(frame);
-        } catch {
-          this.clients.delete(sink);
+    this.fanouts.push({ frame, version, about, sinks: [...this.clients], next: 0 });
+    if (this.fanouts.length === 1) this.fanOut();
+  }
+
+  private fanOut(): void {
+    const started = performance.now();
+    let sent = 0;
+    while (this.fanouts.length > 0) {
+      const job = this.fanouts[0]!;
+      while (job.next < job.sinks.length) {
+        if (++sent % FANOUT_CHECK_EVERY === 0 && performance.now() - started > FANOUT_SLICE_MS) {
+          setImmediate(() => this.fanOut());
+          return;
         }
+        const sink = job.sinks[job.next++]!;
+        // A stream that asked for some paths only (`?path=`) gets only their events.
+        if (job.about === undefined || frameWanted(job.about, this.filters.get(sink) ?? ALL)) this.deliver(sink, job.frame, job.version);
+      }
+      this.fanouts.shift();
+    }
+  }
+
+  private deliver(sink: EventSink, frame: string, version: string | null): void {
+    if (!this.clients.has(sink)) return;
+    const skip = version === null ? undefined : this.skips.get(sink);
+    if (skip?.delete(version!)) return;
+    if (sink.destroyed) {
+      this.clients.delete(sink);
+    } else if (sink.writableLength + frame.length > this.maxBufferedBytes) {
+      this.drop(sink);
+    } else {
+      try {
+        sink.write(frame);
+      } catch {
+        this.clients.delete(sink);
       }
     }
   }

@@ -9,6 +9,7 @@ import type { EditInput } from '../tools/edit/schema.js';
 import type { ComputedWrite } from '../write/pipeline.js';
 import type { TextPatch } from '../write/patch.js';
 import { fromWire } from './hunks.js';
+import { currentSession, FairQueue } from './fair-queue.js';
 import { startWorker } from './spawn.js';
 import type { EditReply, TextEditReply, WorkerJob, WorkerReply } from './protocol.js';
 import { readNotebook, type ReadNotebookOutcome } from '../notebook/read-notebook.js';
@@ -89,7 +90,23 @@ export async function readNotebookOffLoop(
 
 let worker: Worker | null = null;
 let nextId = 1;
-const pending = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
+/** Jobs posted to the worker (at most one: see `jobs`), by id, with the session they run for. */
+const pending = new Map<number, { session: string; resolve(value: unknown): void; reject(err: Error): void }>();
+
+interface QueuedJob {
+  job: WorkerJob;
+  bytes: Uint8Array;
+  resolve(value: unknown): void;
+  reject(err: Error): void;
+}
+
+/**
+ * Fair shares: the worker is one thread, and it would run whatever was posted to it
+ * in order, so one client's ten large edits would hold another's for all ten. Jobs therefore
+ * wait here, one line per session (the tool call's, see runAsSession), and are posted one at
+ * a time, round robin by session.
+ */
+const jobs = new FairQueue<QueuedJob>(1, 1, (queued, session) => post(queued, session));
 
 function theWorker(): Worker {
   if (worker !== null) return worker;
@@ -106,16 +123,19 @@ function theWorker(): Worker {
 }
 
 async function runOnWorker(job: WorkerJob): Promise<unknown> {
+  const session = currentSession();
   // SPEC §8: posting 67 MB copies them in one step on the loop; a copy made in slices is moved.
   const bytes = await copySliced(job.bytes);
+  return new Promise((resolve, reject) => jobs.push(session, { job, bytes, resolve, reject }));
+}
+
+function post({ job, bytes, resolve, reject }: QueuedJob, session: string): void {
   const id = nextId++;
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    const w = theWorker();
-    // The worker keeps the process alive only while a job is in flight.
-    w.ref();
-    w.postMessage({ ...job, bytes, id }, [bytes.buffer as ArrayBuffer]);
-  });
+  pending.set(id, { session, resolve, reject });
+  const w = theWorker();
+  // The worker keeps the process alive only while a job is in flight.
+  w.ref();
+  w.postMessage({ ...job, bytes, id }, [bytes.buffer as ArrayBuffer]);
 }
 
 /** Bytes copied between two turns of the event loop (a few ms of memcpy). */
@@ -136,6 +156,7 @@ function settle(reply: WorkerReply): void {
   if (job === undefined) return;
   pending.delete(reply.id);
   if (pending.size === 0) worker?.unref();
+  jobs.release(job.session);
   if (reply.ok) return job.resolve(reply.value);
   if ('tool' in reply) return job.reject(new ToolError(reply.tool.code, reply.tool.message, reply.tool.details));
   const err = new Error(reply.internal.message);
@@ -144,9 +165,14 @@ function settle(reply: WorkerReply): void {
   job.reject(err);
 }
 
+/** The worker failed or ended: the job it held fails; queued jobs go to a new worker. */
 function failAll(err: Error): void {
-  for (const job of pending.values()) job.reject(err);
+  const failed = [...pending.values()];
   pending.clear();
+  for (const job of failed) {
+    job.reject(err);
+    jobs.release(job.session);
+  }
 }
 
 /** Ends the worker (app close, tests). */

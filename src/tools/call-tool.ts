@@ -1,3 +1,4 @@
+import { runAsSession } from '../off-loop/fair-queue.js';
 import { asToolError } from '../write/fs-errors.js';
 import { parseToolInput } from './parse-input.js';
 import type {
@@ -57,7 +58,8 @@ export async function callTool<I extends Record<string, unknown>, R>(
     const input = parseToolInput(tool.input, rawInput);
     const target = await resolveTarget(services, tool, input);
     path = target?.relative ?? null;
-    const out = await tool.run(input, contextFor(services, opts), target);
+    // Work the call hands to a shared worker is queued under its session (fair shares).
+    const out = await runAsSession(opts.session, () => tool.run(input, contextFor(services, opts), target));
     metrics = out.metrics ?? {};
     emit(null, 200);
     // As it is, `text` unread: Read numbers it only when a caller reads it (see textOutput).

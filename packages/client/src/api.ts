@@ -4025,6 +4025,13 @@ export interface operations {
                             skipped_binary: number;
                             /** @description Folders that could not be read. */
                             skipped_dirs: number;
+                            /** @description Files over 64 MiB, too large to search; present only when there were any. Read pages through them. */
+                            skipped_for_size?: {
+                                /** @description How many files were not searched. */
+                                count: number;
+                                /** @description The first few of them (at most 5), in path order. */
+                                paths: string[];
+                            };
                         };
                         /** @description What an agent shows its model. */
                         text: string;

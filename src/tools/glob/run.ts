@@ -22,11 +22,8 @@ export async function runGlob(
   compilePattern(input.pattern, 'pattern');
   const limit = input.limit ?? DEFAULT_LIMIT;
   const offset = input.offset ?? 0;
-  const { items, stats } = await pool.run<GlobItem>({
-    kind: 'glob',
-    ...walkTaskFor(ctx, target, input.include_ignored),
-    pattern: input.pattern,
-  });
+  const task = { kind: 'glob' as const, ...walkTaskFor(ctx, target, input.include_ignored), pattern: input.pattern };
+  const { items, stats } = await pool.run<GlobItem>(task, ctx.session);
   items.sort(newestFirst);
   const page = items.slice(offset, offset + limit).map((item) => item[0]);
   const more = offset + page.length < items.length;

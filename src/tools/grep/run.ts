@@ -2,7 +2,7 @@ import path from 'node:path';
 import { invalid, compilePattern } from '../../discovery/patterns.js';
 import type { DiscoveryPool } from '../../discovery/pool.js';
 import type { GrepItem, GrepTask } from '../../discovery/protocol.js';
-import { walkTaskFor } from '../../discovery/task-base.js';
+import { count, walkTaskFor } from '../../discovery/task-base.js';
 import { toRelative } from '../../paths/lexical.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { FILE_TYPES } from './file-types.js';
@@ -63,7 +63,7 @@ export async function runGrep(
   const limit = headLimit === 0 ? null : headLimit;
   const offset = input.offset ?? 0;
   const task = grepTask(input, ctx, target, mode, limit, offset);
-  const { items, stats } = await runSharded(pool, task);
+  const { items, stats } = await runSharded(pool, task, ctx.session);
   const base = {
     mode,
     num_files: items.length,
@@ -72,9 +72,28 @@ export async function runGrep(
     timed_out: stats.stopped,
     skipped_binary: stats.skippedBinary,
     skipped_dirs: stats.skippedDirs,
+    ...(stats.skippedLarge > 0 ? { skipped_for_size: { count: stats.skippedLarge, paths: stats.largePaths } } : {}),
   };
-  if (mode === 'content') return contentOutput(input, task, items, base);
-  return listOutput(input, items, base, limit, offset);
+  const out = mode === 'content' ? contentOutput(input, task, items, base) : listOutput(input, items, base, limit, offset);
+  if (base.skipped_for_size) out.text += `\n${sizeNote(base.skipped_for_size)}`;
+  return out;
+}
+
+/** Room the size note's paths may take in the text (which stays under its cap). */
+const NOTE_PATHS_CHARS = 300;
+
+/** The line that says which files were too large to search, naming the first few. */
+function sizeNote({ count: n, paths }: { count: number; paths: string[] }): string {
+  const named: string[] = [];
+  let chars = 0;
+  for (const p of paths) {
+    if (named.length > 0 && chars + p.length > NOTE_PATHS_CHARS) break;
+    named.push(p.length > NOTE_PATHS_CHARS ? `…${p.slice(-NOTE_PATHS_CHARS)}` : p);
+    chars += p.length + 2;
+  }
+  const more = n > named.length ? ` and ${count(n - named.length)} more` : '';
+  const files = n === 1 ? '1 file' : `${count(n)} files`;
+  return `(Not searched: ${files} over 64 MiB, too large to search whole: ${named.join(', ')}${more}. Read such a file in pages with Read's offset and limit.)`;
 }
 
 type Base = Omit<GrepResult, 'truncated'>;

@@ -74,6 +74,13 @@ export const grepResult = z
     timed_out: z.boolean().describe('The search stopped at its time or entry budget: results are partial.'),
     skipped_binary: z.number().int().nonnegative().describe('Binary files not searched.'),
     skipped_dirs: z.number().int().nonnegative().describe('Folders that could not be read.'),
+    skipped_for_size: z
+      .object({
+        count: z.number().int().min(1).describe('How many files were not searched.'),
+        paths: z.array(z.string()).describe('The first few of them (at most 5), in path order.'),
+      })
+      .optional()
+      .describe('Files over 64 MiB, too large to search; present only when there were any. Read pages through them.'),
   })
   .describe('What the search found.');
 

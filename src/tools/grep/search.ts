@@ -106,6 +106,11 @@ export function withContext(matched: number[], total: number, before: number, af
   return out;
 }
 
+/** Files over this size are not searched (they would have to be held whole); the answer names them. */
+export const MAX_FILE_BYTES = 64 * 1024 * 1024;
+/** Skipped files named in the answer (all are counted). */
+export const LARGE_PATHS_SHOWN = 5;
+
 /** Content mode keeps lines until their text reaches this: the answer's text stays under 100,000 characters. */
 export const KEPT_CHARS = 110_000;
 

@@ -1,6 +1,6 @@
 import type { DiscoveryPool, TaskOutcome } from '../../discovery/pool.js';
 import type { GrepItem, GrepTask, TaskStats } from '../../discovery/protocol.js';
-import { KEPT_CHARS, keptChars } from './search.js';
+import { KEPT_CHARS, keptChars, LARGE_PATHS_SHOWN } from './search.js';
 
 /**
  * A Grep split across the pool's threads, one shard per core: each shard walks the whole tree
@@ -22,12 +22,19 @@ import { KEPT_CHARS, keptChars } from './search.js';
 const MAX_SHARDED_OFFSET = 10_000;
 
 /** Runs the task split in `shards` (default: as many as the pool can take now), or whole where it cannot be split. */
-export async function runSharded(pool: DiscoveryPool, task: GrepTask, shards = pool.parallelism()): Promise<TaskOutcome<GrepItem>> {
+export async function runSharded(
+  pool: DiscoveryPool,
+  task: GrepTask,
+  session: string,
+  shards = pool.parallelism(session),
+): Promise<TaskOutcome<GrepItem>> {
   const count = task.fileName !== null || task.skip > MAX_SHARDED_OFFSET ? 1 : shards;
-  if (count === 1) return pool.run<GrepItem>(task);
+  if (count === 1) return pool.run<GrepItem>(task, session);
   const keep = task.keep === null ? null : task.skip + task.keep;
   const parts = await Promise.all(
-    Array.from({ length: count }, (_, index) => pool.run<GrepItem>({ ...task, shard: { index, count }, skip: 0, keep, free: task.skip })),
+    Array.from({ length: count }, (_, index) =>
+      pool.run<GrepItem>({ ...task, shard: { index, count }, skip: 0, keep, free: task.skip }, session),
+    ),
   );
   const items = parts.flatMap((p) => p.items).sort((a, b) => pathOrder(a.rel, b.rel));
   if (task.mode === 'content') pageLines(items, task.skip, task.keep);
@@ -39,6 +46,11 @@ function mergeStats(all: TaskStats[]): TaskStats {
   return {
     skippedDirs: Math.max(...all.map((s) => s.skippedDirs)),
     skippedBinary: all.reduce((n, s) => n + s.skippedBinary, 0),
+    skippedLarge: all.reduce((n, s) => n + s.skippedLarge, 0),
+    largePaths: all
+      .flatMap((s) => s.largePaths)
+      .sort(pathOrder)
+      .slice(0, LARGE_PATHS_SHOWN),
     stopped: all.some((s) => s.stopped),
   };
 }

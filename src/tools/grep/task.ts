@@ -2,7 +2,7 @@ import type { MessagePort } from 'node:worker_threads';
 import picomatch from 'picomatch';
 import { Budget } from '../../discovery/budget.js';
 import { closeSync, fstatSync } from 'node:fs';
-import { openFilesIn, readFileChecked, readToEnd } from '../../discovery/checked-fs.js';
+import { openFilesIn, readFileChecked, readToEnd, TOO_LARGE } from '../../discovery/checked-fs.js';
 import { Emitter } from '../../discovery/emitter.js';
 import { compilePattern } from '../../discovery/patterns.js';
 import { compileGlobs } from '../../paths/globs.js';
@@ -14,12 +14,20 @@ import { bomBytes, decodeBytes, detectEncoding, hasWideBom } from '../../text/co
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { scratchInScanMemory } from '../../text/control-scan.js';
 import { sniffFile } from '../../text/sniff.js';
-import { compileRegex, cutLine, KEPT_CHARS, keptChars, lineText, matchingLines, withContext, type TextMatcher } from './search.js';
+import {
+  compileRegex,
+  cutLine,
+  LARGE_PATHS_SHOWN,
+  MAX_FILE_BYTES,
+  KEPT_CHARS,
+  keptChars,
+  lineText,
+  matchingLines,
+  withContext,
+  type TextMatcher,
+} from './search.js';
 import { containsAll, requiredNeedles, type Needle } from './literal.js';
 import { ownsOf } from './shard-of.js';
-
-/** Files over this size are not searched (they would have to be held whole). */
-const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 interface Section {
   cellId: string | null;
@@ -91,7 +99,8 @@ interface FileRead {
 
 /** A link or a file without its folder's descriptor: read by readFileChecked, its own descriptor checked. */
 function searchChecked(task: GrepTask, file: WalkFile, search: Search, scratch: Buffer): GrepItem | null {
-  const read = readFileChecked(task.root, file.at, MAX_FILE_BYTES + 1, search.deny, scratch);
+  const read = readFileChecked(task.root, file.at, MAX_FILE_BYTES, search.deny, scratch, 'refuse');
+  if (read === TOO_LARGE) return skipLarge(file, search);
   if (read === null) return null;
   return searchFile(task, file, { bytes: read.bytes, mtimeMs: () => read.stat.mtimeMs }, search);
 }
@@ -100,7 +109,8 @@ function searchChecked(task: GrepTask, file: WalkFile, search: Search, scratch: 
 function searchFd(task: GrepTask, file: WalkFile, fd: number | null, search: Search, scratch: Buffer): GrepItem | null {
   if (fd === null) return null;
   try {
-    const bytes = readToEnd(fd, MAX_FILE_BYTES + 1, scratch);
+    const bytes = readToEnd(fd, MAX_FILE_BYTES, scratch);
+    if (bytes === TOO_LARGE) return skipLarge(file, search);
     return bytes === null ? null : searchFile(task, file, { bytes, mtimeMs: () => fstatSync(fd).mtimeMs }, search);
   } catch {
     return null;
@@ -133,9 +143,16 @@ function closeFrom(fds: Array<number | null> | null, from: number): void {
   for (const fd of fds?.slice(from) ?? []) if (fd !== null) closeSync(fd);
 }
 
+/** A file over MAX_FILE_BYTES: counted, and named while few are. */
+function skipLarge(file: WalkFile, search: Search): null {
+  const stats = search.out.stats;
+  stats.skippedLarge++;
+  if (stats.largePaths.length < LARGE_PATHS_SHOWN) stats.largePaths.push(file.rel);
+  return null;
+}
+
 function searchFile(task: GrepTask, file: WalkFile, read: FileRead, search: Search): GrepItem | null {
   const { matcher, needles, keeper, out } = search;
-  if (read.bytes.length > MAX_FILE_BYTES) return null;
   // Read's rule (SPEC §5): Grep never shows lines of a file Read refuses as binary.
   if (sniffFile(read.bytes).kind !== 'text') {
     out.stats.skippedBinary++;

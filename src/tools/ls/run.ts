@@ -19,7 +19,7 @@ export async function runLs(pool: DiscoveryPool, input: LsInput, ctx: ToolContex
   const ignore = input.ignore ?? [];
   ignore.forEach((glob) => compilePattern(glob, 'ignore'));
   const limit = input.limit ?? DEFAULT_LIMIT;
-  const { items, stats } = await pool.run<LsItem>({ kind: 'ls', ...walkTaskFor(ctx, target, input.include_ignored), ignore });
+  const { items, stats } = await pool.run<LsItem>({ kind: 'ls', ...walkTaskFor(ctx, target, input.include_ignored), ignore }, ctx.session);
   items.sort(foldersFirst);
   const shown = items.slice(0, limit);
   const result: LsResult = {

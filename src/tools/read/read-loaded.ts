@@ -7,7 +7,8 @@ import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import type { HashCache } from './hash-cache.js';
 import { MAX_IMAGE_BYTES, MAX_UNPAGED_BYTES, humanSize } from './format.js';
 import type { ReadInput, ReadResult, TextReadResult } from './schema.js';
-import { pageOfBytes, textOutput, type TextPage } from './text-file.js';
+import { SLICED_SCAN_BYTES } from './sliced-scan.js';
+import { pageOfBytes, pageOfLargeBytes, textOutput, type TextPage } from './text-file.js';
 import { fitPage } from './fit-page.js';
 import { columnOutput, columnWindow, lineKey } from './column-page.js';
 import { lineEndingsFrom } from './page.js';
@@ -29,6 +30,11 @@ export interface ReadJob {
   /** SIDEFILE_ENCODINGS match for this path, if any. */
   override: string | undefined;
   hashes: HashCache;
+}
+
+/** A file version as a string: its size, mtime, ctime and inode. */
+function stampKey(stamp: FileStamp): string {
+  return `${stamp.size}:${stamp.mtimeMs}:${stamp.ctimeMs}:${stamp.ino}`;
 }
 
 /** Records what this read returned (SPEC §5 read state), keyed by the real path. */
@@ -130,14 +136,19 @@ export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutpu
     }
     notebookError = nb.error;
   }
+  // A file of several MiB is scanned for its lines in slices, and later pages seek from marks.
+  const pageOf = (limit: number): Promise<TextPage> | TextPage =>
+    bytes.length >= SLICED_SCAN_BYTES
+      ? pageOfLargeBytes(bytes, job.override, job.offset, limit, job.target.real, stampKey(job.stamp))
+      : pageOfBytes(bytes, job.override, job.offset, limit);
   if (job.column !== undefined) {
-    const page = pageOfBytes(bytes, job.override, job.offset, 1);
+    const page = await pageOf(1);
     const out = await columnOfPage(job, page, (s, at, length) => bytes.subarray(s + at, s + at + length));
     record(job, hash, 'lines', page.total, page.count, bytes);
     out.metrics = { bytes: bytes.length };
     return out;
   }
-  const page = fitPage(pageOfBytes(bytes, job.override, job.offset, job.limit), unrangedLarge(job.input, bytes.length));
+  const page = fitPage(await pageOf(job.limit), unrangedLarge(job.input, bytes.length));
   // Only a REST answer is sent as JSON bytes; MCP and the dialects read `text` and `content`.
   const out = textOutput(path, page, notebookError, job.ctx.transport === 'rest');
   if (notebookError !== undefined) {

@@ -4,7 +4,8 @@ import type { LineBreakCounts } from '../../text/line-endings.js';
 import { layoutOf } from '../../text/line-scan.js';
 import { emptyFileText, pastEndText } from './format.js';
 import type { LineIndexCache } from './line-index.js';
-import { decodeLine, decodePage, lineEndingsFrom, renderPage, scanWhole, type PageSpans } from './page.js';
+import { decodeLine, decodePage, lineEndingsFrom, renderPage, scanWhole, type PageSpans, type WholeScan } from './page.js';
+import { scanWholeSliced } from './sliced-scan.js';
 import { planPageJson } from './page-json.js';
 import type { TextReadResult } from './schema.js';
 import type { ToolMetrics, ToolOutput } from '../types.js';
@@ -44,7 +45,28 @@ function contentStartOf(enc: TextEncoding): number {
 /** A page of a file held whole in memory: one scan, only the page's lines decoded. */
 export function pageOfBytes(bytes: Buffer, override: string | undefined, offset: number, limit: number): TextPage {
   const enc = detectEncoding(bytes, override);
-  const scan = scanWhole(bytes, contentStartOf(enc), layoutOf(enc.encoding), offset, limit);
+  return pageOfScan(bytes, enc, scanWhole(bytes, contentStartOf(enc), layoutOf(enc.encoding), offset, limit), offset);
+}
+
+/**
+ * pageOfBytes for a large file (SLICED_SCAN_BYTES and more): scanned in slices the first time,
+ * later pages of the same version (`real` + `version`) seek to their lines (sliced-scan.ts).
+ */
+export async function pageOfLargeBytes(
+  bytes: Buffer,
+  override: string | undefined,
+  offset: number,
+  limit: number,
+  real: string,
+  version: string,
+): Promise<TextPage> {
+  const enc = detectEncoding(bytes, override);
+  const key = `${version}:${enc.encoding}:${enc.bom}`;
+  const scan = await scanWholeSliced(bytes, contentStartOf(enc), layoutOf(enc.encoding), offset, limit, real, key);
+  return pageOfScan(bytes, enc, scan, offset);
+}
+
+function pageOfScan(bytes: Buffer, enc: TextEncoding, scan: WholeScan, offset: number): TextPage {
   const count = scan.starts.length;
   let lines: string[] | undefined;
   const decoded = () => (lines ??= decodePage(bytes, scan, enc.encoding, scan.counts.cr === 0 && scan.counts.crlf === 0));
