@@ -11,6 +11,9 @@ import type { HistoryStats, HistoryStore, HistoryVersion, KeptFile, KeyedVersion
 import { VersionIdGenerator } from './version-id.js';
 import { SpareBlobs } from './spare-blobs.js';
 
+/** Index snapshots written at once after a log rotation (each holds a descriptor). */
+const SNAPSHOTS_AT_ONCE = 16;
+
 export { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, type FsHistoryOptions } from './fs-history-options.js';
 
 /**
@@ -232,7 +235,12 @@ export class FsHistoryStore implements HistoryStore {
     const covered = [...this.logged];
     this.logged = new Set();
     // Each snapshot starts after the rotation, so it holds every record of the old log.
-    void Promise.all(covered.map((k) => this.persist(k)))
+    // A few at a time: a commit of thousands of files would otherwise open a descriptor per key at once.
+    void (async () => {
+      for (let k = 0; k < covered.length; k += SNAPSHOTS_AT_ONCE) {
+        await Promise.all(covered.slice(k, k + SNAPSHOTS_AT_ONCE).map((key) => this.persist(key)));
+      }
+    })()
       .then(() => this.log.removeOld())
       .catch(() => undefined);
   }
