@@ -56,7 +56,8 @@ function recordOf(staged: Staged[]): CommitRecord {
   for (const { change, name, temp } of staged) {
     const folder = path.dirname(change.target.real);
     if (temp !== null) record.renames.push({ temp: path.join(folder, temp), target: path.join(folder, name) });
-    else if (change.current.stat) record.removes.push({ path: path.join(folder, name), dev: change.current.stat.dev, ino: change.current.stat.ino });
+    else if (change.current.stat)
+      record.removes.push({ path: path.join(folder, name), dev: change.current.stat.dev, ino: change.current.stat.ino });
   }
   return record;
 }

@@ -42,9 +42,7 @@ export class FolderPool {
     const folder = path.dirname(real);
     const known = this.pin(folder);
     if (known) return known;
-    const dir = create
-      ? await openTargetDir(this.root, real, { create: true, made: this.made })
-      : await openTargetDir(this.root, real);
+    const dir = create ? await openTargetDir(this.root, real, { create: true, made: this.made }) : await openTargetDir(this.root, real);
     return dir && this.adopt(folder, dir);
   }
 
