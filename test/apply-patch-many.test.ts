@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { journalEntries } from '../src/write/journal.js';
 import { FdTempFile } from '../src/write/temp-file.js';
-import { makeTestApp, readFully, type TestApp } from './helpers.js';
+import { makeTestApp, type TestApp } from './helpers.js';
 import { probedWhile } from './stall-probe.js';
 
 let t: TestApp;

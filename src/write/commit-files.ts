@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { sha256Hex } from '../read-state/unchanged.js';
+import { POOL_HASH_BYTES, sha256Hex, sha256HexInPool } from '../read-state/unchanged.js';
 import { historyKey } from '../history/history-key.js';
 import type { ResolvedPath } from '../paths/types.js';
 import type { Log, WriteContext } from './context.js';
@@ -208,8 +208,10 @@ async function finish(ctx: CommitContext, tool: WriteToolName, pool: FolderPool,
   // lstat of the entry in the checked folder, recorded only while it is the file written.
   const written = change.bytes !== null ? entryIfInode(pool, change.target.real, s.name, s.ino) : null;
   if (written && change.bytes !== null) {
+    // A large file's hash in the thread pool: a 30 MB hunk must not hold the event loop.
+    const hash = change.bytes.length >= POOL_HASH_BYTES ? await sha256HexInPool(change.bytes) : sha256Hex(change.bytes);
     recordWrite(ctx, change.target.real, written, {
-      hash: sha256Hex(change.bytes),
+      hash,
       unit: 'lines',
       total: countTextLines(change.after),
       bytes: change.bytes,
