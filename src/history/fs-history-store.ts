@@ -40,6 +40,8 @@ export class FsHistoryStore implements HistoryStore {
   private readonly log: HistoryLog;
   /** Keys with records in the current log (snapshotted before an old log is removed). */
   private logged = new Set<string>();
+  /** The snapshots of the last rotated log, written a few at a time (flush waits for them). */
+  private snapshotting: Promise<void> = Promise.resolve();
   /** Pruned blobs the next write of their file may reuse (spare-blobs.ts). */
   private readonly spares = new SpareBlobs();
   private readonly ids = new VersionIdGenerator();
@@ -167,6 +169,7 @@ export class FsHistoryStore implements HistoryStore {
 
   /** Snapshots every index the log changed and waits until all index writes landed. */
   async flush(): Promise<void> {
+    await this.snapshotting;
     for (const key of this.logged) void this.persist(key).catch(() => undefined);
     await Promise.all([...this.persisting.values()]);
   }
@@ -236,7 +239,9 @@ export class FsHistoryStore implements HistoryStore {
     this.logged = new Set();
     // Each snapshot starts after the rotation, so it holds every record of the old log.
     // A few at a time: a commit of thousands of files would otherwise open a descriptor per key at once.
-    void (async () => {
+    const previous = this.snapshotting;
+    this.snapshotting = (async () => {
+      await previous;
       for (let k = 0; k < covered.length; k += SNAPSHOTS_AT_ONCE) {
         await Promise.all(covered.slice(k, k + SNAPSHOTS_AT_ONCE).map((key) => this.persist(key)));
       }
