@@ -10,6 +10,7 @@ import path from 'node:path';
 import { deepNotebook, hugeNotebook, manyMatches, numberedLines } from './support/heavy-fixtures.js';
 import { httpClient, type HttpClient } from './support/http-client.js';
 import { startSidefile } from './support/sidefile-server.js';
+import { PATCH_STALL_CASES } from './stall-patch.js';
 
 type Print = (line: string) => void;
 const TARGET_MS = 200;
@@ -82,6 +83,7 @@ const CALLS: HeavyCall[] = [
     call: (client) => post(client, 'notebook_edit', { notebook_path: 'deep.ipynb', cell_id: 'cell-0', new_source: 'b' }),
     expect: 422,
   },
+  ...PATCH_STALL_CASES,
 ];
 
 /** Probes /healthz every 50 ms until `until` settles; returns the slowest probe and the count. */
