@@ -1,10 +1,10 @@
 import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { journalEntries } from '../src/write/journal.js';
-import { FdTempFile } from '../src/write/temp-file.js';
-import { makeTestApp, type TestApp } from './helpers.js';
-import { probedWhile } from './stall-probe.js';
+import { journalEntries } from '../../src/write/journal.js';
+import { FdTempFile } from '../../src/write/temp-file.js';
+import { makeTestApp, type TestApp } from '../helpers.js';
+import { probedWhile } from '../stall-probe.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -12,7 +12,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await t.close();
-});
+}, 180_000);
 
 // Generous bounds: CI is shared. `npm run bench -- stall` checks the 200 ms target.
 const HEALTHZ_BOUND_MS = 1500;
