@@ -10,7 +10,7 @@ import type { Call } from './support/measure.js';
 import { marker } from './support/fixtures.js';
 import { httpClient } from './support/http-client.js';
 import { stopChild } from './support/sidefile-server.js';
-import { writeContent, type OpKey, type Peer, type Workload } from './peers-types.js';
+import { rewriteContent, writeContent, type OpKey, type Peer, type Workload } from './peers-types.js';
 
 export async function barePeer(root: string, logFile: string, nodeArgs: string[] = []): Promise<Peer & { pid: number }> {
   const log = await fsp.open(logFile, 'a');
@@ -52,7 +52,10 @@ export async function barePeer(root: string, logFile: string, nodeArgs: string[]
       case 'edit1m':
         return counted(files, (rel, n) => post('edit', { file_path: rel, old_string: marker(n), new_string: marker(n + 1) }));
       case 'write':
-        return counted(files, (rel, n) => post('write', { file_path: rel, content: writeContent(w, n + 1) }));
+      case 'rewrite':
+        return counted(files, (rel, n) =>
+          post('write', { file_path: rel, content: (op === 'rewrite' ? rewriteContent : writeContent)(w, n + 1) }),
+        );
       case 'nbEdit':
         return counted(files, (rel, n) =>
           post('notebook_edit', { notebook_path: rel, cell_index: w.notebook.cellIndex, new_source: marker(n + 1) }),

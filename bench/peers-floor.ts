@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Call } from './support/measure.js';
 import { durableWrite } from './support/durable-write.js';
 import { marker } from './support/fixtures.js';
-import { writeContent, type OpKey, type Peer, type Workload } from './peers-types.js';
+import { rewriteContent, writeContent, type OpKey, type Peer, type Workload } from './peers-types.js';
 
 export function floorPeer(root: string): Peer {
   const abs = (rel: string) => path.join(root, rel);
@@ -34,12 +34,13 @@ export function floorPeer(root: string): Peer {
           };
         });
       case 'write':
+      case 'rewrite':
         return files.map((rel) => {
           let n = 0;
           return async () => {
             // Read first, as the tools and the bare route do (the text replaced).
             await fsp.readFile(abs(rel), 'utf8');
-            await durableWrite(abs(rel), writeContent(w, n + 1));
+            await durableWrite(abs(rel), (op === 'rewrite' ? rewriteContent : writeContent)(w, n + 1));
             n += 1;
           };
         });

@@ -13,7 +13,7 @@ import { marker } from './support/fixtures.js';
 import { freePort } from './support/free-port.js';
 import { httpClient, jsonOf, type HttpClient } from './support/http-client.js';
 import { stopChild } from './support/sidefile-server.js';
-import { writeContent, type OpKey, type Peer, type Workload } from './peers-types.js';
+import { rewriteContent, writeContent, type OpKey, type Peer, type Workload } from './peers-types.js';
 
 export function findJupyterServer(): string | null {
   const dirs = [...(process.env.PATH ?? '').split(':'), '/usr/bin', '/usr/local/bin'];
@@ -121,7 +121,12 @@ function jupyterCalls(client: HttpClient, op: OpKey, files: string[], w: Workloa
         }),
       );
     case 'write':
-      return files.map((rel) => counted((n) => send('PUT', rel, '', { type: 'file', format: 'text', content: writeContent(w, n + 1) })));
+    case 'rewrite':
+      return files.map((rel) =>
+        counted((n) =>
+          send('PUT', rel, '', { type: 'file', format: 'text', content: (op === 'rewrite' ? rewriteContent : writeContent)(w, n + 1) }),
+        ),
+      );
     case 'nbEdit':
       return files.map((rel) =>
         counted(async (n) => {

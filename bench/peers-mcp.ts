@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Call } from './support/measure.js';
 import { marker } from './support/fixtures.js';
-import { writeContent, type OpKey, type Peer, type Workload } from './peers-types.js';
+import { rewriteContent, writeContent, type OpKey, type Peer, type Workload } from './peers-types.js';
 
 export async function mcpPeer(root: string): Promise<Peer> {
   // 16 clients in flight each wait for 'drain' on the one stdio pipe: expected, not a leak.
@@ -51,10 +51,11 @@ export async function mcpPeer(root: string): Promise<Peer> {
         });
       }
       case 'write':
+      case 'rewrite':
         return files.map((rel) => {
           let n = 0;
           return async () => {
-            await tool('write_file', { path: abs(rel), content: writeContent(w, n + 1) });
+            await tool('write_file', { path: abs(rel), content: (op === 'rewrite' ? rewriteContent : writeContent)(w, n + 1) });
             n += 1;
           };
         });

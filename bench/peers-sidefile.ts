@@ -13,7 +13,7 @@ import type { Call } from './support/measure.js';
 import { marker } from './support/fixtures.js';
 import { httpClient, jsonOf, type HttpClient } from './support/http-client.js';
 import { startSidefile, type ServerChild } from './support/sidefile-server.js';
-import { writeContent, type OpKey, type Peer, type Workload } from './peers-types.js';
+import { rewriteContent, writeContent, type OpKey, type Peer, type Workload } from './peers-types.js';
 
 /** Lines per establishing page: 500 lines of ~110 characters stay under the 100,000-character cap. */
 const PAGE_LINES = 500;
@@ -67,7 +67,10 @@ export async function sidefilePeer(
           tool('edit', session, { file_path: rel, old_string: marker(n), new_string: marker(n + 1) }),
         );
       case 'write':
-        return loops(files, true, (rel, session, n) => tool('write', session, { file_path: rel, content: writeContent(w, n + 1) }));
+      case 'rewrite':
+        return loops(files, true, (rel, session, n) =>
+          tool('write', session, { file_path: rel, content: (op === 'rewrite' ? rewriteContent : writeContent)(w, n + 1) }),
+        );
       case 'nbEdit':
         return loops(files, false, (rel, session, n) =>
           tool('notebook_edit', session, { notebook_path: rel, cell_id: `cell-${w.notebook.cellIndex}`, new_source: marker(n + 1) }),

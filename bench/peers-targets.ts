@@ -16,6 +16,7 @@ interface Target {
 
 const WRITES: Array<[OpKey, string]> = [
   ['write', 'Write 100 KB'],
+  ['rewrite', 'Write 100 KB rewriting the file'],
   ['edit', 'Edit 4 KB'],
   ['edit1m', 'Edit 1 MB'],
   ['nbEdit', 'NotebookEdit'],

@@ -2,7 +2,7 @@
 import type { Call } from './support/measure.js';
 import type { NotebookFixture } from './support/fixtures.js';
 
-export type OpKey = 'read4k' | 'read100k' | 'readNb' | 'edit' | 'edit1m' | 'write' | 'nbEdit';
+export type OpKey = 'read4k' | 'read100k' | 'readNb' | 'edit' | 'edit1m' | 'write' | 'rewrite' | 'nbEdit';
 
 export interface Op {
   key: OpKey;
@@ -16,6 +16,7 @@ export const OPS: Op[] = [
   { key: 'edit', label: 'Edit one line (4 KB file)' },
   { key: 'edit1m', label: 'Edit one line (1 MB file)' },
   { key: 'write', label: 'Write 100 KB' },
+  { key: 'rewrite', label: 'Write 100 KB rewriting the file' },
   { key: 'nbEdit', label: 'NotebookEdit one cell (71 KB)' },
 ];
 
@@ -39,6 +40,22 @@ export interface Workload {
 /** The 100 KB content for the n-th write: its first line counts. */
 export function writeContent(w: Workload, n: number): string {
   return w.writeText.replace(/^bench marker 0\n/, `bench marker ${n}\n`);
+}
+
+const rewritten = new Map<string, string>();
+
+/**
+ * The 100 KB content for the n-th whole-file rewrite: two texts in turn that share no line, as
+ * a model's whole-file Write usually is (every line of the answer's patch changes).
+ */
+export function rewriteContent(w: Workload, n: number): string {
+  if (n % 2 === 0) return w.writeText;
+  let other = rewritten.get(w.writeText);
+  if (other === undefined) {
+    other = w.writeText.replace(/^/gm, '~ ').replace(/~ $/, '');
+    rewritten.set(w.writeText, other);
+  }
+  return other;
 }
 
 export interface Peer {

@@ -12,6 +12,7 @@ import { httpClient, type HttpClient } from './support/http-client.js';
 import { startSidefile } from './support/sidefile-server.js';
 import { FAIR_CALLS, benchFairShares, registerPort } from './stall-fair.js';
 import { MATCHING_CALLS } from './stall-matching.js';
+import { PATCH_STALL_CASES } from './stall-patch.js';
 
 type Print = (line: string) => void;
 const TARGET_MS = 200;
@@ -85,6 +86,7 @@ const CALLS: HeavyCall[] = [
     expect: 422,
   },
   ...FAIR_CALLS,
+  ...PATCH_STALL_CASES,
 ];
 
 /** Probes /healthz every 50 ms until `until` settles; returns the slowest probe and the count. */

@@ -11,6 +11,9 @@ import type { HistoryStats, HistoryStore, HistoryVersion, KeptFile, KeyedVersion
 import { VersionIdGenerator } from './version-id.js';
 import { SpareBlobs } from './spare-blobs.js';
 
+/** Index snapshots written at once after a log rotation (each holds a descriptor). */
+const SNAPSHOTS_AT_ONCE = 16;
+
 export { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, type FsHistoryOptions } from './fs-history-options.js';
 
 /**
@@ -37,6 +40,8 @@ export class FsHistoryStore implements HistoryStore {
   private readonly log: HistoryLog;
   /** Keys with records in the current log (snapshotted before an old log is removed). */
   private logged = new Set<string>();
+  /** The snapshots of the last rotated log, written a few at a time (flush waits for them). */
+  private snapshotting: Promise<void> = Promise.resolve();
   /** Pruned blobs the next write of their file may reuse (spare-blobs.ts). */
   private readonly spares = new SpareBlobs();
   private readonly ids = new VersionIdGenerator();
@@ -164,6 +169,7 @@ export class FsHistoryStore implements HistoryStore {
 
   /** Snapshots every index the log changed and waits until all index writes landed. */
   async flush(): Promise<void> {
+    await this.snapshotting;
     for (const key of this.logged) void this.persist(key).catch(() => undefined);
     await Promise.all([...this.persisting.values()]);
   }
@@ -232,7 +238,14 @@ export class FsHistoryStore implements HistoryStore {
     const covered = [...this.logged];
     this.logged = new Set();
     // Each snapshot starts after the rotation, so it holds every record of the old log.
-    void Promise.all(covered.map((k) => this.persist(k)))
+    // A few at a time: a commit of thousands of files would otherwise open a descriptor per key at once.
+    const previous = this.snapshotting;
+    this.snapshotting = (async () => {
+      await previous;
+      for (let k = 0; k < covered.length; k += SNAPSHOTS_AT_ONCE) {
+        await Promise.all(covered.slice(k, k + SNAPSHOTS_AT_ONCE).map((key) => this.persist(key)));
+      }
+    })()
       .then(() => this.log.removeOld())
       .catch(() => undefined);
   }

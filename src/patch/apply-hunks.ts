@@ -88,6 +88,8 @@ interface Replacement {
 
 /** Work between two yields to the event loop (SPEC §8: no call stalls others). */
 const SLICE_MS = 10;
+/** Hunks longer than this yield between their passes (placement, placeholder check, new lines). */
+const BIG_HUNK_LINES = 50_000;
 const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -114,11 +116,16 @@ export async function applyHunks(
       sliceStart = performance.now();
     }
     const placed = placeHunk(file, hunk, from, filePath, index, budget);
+    // A hunk of hundreds of thousands of lines (a 30 MB append): each pass over it is its own turn.
+    const big = hunk.lines.length > BIG_HUNK_LINES;
+    if (big) await yieldNow();
     if (!allowPlaceholders) assertNoPlaceholder(placed.hunk, filePath, index);
+    if (big) await yieldNow();
     if (RUNG_ORDER.indexOf(placed.rung) > RUNG_ORDER.indexOf(rung)) rung = placed.rung;
     const old = Array.from({ length: placed.count }, (_, k) => lineAt(file, placed.start + k));
     replacements.push({ start: placed.start, count: placed.count, lines: newLines(placed.hunk, old, lineBreak, placed.fit) });
     from = placed.start + placed.count;
+    if (big) await yieldNow();
   }
   return { after: assemble(file, replacements, lineBreak), rung };
 }

@@ -9,6 +9,7 @@ import { TOOL_EXAMPLES } from '../http/tool-examples.js';
 import { sessionHeaders, sessionOf } from '../http/session.js';
 import { bodyForCallTool } from '../http/validator.js';
 import { toolAnswer } from '../http/sliced-json.js';
+import { decodeRawText } from '../http/raw-text-body.js';
 import { joinNames } from '../text/join-names.js';
 import { callTool } from '../tools/call-tool.js';
 import { DIALECTS, toolsInDialect, type Dialect } from '../dialects/dialects.js';
@@ -26,7 +27,13 @@ export function registerToolRoute(app: FastifyInstance, services: AppServices, t
   if (!raw) return defineToolRoute(app, services, tool);
   // Its own context, so the raw-text content types are accepted on this route only.
   void app.register(async (child) => {
-    child.addContentTypeParser(raw.contentTypes, { parseAs: 'string' }, (_request, body, done) => done(null, { [raw.field]: body }));
+    child.addContentTypeParser(raw.contentTypes, { parseAs: 'buffer' }, (request, body, done) => {
+      try {
+        done(null, { [raw.field]: decodeRawText(body as Buffer, request.headers['content-type']) });
+      } catch (err) {
+        done(err as Error);
+      }
+    });
     defineToolRoute(child, services, tool);
   });
 }

@@ -232,17 +232,21 @@ export async function atomicDelete(opts: AtomicDeleteOptions): Promise<void> {
  * A folder that now sits elsewhere inside the root is FILE_MODIFIED_SINCE_READ: the lock and
  * the read state are the resolved path's.
  */
-export async function openTargetDir(root: string, real: string, opts: { create: boolean; fs?: WriterFs }): Promise<CheckedDir>;
+export async function openTargetDir(
+  root: string,
+  real: string,
+  opts: { create: boolean; fs?: WriterFs; made?: string[] },
+): Promise<CheckedDir>;
 export async function openTargetDir(root: string, real: string, opts?: { create?: false; fs?: WriterFs }): Promise<CheckedDir | null>;
 export async function openTargetDir(
   root: string,
   real: string,
-  opts: { create?: boolean; fs?: WriterFs } = {},
+  opts: { create?: boolean; fs?: WriterFs; made?: string[] } = {},
 ): Promise<CheckedDir | null> {
   const want = path.dirname(real);
   // Security: only ever a folder inside the root (the resolver made sure; a caller bug must not widen it).
   if (!isInside(root, want)) throw outsideError();
-  const dir = openCheckedDir(root, want) ?? (opts.create ? await makeParents(root, want, opts.fs ?? nodeWriterFs) : null);
+  const dir = openCheckedDir(root, want) ?? (opts.create ? await makeParents(root, want, opts.fs ?? nodeWriterFs, opts.made) : null);
   if (dir && dir.real !== want) {
     dir.close();
     throw movedError();
@@ -251,18 +255,23 @@ export async function openTargetDir(
   return dir;
 }
 
-async function makeParents(root: string, want: string, fsx: WriterFs): Promise<CheckedDir | null> {
+/** `made`, when given, gets the real path of every folder this call made, parents first. */
+async function makeParents(root: string, want: string, fsx: WriterFs, made?: string[]): Promise<CheckedDir | null> {
   let dir = openCheckedDir(root, root);
   for (const name of path.relative(root, want).split(path.sep).filter(Boolean)) {
     if (!dir) return null;
     let next = openCheckedDir(root, dir.at(name), true);
     if (next === null) {
-      await fsx.mkdir(dir.at(name)).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'EEXIST') {
-          dir?.close();
-          throw err;
-        }
-      });
+      const parent = dir;
+      await fsx.mkdir(dir.at(name)).then(
+        () => made?.push(path.join(parent.real, name)),
+        (err: NodeJS.ErrnoException) => {
+          if (err.code !== 'EEXIST') {
+            parent.close();
+            throw err;
+          }
+        },
+      );
       // Security: O_NOFOLLOW: a link swapped in for the folder just made is refused (ELOOP).
       next = openCheckedDir(root, dir.at(name), true);
     }

@@ -1,26 +1,28 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import type { CheckedDir } from '../paths/fd-policy.js';
-import { sha256Hex } from '../read-state/unchanged.js';
+import { POOL_HASH_BYTES, sha256Hex, sha256HexInPool } from '../read-state/unchanged.js';
 import { historyKey } from '../history/history-key.js';
 import type { ResolvedPath } from '../paths/types.js';
 import type { Log, WriteContext } from './context.js';
 import type { WriteToolName } from './types.js';
-
-/** A multi-file commit also logs an interrupted commit's cause. */
-type CommitContext = WriteContext & { log: Log };
-import { mapWriteError, openTargetDir } from './atomic-writer.js';
+import { mapWriteError } from './atomic-writer.js';
 import { writeAndSync } from './write-and-sync.js';
-import { assertStillTarget } from './last-checks.js';
-import { journalAdd, journalCommit, journalCommitDone, journalRemove, type CommitRecord } from './journal.js';
+import { journalAdd, journalRemove } from './journal.js';
 import { loadCurrent, type CurrentFile } from './load-current.js';
-import { makePatch, type TextPatch } from './patch.js';
+import { makePatchSliced, type TextPatch } from './patch.js';
 import { announce, keepHistory, recordWrite } from './write-steps.js';
 import { assertNoAddedSecret } from './secret-guard.js';
-import { assertStillCurrent } from './staleness.js';
 import { countTextLines } from './text-lines.js';
 import { FdTempFile, newTempName } from './temp-file.js';
+import { FolderPool } from './folder-pool.js';
+import { eachLimited, turnSlicer } from './slices.js';
+import { commitInSlices, commitSync, SYNC_COMMIT_MAX, type CommitState, type Staged } from './commit-renames.js';
+
+/** A multi-file commit also logs an interrupted commit's cause. */
+export type CommitContext = WriteContext & { log: Log };
+
+/** Temp files written (and history versions kept) at once: each holds a descriptor. */
+const WRITES_AT_ONCE = 32;
 
 /**
  * SPEC §8 for several files at once, all or nothing (ApplyPatch, §13): the same steps as
@@ -29,16 +31,22 @@ import { FdTempFile, newTempName } from './temp-file.js';
  * step for every file before the next step for any:
  *
  *   locks (sorted real paths) → folders opened and checked, files loaded in them →
- *   plan.compute (may refuse: nothing written) → secret guard all → missing folders made →
- *   history versions + temp files (written, fsynced) for all → last checks for all →
+ *   plan.compute (may refuse: nothing written) → secret guard all → per file, a few at a time:
+ *   missing folders made, history version + temp file (written, fsynced) → last checks for all →
  *   journal commit record (fsynced) → renames and removals → record done →
  *   read state + events → unlock → fsync the folders.
  *
+ * Bounded work (SPEC §8): a patch may name 10,000 files. Descriptors are bounded per call (the
+ * folder pool holds at most MAX_OPEN_FOLDERS, WRITES_AT_ONCE temp files are open at once),
+ * every loop over the files yields to the event loop between slices, and a large commit
+ * renames in slices (commit-renames.ts) and rolls back what it renamed if a file's last check
+ * then fails. A refused commit removes its temp files and the folders it made.
+ *
  * Security (SPEC §3 "Under races"): as in runWrite, every step on a file — load, history keep,
- * temp create, last checks, rename, unlink — is made in its folder as opened and checked.
- * From the last check to the last rename nothing awaits: the renames are sync, so no other
- * request runs in between. A crash after the commit record is completed at start-up
- * (journal.ts rollForward); before it, start-up removes the temp files.
+ * temp create, last checks, rename, unlink — is made in its folder as opened and checked
+ * (folder-pool.ts: a folder opened again must be the very folder first checked). Each file's
+ * last check and its rename run with no await between. A crash after the commit record is
+ * completed at start-up (journal.ts rollForward); before it, start-up removes the temp files.
  */
 
 export interface PlannedChange {
@@ -76,30 +84,33 @@ export async function commitFiles(ctx: CommitContext, plan: MultiPlan): Promise<
     ctx,
     plan.targets.map((t) => t.real),
   );
-  const dirs = new Map<string, CheckedDir | null>();
-  let done = false;
+  const pool = new FolderPool(ctx.root);
+  let touched: string[] = [];
   try {
-    for (const t of plan.targets) dirs.set(t.real, await openTargetDir(ctx.root, t.real));
+    const slice = turnSlicer();
     const loaded = new Map<string, CurrentFile>();
-    for (const t of plan.targets) loaded.set(t.real, await loadCurrent(ctx.root, dirs.get(t.real) ?? null, t.real, t.denied));
+    for (const t of plan.targets) {
+      const dir = await pool.acquire(t.real);
+      try {
+        loaded.set(t.real, await loadCurrent(ctx.root, dir, t.real, t.denied));
+      } finally {
+        if (dir) pool.release(t.real);
+      }
+      await slice();
+    }
     const changes = await plan.compute(loaded);
     for (const c of changes) {
       assertNoAddedSecret([c.target.relative, keyOf(ctx, c.target)], c.before, c.after);
+      await slice();
     }
-    // Folders of new files (an Add into a new folder, a Move's destination), once every check passed.
-    for (const c of changes) {
-      if (c.bytes !== null && !dirs.get(c.target.real))
-        dirs.set(c.target.real, await openTargetDir(ctx.root, c.target.real, { create: true }));
-    }
-    const committed = await writeAll(ctx, plan.tool, changes, dirs);
-    done = true;
+    const committed = await writeAll(ctx, plan.tool, changes, pool);
+    touched = changes.map((c) => path.dirname(c.target.real));
     return committed;
   } finally {
     for (const release of releases) release();
-    const open = [...dirs.values()].filter((d): d is CheckedDir => d !== null);
     // The folders' fsync only makes the renames durable; the next writers need not wait for it.
-    if (done) await Promise.all(open.map((d) => d.sync()));
-    for (const d of open) d.close();
+    await pool.syncAll(touched);
+    pool.closeAll();
   }
 }
 
@@ -115,60 +126,37 @@ async function lockAll(ctx: CommitContext, reals: string[]): Promise<Array<() =>
   return releases;
 }
 
-interface Staged {
-  change: PlannedChange;
-  /** The file's checked folder (null only for a removal whose folder vanished, or a failed open). */
-  dir: CheckedDir | null;
-  name: string;
-  /** The temp file's name in `dir`; null for a removal. */
-  temp: string | null;
-  /** The temp file's inode once written: only that file is recorded as seen after the rename. */
-  ino?: number;
-  version: Promise<string | null>;
-}
-
-async function writeAll(
-  ctx: CommitContext,
-  tool: WriteToolName,
-  changes: PlannedChange[],
-  dirs: Map<string, CheckedDir | null>,
-): Promise<CommittedChange[]> {
+async function writeAll(ctx: CommitContext, tool: WriteToolName, changes: PlannedChange[], pool: FolderPool): Promise<CommittedChange[]> {
   const dataDir = ctx.settings.dataDir;
-  const staged: Staged[] = changes.map((change) => {
-    const dir = dirs.get(change.target.real) ?? null;
-    const name = path.basename(change.target.real);
-    const at = dir ? dir.at(name) : change.target.real;
-    return {
-      change,
-      dir,
-      name,
-      temp: change.bytes === null ? null : newTempName(),
-      version: keepHistory(ctx, tool, keyOf(ctx, change.target), {
-        at,
-        current: change.current,
-        knownHash: change.knownHash ?? null,
-        change: change.type,
-      }),
-    };
-  });
-  for (const s of staged) s.version.catch(() => {});
+  const staged: Staged[] = changes.map((change) => ({
+    change,
+    name: path.basename(change.target.real),
+    temp: change.bytes === null ? null : newTempName(),
+    version: null,
+  }));
   const created: Staged[] = [];
-  const state = { recorded: false, committed: false };
+  const state: CommitState = { recorded: false, committed: false };
   try {
-    await Promise.all(staged.map((s) => writeTemp(ctx, s, created)));
-    const versions = await Promise.all(staged.map((s) => s.version));
-    commitSync(ctx, staged, state);
-    return staged.map((s, k) => finish(ctx, tool, s, versions[k] ?? null));
+    await eachLimited(staged, WRITES_AT_ONCE, (s) => stage(ctx, tool, pool, s, created));
+    if (staged.length <= SYNC_COMMIT_MAX) commitSync(ctx, pool, staged, state);
+    else await commitInSlices(ctx, pool, staged, state);
+    const slice = turnSlicer();
+    const out: CommittedChange[] = [];
+    for (const s of staged) {
+      out.push(await finish(ctx, tool, pool, s));
+      await slice();
+    }
+    return out;
   } catch (err) {
-    if (!state.recorded) await abort(ctx, staged, created);
+    if (!state.recorded) await abort(ctx, pool, staged, created);
     // A rename that failed after the commit record: the record and the temp files stay for
     // start-up to complete the commit (roll forward); the client is told it failed.
     else ctx.log.error({ err }, 'multi-file commit interrupted after its record; start-up completes it');
     throw mapWriteError(err);
   } finally {
     for (const s of created) {
-      const gone = state.committed || (!state.recorded && !fs.existsSync(s.dir!.at(s.temp!)));
-      if (gone) journalRemove(dataDir, path.join(s.dir!.real, s.temp!));
+      const temp = path.join(path.dirname(s.change.target.real), s.temp!);
+      if (state.committed || (!state.recorded && s.removed)) journalRemove(dataDir, temp);
     }
   }
 }
@@ -177,88 +165,115 @@ function keyOf(ctx: CommitContext, target: ResolvedPath): string {
   return historyKey(ctx.root, target);
 }
 
-/** The temp file of one change in its checked folder, journaled before it exists, written and fsynced. */
-async function writeTemp(ctx: CommitContext, s: Staged, created: Staged[]): Promise<void> {
-  const { change, dir, temp } = s;
-  if (temp === null || change.bytes === null || dir === null) return;
-  const previous = change.previous !== undefined ? change.previous : change.current.stat;
-  journalAdd(ctx.settings.dataDir, path.join(dir.real, temp));
-  created.push(s);
-  const handle = await FdTempFile.open(dir.at(temp), 'wx', previous ? previous.mode & 0o7777 : 0o666);
-  try {
-    await writeAndSync(handle, { bytes: change.bytes, previous });
-    s.ino = (await handle.stat()).ino;
-  } finally {
-    await handle.close();
-  }
-}
-
 /**
- * Last checks for all, the commit record, then every rename and removal: sync, so nothing
- * else runs from the first check to the last rename.
+ * One change staged in its checked folder (made when missing, for a new file): its history
+ * version kept and its temp file (journaled before it exists) written and fsynced.
  */
-function commitSync(ctx: CommitContext, staged: Staged[], state: { recorded: boolean; committed: boolean }): void {
-  const record: CommitRecord = { id: randomBytes(9).toString('hex'), renames: [], removes: [] };
-  for (const { change, dir, name, temp } of staged) {
-    // Security: each folder is still the checked one and the entry is no link swapped in.
-    if (dir === null) throw mapWriteError(Object.assign(new Error('folder gone'), { code: 'ENOENT' }));
-    const entry = assertStillTarget({ root: ctx.root, target: change.target }, dir, name);
-    assertStillCurrent(dir.at(name), change.current, entry);
-    if (temp !== null) record.renames.push({ temp: path.join(dir.real, temp), target: path.join(dir.real, name) });
-    else if (change.current.stat)
-      record.removes.push({ path: path.join(dir.real, name), dev: change.current.stat.dev, ino: change.current.stat.ino });
+async function stage(ctx: CommitContext, tool: WriteToolName, pool: FolderPool, s: Staged, created: Staged[]): Promise<void> {
+  const { change, name, temp } = s;
+  const dir = await pool.acquire(change.target.real, change.bytes !== null);
+  try {
+    const at = dir ? dir.at(name) : change.target.real;
+    const keeping = keepHistory(ctx, tool, keyOf(ctx, change.target), {
+      at,
+      current: change.current,
+      knownHash: change.knownHash ?? null,
+      change: change.type,
+    }).then((v) => (s.version = v));
+    const writing = (async () => {
+      if (temp === null || change.bytes === null || dir === null) return;
+      const previous = change.previous !== undefined ? change.previous : change.current.stat;
+      journalAdd(ctx.settings.dataDir, path.join(dir.real, temp));
+      created.push(s);
+      const handle = await FdTempFile.open(dir.at(temp), 'wx', previous ? previous.mode & 0o7777 : 0o666);
+      try {
+        await writeAndSync(handle, { bytes: change.bytes, previous });
+        s.ino = (await handle.stat()).ino;
+      } finally {
+        await handle.close();
+      }
+    })();
+    // Both settle before the folder may be closed: each names entries through its descriptor.
+    const [kept, written] = await Promise.allSettled([keeping, writing]);
+    if (written.status === 'rejected') throw written.reason;
+    if (kept.status === 'rejected') throw kept.reason;
+  } finally {
+    if (dir) pool.release(change.target.real);
   }
-  // One rename or one removal is atomic on its own: a record would only add an fsync.
-  const single = record.renames.length + record.removes.length <= 1;
-  if (!single) journalCommit(ctx.settings.dataDir, record);
-  state.recorded = !single;
-  for (const { dir, name, temp } of staged) if (temp !== null) fs.renameSync(dir!.at(temp), dir!.at(name));
-  for (const { dir, name, temp, change } of staged) {
-    if (temp !== null || !change.current.stat) continue;
-    try {
-      fs.unlinkSync(dir!.at(name));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-  }
-  if (!single) journalCommitDone(ctx.settings.dataDir, record.id);
-  state.committed = true;
 }
 
-function finish(ctx: CommitContext, tool: WriteToolName, s: Staged, version: string | null): CommittedChange {
+async function finish(ctx: CommitContext, tool: WriteToolName, pool: FolderPool, s: Staged): Promise<CommittedChange> {
   const { change } = s;
-  const patch = makePatch(change.target.relative, change.before, change.after);
+  const patch = await makePatchSliced(change.target.relative, change.before, change.after);
   // lstat of the entry in the checked folder, recorded only while it is the file written.
-  const written = change.bytes !== null ? entryIfInode(s.dir!.at(s.name), s.ino) : null;
+  const written = change.bytes !== null ? entryIfInode(pool, change.target.real, s.name, s.ino) : null;
   if (written && change.bytes !== null) {
+    // A large file's hash in the thread pool: a 30 MB hunk must not hold the event loop.
+    const hash = change.bytes.length >= POOL_HASH_BYTES ? await sha256HexInPool(change.bytes) : sha256Hex(change.bytes);
     recordWrite(ctx, change.target.real, written, {
-      hash: sha256Hex(change.bytes),
+      hash,
       unit: 'lines',
       total: countTextLines(change.after),
       bytes: change.bytes,
     });
   }
-  announce(ctx, tool, change.target, { type: change.type, patch, version });
-  return { change, patch, version };
+  announce(ctx, tool, change.target, { type: change.type, patch, version: s.version });
+  return { change, patch, version: s.version };
 }
 
 /** The entry's stats when it is inode `ino`; null when it is another file, gone, or `ino` unknown. */
-function entryIfInode(at: string, ino: number | undefined): fs.Stats | null {
+function entryIfInode(pool: FolderPool, real: string, name: string, ino: number | undefined): fs.Stats | null {
+  if (ino === undefined) return null;
   try {
-    const st = fs.lstatSync(at);
-    return ino !== undefined && st.ino === ino ? st : null;
+    const dir = pool.acquireSync(real);
+    if (dir === null) return null;
+    try {
+      const st = fs.lstatSync(dir.at(name));
+      return st.ino === ino ? st : null;
+    } finally {
+      pool.release(real);
+    }
   } catch {
     return null;
   }
 }
 
-/** Nothing was renamed: remove the temp files and forget the versions kept for this commit. */
-async function abort(ctx: CommitContext, staged: Staged[], created: Staged[]): Promise<void> {
-  await Promise.all(created.map((s) => fs.promises.unlink(s.dir!.at(s.temp!)).catch(() => {})));
-  await Promise.all(
-    staged.map(async (s) => {
-      const version = await s.version.catch(() => null);
-      if (version !== null) await ctx.history.discard?.(keyOf(ctx, s.change.target), version).catch(() => {});
-    }),
-  );
+/**
+ * Nothing was renamed: remove the temp files and the folders this commit made (deepest first;
+ * rmdir removes only an empty folder), and forget the versions kept for this commit.
+ */
+async function abort(ctx: CommitContext, pool: FolderPool, staged: Staged[], created: Staged[]): Promise<void> {
+  await eachLimited(created, WRITES_AT_ONCE, async (s) => {
+    const real = s.change.target.real;
+    const dir = pool.acquireSync(real);
+    if (dir === null) return;
+    try {
+      await fs.promises.unlink(dir.at(s.temp!));
+      s.removed = true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') s.removed = true;
+    } finally {
+      pool.release(real);
+    }
+  }).catch(() => {});
+  const slice = turnSlicer();
+  for (const folder of [...pool.made].reverse()) {
+    // Security: the rmdir names the folder in its parent as opened and checked (never a link).
+    try {
+      const parent = pool.acquireSync(folder);
+      if (parent) {
+        try {
+          fs.rmdirSync(parent.at(path.basename(folder)));
+        } finally {
+          pool.release(folder);
+        }
+      }
+    } catch {
+      // Not empty (another writer's file), gone, or moved: left as it is.
+    }
+    await slice();
+  }
+  await eachLimited(staged, WRITES_AT_ONCE, async (s) => {
+    if (s.version !== null) await ctx.history.discard?.(keyOf(ctx, s.change.target), s.version).catch(() => {});
+  });
 }

@@ -79,7 +79,7 @@ function planPatch(name: string, before: string, after: TextView, context: numbe
   const lines = countBreaks(window.before, window.before.length) + countBreaks(window.after, window.after.length) + 2;
   const maxEditLength = Math.floor(Math.min(MAX_EDIT_LENGTH, LINE_BUDGET / lines));
   const patch =
-    maxEditLength < MIN_EDIT_LENGTH
+    maxEditLength < MIN_EDIT_LENGTH || minEditLength(window.before, window.after, maxEditLength) > maxEditLength
       ? undefined
       : structuredPatch(name, name, window.before, window.after, undefined, undefined, {
           context,
@@ -95,6 +95,47 @@ function planPatch(name: string, before: string, after: TextView, context: numbe
     lines: h.lines,
   }));
   return { hunks };
+}
+
+/**
+ * A lower bound of the Myers edit length (insertions + deletions) from `a` to `b`, counted in
+ * the diff package's line tokens (a line with its break): no common subsequence is longer than
+ * the lines both hold, counted with multiplicity. A whole-file rewrite (two different texts: what
+ * a model's Write usually is) shares almost no line, so the bound alone shows that the capped
+ * search would give up, and the search — the costliest part of the answer — is skipped; the
+ * patch is the same whole-region hunk it would have fallen back to. 0 when the bound is not
+ * above `cap` (the search then decides).
+ */
+export function minEditLength(a: string, b: string, cap: number): number {
+  const counts = new Map<string, number>();
+  let na = 0;
+  for (const line of lineTokens(a)) {
+    counts.set(line, (counts.get(line) ?? 0) + 1);
+    na += 1;
+  }
+  let nb = 0;
+  let common = 0;
+  for (const line of lineTokens(b)) {
+    nb += 1;
+    const left = counts.get(line);
+    if (left) {
+      counts.set(line, left - 1);
+      common += 1;
+    }
+  }
+  const bound = na + nb - 2 * common;
+  // The diff package may split a last line without a break differently: stay on the safe side.
+  return bound - 2 > cap ? bound - 2 : 0;
+}
+
+function* lineTokens(text: string): Generator<string> {
+  let at = 0;
+  while (at < text.length) {
+    const nl = text.indexOf('\n', at);
+    const end = nl < 0 ? text.length : nl + 1;
+    yield text.slice(at, end);
+    at = end;
+  }
 }
 
 function* patchSteps(name: string, before: string, after: TextView, context: number, margin: number): Generator<void, TextPatch> {

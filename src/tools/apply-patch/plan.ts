@@ -11,6 +11,7 @@ import { checkReadState } from '../../write/staleness.js';
 import { assertRoundTrip } from '../edit/run.js';
 import type { ResolvedPath, ToolContext } from '../types.js';
 import { notebookCells } from '../write/run.js';
+import { turnSlicer } from '../../write/slices.js';
 
 /** One file operation with its paths resolved (SPEC §3, deny globs, read-only: by ctx.resolve). */
 export interface ResolvedOp {
@@ -30,7 +31,10 @@ export interface OpOutcome {
 export async function resolveOps(ctx: ToolContext, ops: FileOp[]): Promise<ResolvedOp[]> {
   const out: ResolvedOp[] = [];
   const seen = new Set<string>();
+  // Bounded work (SPEC §8): thousands of sections resolve in slices.
+  const slice = turnSlicer();
   for (const op of ops) {
+    await slice();
     const target = await ctx.resolve(op.path, 'write');
     const dest = op.kind === 'update' && op.moveTo !== null ? await ctx.resolve(op.moveTo, 'write') : null;
     for (const t of dest ? [target, dest] : [target]) {
@@ -65,7 +69,11 @@ export async function planOps(
   allowPlaceholders = false,
 ): Promise<OpOutcome[]> {
   const out: OpOutcome[] = [];
-  for (const resolved of ops) out.push(await planOp(ctx, resolved, loaded, allowPlaceholders));
+  const slice = turnSlicer();
+  for (const resolved of ops) {
+    out.push(await planOp(ctx, resolved, loaded, allowPlaceholders));
+    await slice();
+  }
   return out;
 }
 

@@ -27,7 +27,8 @@ export async function runApplyPatch(input: ApplyPatchInput, ctx: ToolContext): P
       return changes;
     },
   });
-  const files = outcomes.map((o) => describe(o, committed));
+  const byChange = new Map(committed.map((c) => [c.change, c]));
+  const files = outcomes.map((o) => describe(o, byChange));
   const metrics = {
     bytes: committed.reduce((n, c) => n + (c.change.bytes?.length ?? 0), 0),
     linesAdded: files.reduce((n, f) => n + f.additions, 0),
@@ -37,9 +38,9 @@ export async function runApplyPatch(input: ApplyPatchInput, ctx: ToolContext): P
 }
 
 /** One result entry per file section; a Move's patch is the change from the old to the new content. */
-function describe(outcome: OpOutcome, committed: CommittedChange[]): PatchedFile {
+function describe(outcome: OpOutcome, committed: Map<PlannedChange, CommittedChange>): PatchedFile {
   const { op, target, dest } = outcome.resolved;
-  const mine = (c: PlannedChange) => committed.find((d) => d.change === c)!;
+  const mine = (c: PlannedChange) => committed.get(c)!;
   const first = outcome.changes[0];
   const main = first ? mine(first) : null;
   const hunks = main?.patch.hunks ?? [];
