@@ -1,29 +1,12 @@
 import { VersionIdGenerator } from '../history/version-id.js';
 import type { WriteEvent } from '../write/types.js';
+import type { EventHubOptions, EventSink } from './event-types.js';
+import { ALL, frameWanted, type ChangeFilter, type ChangeListener } from './change-filter.js';
 import { RING_SIZE, fileChangedFrame, type FileChangedData, type Frame } from './replay.js';
 
-/** What an SSE stream writes to: a Node ServerResponse fits. */
-export interface EventSink {
-  write(chunk: string): boolean;
-  end(): void;
-  destroy(): void;
-  readonly writableLength: number;
-  readonly destroyed: boolean;
-  once(event: 'close', listener: () => void): unknown;
-}
+export { frameWanted, type ChangeFilter, type ChangeListener } from './change-filter.js';
 
-export interface EventHubOptions {
-  /** Bytes a client may have unsent before it is dropped (default 1 MiB). */
-  maxBufferedBytes?: number;
-  /** Milliseconds between heartbeat comments (default 15 s). */
-  heartbeatMs?: number;
-  /** How long a dropped or closed stream may take to flush before its socket is cut (default 2 s). */
-  closeGraceMs?: number;
-  /** Event ids (SPEC §10): the history's id sequence, so ids and version ids order together. */
-  nextId?: () => string;
-  /** Told when a subscriber throws (the others and the streams still get the event). */
-  onSubscriberError?: (err: unknown) => void;
-}
+export type { EventHubOptions, EventSink } from './event-types.js';
 
 /**
  * A frame goes out to this many streams before the fan-out checks the clock; past FANOUT_SLICE_MS
@@ -60,30 +43,6 @@ export function fileChangedData(event: WriteEvent): FileChangedData {
     version: event.version,
     source: 'sidefile',
   };
-}
-
-/** Which events a stream or listener wants: at or under `paths` (all when empty), ignored paths or not. */
-export interface ChangeFilter {
-  paths: readonly string[];
-  includeIgnored: boolean;
-}
-
-/** Told of every change event, sidefile's and outside ones, after filtering (MCP resource subscriptions). */
-export type ChangeListener = (data: FileChangedData) => void;
-
-const ALL: ChangeFilter = { paths: [], includeIgnored: false };
-
-/** Whether `frame` passes `filter`: whole path segments (`sub` is not `subway`); a rescan reaches streams below its folder too. */
-export function frameWanted(frame: Pick<Frame, 'path' | 'ignored' | 'rescan'>, filter: ChangeFilter): boolean {
-  if (frame.ignored && !filter.includeIgnored) return false;
-  if (filter.paths.length === 0 || frame.path === undefined) return true;
-  const at = frame.path === '.' ? '' : frame.path;
-  return filter.paths.some((p) => under(at, p) || (frame.rescan === true && under(p, at)));
-}
-
-/** `rel` is `folder` or lies under it ('' is the root). */
-function under(rel: string, folder: string): boolean {
-  return folder === '' || rel === folder || rel.startsWith(`${folder}/`);
 }
 
 /**

@@ -16,3 +16,6 @@ export interface FsHistoryOptions {
   now?: () => number;
   link?: (existing: string, created: string) => Promise<void>;
 }
+
+/** Index snapshots written at once after a log rotation (each holds a descriptor). */
+export const SNAPSHOTS_AT_ONCE = 16;

@@ -4,15 +4,12 @@ import path from 'node:path';
 import type { WriteToolName } from '../write/types.js';
 import { blobPath, compareVersions, keyDir, oldestBlob, readIndex, writeIndex, type HistoryIndex } from './history-index.js';
 import { publicVersion, recentVersions, versionsSince } from './history-recent.js';
-import { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, type FsHistoryOptions } from './fs-history-options.js';
+import { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, SNAPSHOTS_AT_ONCE, type FsHistoryOptions } from './fs-history-options.js';
 import { disposePruned, removeBlob, removeOrphans, storeBlob, type Removal } from './history-blobs.js';
-import { dropRecord, HistoryLog, readLogs, type LogRecord } from './history-log.js';
+import { dropRecord, HistoryLog, readLogs, replayRecord } from './history-log.js';
 import type { HistoryStats, HistoryStore, HistoryVersion, KeptFile, KeyedVersion } from './types.js';
 import { VersionIdGenerator } from './version-id.js';
 import { SpareBlobs } from './spare-blobs.js';
-
-/** Index snapshots written at once after a log rotation (each holds a descriptor). */
-const SNAPSHOTS_AT_ONCE = 16;
 
 export { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, type FsHistoryOptions } from './fs-history-options.js';
 
@@ -194,7 +191,7 @@ export class FsHistoryStore implements HistoryStore {
       if (index && keyDir(this.dir, index.key) === dir) this.indexes.set(index.key, index);
     }
     const records = await readLogs(this.dir);
-    for (const record of records) this.replay(record);
+    for (const record of records) replayRecord(this.indexes, record);
     for (const index of this.indexes.values()) await this.settle(index);
     if (records.length > 0) {
       // Everything the logs said is now in memory: snapshot it, then start a fresh log.
@@ -202,13 +199,6 @@ export class FsHistoryStore implements HistoryStore {
       this.log.clear();
     }
     this.log.open();
-  }
-
-  private replay(record: LogRecord): void {
-    const index = this.indexes.get(record.key) ?? { key: record.key, versions: [] };
-    this.indexes.set(record.key, index);
-    index.versions = index.versions.filter((v) => v.version !== (record.op === 'add' ? record.entry.version : record.version));
-    if (record.op === 'add') index.versions.push(record.entry);
   }
 
   /** At start-up: drops versions whose blob is gone, counts sizes, removes orphans. */
@@ -239,13 +229,11 @@ export class FsHistoryStore implements HistoryStore {
     this.logged = new Set();
     // Each snapshot starts after the rotation, so it holds every record of the old log.
     // A few at a time: a commit of thousands of files would otherwise open a descriptor per key at once.
-    const previous = this.snapshotting;
-    this.snapshotting = (async () => {
-      await previous;
-      for (let k = 0; k < covered.length; k += SNAPSHOTS_AT_ONCE) {
-        await Promise.all(covered.slice(k, k + SNAPSHOTS_AT_ONCE).map((key) => this.persist(key)));
-      }
-    })()
+    this.snapshotting = this.snapshotting
+      .then(async () => {
+        for (let k = 0; k < covered.length; k += SNAPSHOTS_AT_ONCE)
+          await Promise.all(covered.slice(k, k + SNAPSHOTS_AT_ONCE).map((key) => this.persist(key)));
+      })
       .then(() => this.log.removeOld())
       .catch(() => undefined);
   }

@@ -1,5 +1,6 @@
 import { closeSync, existsSync, openSync, promises as fs, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import type { HistoryIndex } from './history-index.js';
 import type { HistoryVersion } from './types.js';
 
 /** One change to the history, as appended to the log. */
@@ -90,4 +91,12 @@ export async function readLogs(dir: string): Promise<LogRecord[]> {
 /** The log record of a version dropped (pruned, or discarded after a failed write). */
 export function dropRecord(key: string, version: { version: string }): LogRecord {
   return { op: 'drop', key, version: version.version };
+}
+
+/** Applies one log record to the in-memory indexes (start-up replays every log in order). */
+export function replayRecord(indexes: Map<string, HistoryIndex>, record: LogRecord): void {
+  const index = indexes.get(record.key) ?? { key: record.key, versions: [] };
+  indexes.set(record.key, index);
+  index.versions = index.versions.filter((v) => v.version !== (record.op === 'add' ? record.entry.version : record.version));
+  if (record.op === 'add') index.versions.push(record.entry);
 }

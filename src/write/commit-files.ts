@@ -3,7 +3,6 @@ import path from 'node:path';
 import { POOL_HASH_BYTES, sha256Hex, sha256HexInPool } from '../read-state/unchanged.js';
 import { historyKey } from '../history/history-key.js';
 import type { ResolvedPath } from '../paths/types.js';
-import type { Log, WriteContext } from './context.js';
 import type { WriteToolName } from './types.js';
 import { mapWriteError } from './atomic-writer.js';
 import { writeAndSync } from './write-and-sync.js';
@@ -17,9 +16,9 @@ import { FdTempFile, newTempName } from './temp-file.js';
 import { FolderPool } from './folder-pool.js';
 import { eachLimited, turnSlicer } from './slices.js';
 import { commitInSlices, commitSync, SYNC_COMMIT_MAX, type CommitState, type Staged } from './commit-renames.js';
+import type { CommitContext, PlannedChange } from './commit-types.js';
 
-/** A multi-file commit also logs an interrupted commit's cause. */
-export type CommitContext = WriteContext & { log: Log };
+export type { CommitContext, PlannedChange } from './commit-types.js';
 
 /** Temp files written (and history versions kept) at once: each holds a descriptor. */
 const WRITES_AT_ONCE = 32;
@@ -48,22 +47,6 @@ const WRITES_AT_ONCE = 32;
  * last check and its rename run with no await between. A crash after the commit record is
  * completed at start-up (journal.ts rollForward); before it, start-up removes the temp files.
  */
-
-export interface PlannedChange {
-  target: ResolvedPath;
-  /** The file as loaded under the lock (for the last check and history). */
-  current: CurrentFile;
-  /** New bytes; null removes the file. */
-  bytes: Buffer | null;
-  type: 'create' | 'update' | 'delete';
-  /** Decoded text before and after (patch, secret guard). */
-  before: string;
-  after: string;
-  /** Mode and owner the new file keeps (a moved file's source); default: the current file's. */
-  previous?: fs.Stats | null;
-  /** The current bytes' hash when the read state already knew it. */
-  knownHash?: string | null;
-}
 
 export interface MultiPlan {
   tool: WriteToolName;

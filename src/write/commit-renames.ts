@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { CheckedDir } from '../paths/fd-policy.js';
-import type { CommitContext, PlannedChange } from './commit-files.js';
+import type { CommitContext, PlannedChange } from './commit-types.js';
 import type { FolderPool } from './folder-pool.js';
 import { mapWriteError } from './atomic-writer.js';
 import { journalAdd, journalCommit, journalCommitDone, journalRemove, type CommitRecord } from './journal.js';

@@ -86,7 +86,7 @@ export interface paths {
         };
         /**
          * Stream file change events (server-sent events)
-         * @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore, Upload, Remove, NotebookRun) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Each event has an SSE `id` (the version id, or one that sorts the same way). A client that reconnects with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list GET /v1/history), then new ones. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes.
+         * @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore, Upload, Remove, NotebookRun) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Each event has an SSE `id` (the version id, or one that sorts the same way). A client that reconnects with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list GET /v1/history), then new ones. Every event carries `source`: `sidefile` for its own writes, `outside` for a change another process made (then `tool`, `session`, `version`, `additions` and `deletions` are null; a rename is a delete and a create). A `rescan` type names a folder (`.` the root) whose changes were too many to list, or were moved in whole: list it again. `path` (repeatable) sends only events at or under those paths; `include_ignored=true` also sends outside changes to paths Glob skips as ignored. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -482,7 +482,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -541,7 +541,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -629,7 +629,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_INPUT";
@@ -662,7 +662,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -697,7 +697,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -730,7 +730,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -783,7 +783,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -818,7 +818,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -851,7 +851,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -869,20 +869,65 @@ export interface operations {
     };
     streamEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only events at or under this file or folder (repeatable; whole path segments). */
+                path?: string | string[];
+                /** @description Also outside changes to paths Glob skips as ignored. */
+                include_ignored?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore, Upload, Remove, NotebookRun) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Each event has an SSE `id` (the version id, or one that sorts the same way). A client that reconnects with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list GET /v1/history), then new ones. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes. */
+            /** @description A server-sent event stream (text/event-stream) that stays open. After each successful write (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, Restore, Upload, Remove, NotebookRun) one event named `file_changed` arrives with JSON data `{ file_path, tool, session, type, additions, deletions, version }`: `type` is create, update or delete; `version` is the history version that write kept (what a restore would bring back), or null when none was kept. Each event has an SSE `id` (the version id, or one that sorts the same way). A client that reconnects with `Last-Event-ID` first gets the events it missed that are still in the history (oldest first; in those replayed events `additions` and `deletions` are null; past 1000 a `truncated` event says to list GET /v1/history), then new ones. Every event carries `source`: `sidefile` for its own writes, `outside` for a change another process made (then `tool`, `session`, `version`, `additions` and `deletions` are null; a rename is a delete and a create). A `rescan` type names a folder (`.` the root) whose changes were too many to list, or were moved in whole: list it again. `path` (repeatable) sends only events at or under those paths; `include_ignored=true` also sends outside changes to paths Glob skips as ignored. Comment lines (`: heartbeat`) arrive every 15 seconds. A client that does not keep up gets an `dropped` event and the stream closes; on shutdown a `shutdown` event is sent and the stream closes. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/event-stream": string;
+                };
+            };
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_INPUT",
+                     *         "message": "Invalid request: body.offset: expected number, received string.",
+                     *         "details": {
+                     *           "fields": [
+                     *             {
+                     *               "field": "body.offset",
+                     *               "message": "expected number, received string"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INVALID_INPUT";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
                 };
             };
             /** @description Missing or wrong bearer token: UNAUTHORIZED. */
@@ -904,7 +949,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -918,31 +963,20 @@ export interface operations {
                     };
                 };
             };
-            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, ORIGIN_DENIED. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "ORIGIN_DENIED",
-                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
-                     *         "details": {
-                     *           "header": "origin"
-                     *         }
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
-                            code: "ORIGIN_DENIED";
+                            code: "PATH_OUTSIDE_WORKSPACE" | "ORIGIN_DENIED";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -972,7 +1006,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -1065,7 +1099,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE";
@@ -1098,7 +1132,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -1122,7 +1156,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -1155,7 +1189,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -1188,7 +1222,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FS_BUSY";
@@ -1273,7 +1307,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE";
@@ -1306,7 +1340,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -1330,7 +1364,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -1365,7 +1399,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "VERSION_NOT_FOUND";
@@ -1400,7 +1434,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_MODIFIED_SINCE_READ";
@@ -1424,7 +1458,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -1448,7 +1482,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -1481,7 +1515,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -1505,7 +1539,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -1538,7 +1572,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -1706,7 +1740,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE";
@@ -1739,7 +1773,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -1763,7 +1797,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -1796,7 +1830,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND";
@@ -1820,7 +1854,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -1853,7 +1887,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "BINARY_FILE";
@@ -1877,7 +1911,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_NOTEBOOK" | "UNSUPPORTED_ENCODING";
@@ -1910,7 +1944,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -1943,7 +1977,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FS_BUSY";
@@ -2078,7 +2112,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL" | "NO_CHANGE";
@@ -2111,7 +2145,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -2135,7 +2169,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -2168,7 +2202,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND";
@@ -2192,7 +2226,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS";
@@ -2216,7 +2250,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -2240,7 +2274,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -2273,7 +2307,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -2297,7 +2331,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -2330,7 +2364,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -2480,7 +2514,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL" | "NO_CHANGE";
@@ -2513,7 +2547,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -2537,7 +2571,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -2570,7 +2604,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND";
@@ -2594,7 +2628,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS";
@@ -2618,7 +2652,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -2642,7 +2676,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -2675,7 +2709,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -2699,7 +2733,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -2732,7 +2766,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -2858,7 +2892,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE";
@@ -2891,7 +2925,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -2915,7 +2949,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -2939,7 +2973,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ";
@@ -2963,7 +2997,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -2987,7 +3021,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_NOTEBOOK" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -3020,7 +3054,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -3044,7 +3078,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -3077,7 +3111,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -3184,7 +3218,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL";
@@ -3217,7 +3251,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -3241,7 +3275,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -3265,7 +3299,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND" | "CELL_NOT_FOUND";
@@ -3289,7 +3323,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "CELL_MOVED";
@@ -3313,7 +3347,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -3337,7 +3371,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_NOTEBOOK" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -3370,7 +3404,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -3394,7 +3428,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -3427,7 +3461,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -3528,7 +3562,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
@@ -3561,7 +3595,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -3585,7 +3619,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -3609,7 +3643,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
@@ -3633,7 +3667,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED" | "DIRECTORY_NOT_EMPTY";
@@ -3666,7 +3700,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "PRECONDITION_FAILED";
@@ -3690,7 +3724,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -3723,7 +3757,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "BINARY_FILE";
@@ -3756,7 +3790,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "RANGE_NOT_SATISFIABLE";
@@ -3780,7 +3814,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -3813,7 +3847,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -3837,7 +3871,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY" | "KERNEL_UNAVAILABLE";
@@ -3870,7 +3904,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -4048,7 +4082,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
@@ -4081,7 +4115,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -4105,7 +4139,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -4129,7 +4163,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
@@ -4153,7 +4187,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED" | "DIRECTORY_NOT_EMPTY";
@@ -4186,7 +4220,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "PRECONDITION_FAILED";
@@ -4210,7 +4244,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -4243,7 +4277,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "BINARY_FILE";
@@ -4276,7 +4310,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "RANGE_NOT_SATISFIABLE";
@@ -4300,7 +4334,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -4333,7 +4367,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -4357,7 +4391,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY" | "KERNEL_UNAVAILABLE";
@@ -4390,7 +4424,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -4501,7 +4535,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
@@ -4534,7 +4568,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -4558,7 +4592,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -4582,7 +4616,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
@@ -4606,7 +4640,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED" | "DIRECTORY_NOT_EMPTY";
@@ -4639,7 +4673,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "PRECONDITION_FAILED";
@@ -4663,7 +4697,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -4696,7 +4730,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "BINARY_FILE";
@@ -4729,7 +4763,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "RANGE_NOT_SATISFIABLE";
@@ -4753,7 +4787,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -4786,7 +4820,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -4810,7 +4844,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY" | "KERNEL_UNAVAILABLE";
@@ -4843,7 +4877,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -4920,7 +4954,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -4955,7 +4989,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -4988,7 +5022,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -5079,7 +5113,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -5114,7 +5148,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -5147,7 +5181,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -5293,7 +5327,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
@@ -5326,7 +5360,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -5350,7 +5384,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -5383,7 +5417,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND";
@@ -5407,7 +5441,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS";
@@ -5431,7 +5465,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -5455,7 +5489,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -5488,7 +5522,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -5512,7 +5546,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -5545,7 +5579,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -5679,7 +5713,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INVALID_INPUT";
@@ -5712,7 +5746,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -5747,7 +5781,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -5812,7 +5846,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code.
+                             * @description Stable error code (SPEC §4 table).
                              * @enum {string}
                              */
                             code: "INTERNAL";
