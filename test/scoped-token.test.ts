@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normalizeScopedSecret, verifyScopedToken } from '../src/http/scoped-token.js';
+import { normalizeScopedSecret, verifyScopedToken } from '../src/auth/scoped-token.js';
 import { rawPost } from './support/mcp.js';
 import { modernRequest } from './support/mcp-modern.js';
 import { spawnServer, type ServerProcess } from './support/server-process.js';

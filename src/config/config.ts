@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import iconv from 'iconv-lite';
 import { z } from 'zod';
-import { normalizeScopedSecret, MIN_SCOPED_SECRET_BYTES, type ScopedTokenScope } from '../http/scoped-token.js';
+import { normalizeScopedSecret, MIN_SCOPED_SECRET_BYTES, type ScopedTokenScope } from '../auth/scoped-token.js';
 import { parseGlobList } from '../paths/globs.js';
 import { SETTINGS, type SettingName } from './settings.js';
 import { parseBytes, parseDuration } from './units.js';

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { ToolError } from '../errors.js';
 import { sendError } from './error-handler.js';
 import type { RequestCheck } from './request-checks.js';
-import { verifyScopedToken, type ScopedTokenScope } from './scoped-token.js';
+import { verifyScopedToken, type ScopedTokenScope } from '../auth/scoped-token.js';
 
 /**
  * Routes that reveal nothing of the workspace (SPEC §1). Everything under `/.well-known/` too:
