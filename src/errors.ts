@@ -34,6 +34,9 @@ export const ERROR_STATUS = {
   FS_PERMISSION_DENIED: 403,
   FS_BUSY: 503,
   INTERNAL: 500,
+  PRECONDITION_FAILED: 412,
+  RANGE_NOT_SATISFIABLE: 416,
+  DIRECTORY_NOT_EMPTY: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -36,6 +36,8 @@ export interface AppConfig {
   readCacheMib: number;
   /** SPEC §15: MCP without sessions. */
   mcpStateless: boolean;
+  /** `--metadata KEY=VALUE` pairs that GET /v1/metadata publishes (SPEC §18); absent: none. */
+  metadata?: Record<string, string>;
 }
 
 /**

@@ -3,8 +3,8 @@ import { ToolError } from '../errors.js';
 import { sendError } from './error-handler.js';
 import type { RequestCheck } from './request-checks.js';
 
-/** Routes that reveal nothing of the workspace (SPEC §1). */
-const PUBLIC_PATHS = [/^\/healthz$/, /^\/readyz$/, /^\/openapi\.json$/, /^\/docs(\/.*)?$/];
+/** Routes that reveal nothing of the workspace (SPEC §1, §18). */
+const PUBLIC_PATHS = [/^\/healthz$/, /^\/readyz$/, /^\/openapi\.json$/, /^\/docs(\/.*)?$/, /^\/v1\/health\/?$/, /^\/v1\/metadata\/?$/];
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
