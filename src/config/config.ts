@@ -81,10 +81,13 @@ function readRawSettings(argv: string[], env: NodeJS.ProcessEnv): Partial<Record
   const options = Object.fromEntries(
     Object.keys(SETTINGS).map((name) => [
       name,
-      { type: 'boolean' in SETTINGS[name as SettingName] ? ('boolean' as const) : ('string' as const) },
+      {
+        type: 'boolean' in SETTINGS[name as SettingName] ? ('boolean' as const) : ('string' as const),
+        ...('multiple' in SETTINGS[name as SettingName] ? { multiple: true } : {}),
+      },
     ]),
   );
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | Array<string | boolean> | undefined>;
   try {
     ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }));
   } catch (err) {
@@ -97,6 +100,20 @@ function readRawSettings(argv: string[], env: NodeJS.ProcessEnv): Partial<Record
     else if (env[envVar] !== undefined && env[envVar] !== '') raw[name] = env[envVar];
   }
   return raw;
+}
+
+/** `KEY=VALUE` pairs, comma-separated (a repeated flag arrives joined with commas). */
+function parseMetadata(text: string): Record<string, string> {
+  const pairs: Record<string, string> = {};
+  for (const entry of text
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const m = /^([A-Za-z_][A-Za-z0-9_.-]{0,127})=(.*)$/.exec(entry);
+    if (!m) fail('metadata', `expected KEY=VALUE, got "${entry}"`);
+    pairs[m[1]!] = m[2]!;
+  }
+  return pairs;
 }
 
 function fail(setting: string, why: string): never {
@@ -225,6 +242,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv, readFile: (f
     historyVersions: raw['history-versions'] === undefined ? 50 : parseInteger('history-versions', raw['history-versions'], 0, 100_000),
     logLevel,
     allowedOrigins: raw['allowed-origins'] === undefined ? [] : parseOrigins(raw['allowed-origins']),
+    ...(raw.metadata === undefined ? {} : { metadata: parseMetadata(raw.metadata) }),
     allowedHosts: raw['allowed-hosts'] === undefined ? [] : parseHosts(raw['allowed-hosts']),
     ...budgets(raw),
   };
