@@ -36,7 +36,8 @@ export function registerSandboxMetaRoutes(app: FastifyInstance, services: AppSer
             reason: z.enum(['root missing', 'root not a folder', 'root not writable', 'root not readable']).describe('As /readyz.'),
           })
           .describe('The root is not reachable (or not writable), as /readyz says.'),
-        ...errorResponses([], { public: true }),
+        // Public (no token), but SPEC §17's origin rules hold here as everywhere but /healthz and /readyz.
+        ...errorResponses(['ORIGIN_DENIED'], { public: true }),
       },
     },
     handler: async (_request, reply) => {
@@ -58,7 +59,8 @@ export function registerSandboxMetaRoutes(app: FastifyInstance, services: AppSer
       security: [],
       response: {
         200: z.object({ env: z.record(z.string(), z.string()).describe('Published key-value pairs.') }).describe('Runtime metadata.'),
-        ...errorResponses([], { public: true }),
+        // Public (no token), but SPEC §17's origin rules hold here as everywhere but /healthz and /readyz.
+        ...errorResponses(['ORIGIN_DENIED'], { public: true }),
       },
     },
     handler: async () => ({ env }),
