@@ -51,11 +51,12 @@ export function rootRefused(): ToolError {
 
 async function removeFile(ctx: FilesContext, target: ResolvedPath, cond: Preconditions): Promise<void> {
   const release = await ctx.locks.acquire(target.real, ctx.settings.lockTimeoutMs);
-  const dir = await openTargetDir(ctx.root, target.real);
+  let dir: CheckedDir | null = null;
   let present: Present | null = null;
   const key = historyKey(ctx.root, target);
   let version: string | null = null;
   try {
+    dir = await openTargetDir(ctx.root, target.real);
     present = dir ? openPresent(ctx.root, dir, target) : null;
     if (!dir || !present) throw new ToolError('FILE_NOT_FOUND', `${showName(target.relative)} does not exist.`);
     const knownSha = await checkPreconditions(present, cond, showName(target.relative));
