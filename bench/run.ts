@@ -5,6 +5,7 @@
  */
 import { benchDiscovery } from './discovery.js';
 import { benchEdit } from './edit.js';
+import { benchFiles } from './files.js';
 import { benchMcp } from './mcp.js';
 import { benchNotebook } from './notebook.js';
 import { benchPatch } from './patch.js';
@@ -26,6 +27,7 @@ const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
   ['stall', (print) => benchStall(print)],
   ['discovery', (print) => benchDiscovery(print)],
   ['mcp', (print) => benchMcp(print)],
+  ['files', (print) => benchFiles(print, { quick })],
 ];
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('--'));
