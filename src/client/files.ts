@@ -1,5 +1,3 @@
-import type { SidefileError as ErrorClass } from './index.js';
-
 /** A folder listing (sandboxd's DirectoryListing). */
 export interface DirectoryListing {
   path: string;
@@ -26,7 +24,8 @@ export function makeFilesClient(
   baseUrl: string,
   headers: Record<string, string>,
   doFetch: typeof fetch,
-  toError: (response: Response) => Promise<ErrorClass>,
+  /** Builds the client's error (a SidefileError) from an error answer. */
+  toError: (response: Response) => Promise<Error>,
 ): FilesClient {
   const send = async (path: string, init: RequestInit & { duplex?: 'half' }, query = ''): Promise<Response> => {
     const response = await doFetch(filesUrl(baseUrl, path) + query, { ...init, headers: { ...headers, ...(init.headers as object) } });

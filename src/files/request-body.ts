@@ -2,7 +2,6 @@ import type { FastifyRequest } from 'fastify';
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import type { Readable } from 'node:stream';
 import { ToolError } from '../errors.js';
-import { mediaType } from '../http/body-type.js';
 
 /**
  * The uploaded bytes of a PUT (SPEC §17, §18): a `multipart/form-data` body's `file` part, or
@@ -10,7 +9,8 @@ import { mediaType } from '../http/body-type.js';
  * sends `x-www-form-urlencoded`). Streamed: nothing is buffered beyond a chunk.
  */
 export async function fileBody(request: FastifyRequest): Promise<AsyncIterable<Uint8Array>> {
-  if (mediaType(request.headers['content-type']) !== 'multipart/form-data') return request.raw;
+  const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  if (type !== 'multipart/form-data') return request.raw;
   return multipartFile(request);
 }
 
