@@ -6,6 +6,7 @@
 import { benchDiscovery } from './discovery.js';
 import { benchEdit } from './edit.js';
 import { benchFootprint } from './footprint.js';
+import { benchFiles } from './files.js';
 import { benchMcp } from './mcp.js';
 import { benchNotebook } from './notebook.js';
 import { benchPatch } from './patch.js';
@@ -28,6 +29,7 @@ const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
   ['discovery', (print) => benchDiscovery(print)],
   ['mcp', (print) => benchMcp(print)],
   ['footprint', (print) => benchFootprint(print, { quick })],
+  ['files', (print) => benchFiles(print, { quick })],
 ];
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('--'));

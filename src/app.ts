@@ -14,7 +14,9 @@ import { ID_PATTERN } from './http/session.js';
 import { zodValidator } from './http/validator.js';
 import { registerCompatRoutes } from './routes/compat.js';
 import { registerEventRoutes } from './routes/events.js';
+import { registerFilesRoutes } from './routes/files.js';
 import { registerHealthRoutes } from './routes/health.js';
+import { registerSandboxMetaRoutes } from './routes/sandbox-meta.js';
 import { registerHistoryRoutes } from './routes/history.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerSessionRoutes } from './routes/sessions.js';
@@ -70,6 +72,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   app.decorate('tools', tools);
   await installOpenApi(app, VERSION, tools);
   registerHealthRoutes(app, services, VERSION);
+  registerSandboxMetaRoutes(app, services, metadataEnv(config));
+  registerFilesRoutes(app, services);
   registerSessionRoutes(app, services);
   registerMetricsRoutes(app, services);
   registerEventRoutes(app, services);
@@ -90,6 +94,17 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     await logStream?.close();
   });
   return app;
+}
+
+/** What /v1/metadata publishes (SPEC §18): the sandbox's name and namespace, the version, --metadata. */
+function metadataEnv(config: AppConfig): Record<string, string> {
+  const named = config as AppConfig & { sandboxName?: string | null; sandboxNamespace?: string | null };
+  return {
+    ...(named.sandboxName ? { SANDBOX_NAME: named.sandboxName } : {}),
+    ...(named.sandboxNamespace ? { SANDBOX_NAMESPACE: named.sandboxNamespace } : {}),
+    SIDEFILE_VERSION: VERSION,
+    ...config.metadata,
+  };
 }
 
 function toolsFor(services: AppServices, given: BuildOptions['tools']): readonly ToolDefinition[] {

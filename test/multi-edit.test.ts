@@ -103,7 +103,7 @@ describe('POST /v1/tools/multi_edit (SPEC §12)', () => {
   });
 
   it('keeps Edit’s checks: WRONG_TOOL, FILE_EXISTS, FILE_NOT_READ, and 1–100 edits', async () => {
-    await put('n.ipynb', '{}');
+    await put('n.ipynb', '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}');
     expect((await multi({ file_path: 'n.ipynb', edits: [{ old_string: 'a', new_string: 'b' }] })).body.error.code).toBe('WRONG_TOOL');
     await put('a.txt', 'x\n');
     expect((await multi({ file_path: 'a.txt', edits: [{ old_string: '', new_string: 'y' }] })).status).toBe(409);

@@ -19,9 +19,12 @@ describe('OpenAPI document', () => {
         expect(op.operationId, `${method} ${url}`).toBeTruthy();
         expect(ids.has(op.operationId!)).toBe(false);
         ids.add(op.operationId!);
-        const isPublic = ['/healthz', '/readyz'].includes(url);
+        const isPublic = ['/healthz', '/readyz', '/v1/health', '/v1/metadata'].includes(url);
         expect(op.security, `${method} ${url}`).toEqual(isPublic ? [] : [{ bearerAuth: [] }]);
-        expect(Object.keys(op.responses)).toContain('200');
+        // The Files API's PUT and DELETE answer 204 (sandboxd's contract); everything else 200.
+        expect(Object.keys(op.responses), `${method} ${url}`).toContain(
+          url === '/v1/files/{path}' && ['put', 'delete'].includes(method) ? '204' : '200',
+        );
       }
     }
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,7 +36,56 @@ describe('Read: binary files and images (SPEC §5)', () => {
     const res = await read({ file_path: 'a.bin' });
     expectError(res, 415, 'BINARY_FILE');
     expect(res.body.error.message).toBe(
-      'a.bin is a binary file, which Read cannot show as text. Read returns text files, notebooks and PNG, JPEG, GIF or WebP images.',
+      'a.bin is a binary file of 7 bytes, which Read cannot show as text. Move its bytes with the Files API (GET or PUT /v1/files/a.bin); Write may replace it and ApplyPatch may delete it.',
+    );
+    expect(res.body.error.details).toEqual({
+      size: 7,
+      sha256: createHash('sha256').update('abc\0def').digest('hex'),
+      media_type: 'application/octet-stream',
+    });
+  });
+
+  it('names a sniffed media type, also for a file too large to load whole', async () => {
+    await start();
+    await put('t.sqlite', Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(100)]));
+    const res = await read({ file_path: 't.sqlite' });
+    expectError(res, 415, 'BINARY_FILE');
+    expect(res.body.error.details.media_type).toBe('application/x-sqlite3');
+    expect(res.body.error.message).toContain('(application/x-sqlite3)');
+    const big = Buffer.concat([Buffer.from('PAR1'), Buffer.alloc(3 * 1024 * 1024, 0)]);
+    await put('big.parquet', big);
+    const large = await read({ file_path: 'big.parquet' });
+    expectError(large, 415, 'BINARY_FILE');
+    expect(large.body.error.details).toEqual({
+      size: big.length,
+      sha256: createHash('sha256').update(big).digest('hex'),
+      media_type: 'application/vnd.apache.parquet',
+    });
+  });
+
+  it('counts a refused binary as seen in full: Write over it and ApplyPatch Delete of it land', async () => {
+    await start();
+    await put('w.bin', Buffer.from([1, 2, 0, 3]));
+    const before = await t.request.post('/v1/tools/write').set('X-Session-Id', 's1').send({ file_path: 'w.bin', content: 'text now\n' });
+    expectError(before, 409, 'FILE_NOT_READ');
+    expectError(await read({ file_path: 'w.bin' }), 415, 'BINARY_FILE');
+    const write = await t.request.post('/v1/tools/write').set('X-Session-Id', 's1').send({ file_path: 'w.bin', content: 'text now\n' });
+    expect(write.status).toBe(200);
+    expect(await fs.readFile(path.join(t.root, 'w.bin'), 'utf8')).toBe('text now\n');
+    await put('d.bin', Buffer.from([9, 0, 9]));
+    expectError(await read({ file_path: 'd.bin' }), 415, 'BINARY_FILE');
+    const del = await t.request
+      .post('/v1/tools/apply_patch')
+      .set('X-Session-Id', 's1')
+      .send({ patch: '*** Begin Patch\n*** Delete File: d.bin\n*** End Patch\n' });
+    expect(del.status).toBe(200);
+    await expect(fs.stat(path.join(t.root, 'd.bin'))).rejects.toThrow();
+    // Another session has not seen it.
+    await put('o.bin', Buffer.from([0, 0]));
+    expectError(
+      await t.request.post('/v1/tools/write').set('X-Session-Id', 's2').send({ file_path: 'o.bin', content: 'x' }),
+      409,
+      'FILE_NOT_READ',
     );
   });
 
@@ -80,5 +130,33 @@ describe('Read: binary files and images (SPEC §5)', () => {
     const res = await read({ file_path: 'big.png' });
     expectError(res, 413, 'FILE_TOO_LARGE');
     expect(res.body.error.details).toEqual({ size: 5 * 1024 * 1024 + 1, max_size: 5 * 1024 * 1024 });
+  });
+});
+
+describe('Edit on a broken notebook (SPEC §4 WRONG_TOOL)', () => {
+  it('repairs an .ipynb that does not parse as notebook JSON as text; refuses a valid or missing one', async () => {
+    await start();
+    await put('broken.ipynb', '{"cells": [], "nbformat": 4,, }\n');
+    expect((await read({ file_path: 'broken.ipynb' })).status).toBe(200);
+    const edit = await t.request
+      .post('/v1/tools/edit')
+      .set('X-Session-Id', 's1')
+      .send({ file_path: 'broken.ipynb', old_string: '4,, }', new_string: '4, "nbformat_minor": 5, "metadata": {} }' });
+    expect(edit.status).toBe(200);
+    expect(await fs.readFile(path.join(t.root, 'broken.ipynb'), 'utf8')).toBe(
+      '{"cells": [], "nbformat": 4, "nbformat_minor": 5, "metadata": {} }\n',
+    );
+    // Now it parses: Edit refuses it.
+    await read({ file_path: 'broken.ipynb' });
+    const again = await t.request
+      .post('/v1/tools/edit')
+      .set('X-Session-Id', 's1')
+      .send({ file_path: 'broken.ipynb', old_string: '"cells": []', new_string: '"cells": [ ]' });
+    expectError(again, 400, 'WRONG_TOOL');
+    const missing = await t.request
+      .post('/v1/tools/edit')
+      .set('X-Session-Id', 's1')
+      .send({ file_path: 'new.ipynb', old_string: '', new_string: '{}' });
+    expectError(missing, 400, 'WRONG_TOOL');
   });
 });

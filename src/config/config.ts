@@ -43,6 +43,8 @@ export interface AppConfig {
   scopedToken: ScopedTokenScope | null;
   /** Loopback peers need no token. */
   trustLoopback: boolean;
+  /** `--metadata KEY=VALUE` pairs that GET /v1/metadata publishes; absent: none. */
+  metadata?: Record<string, string>;
 }
 
 /**
@@ -92,10 +94,13 @@ function readRawSettings(args: string[], env: NodeJS.ProcessEnv): Partial<Record
   const options = Object.fromEntries(
     Object.keys(SETTINGS).map((name) => [
       name,
-      { type: 'boolean' in SETTINGS[name as SettingName] ? ('boolean' as const) : ('string' as const) },
+      {
+        type: 'boolean' in SETTINGS[name as SettingName] ? ('boolean' as const) : ('string' as const),
+        ...('multiple' in SETTINGS[name as SettingName] ? { multiple: true } : {}),
+      },
     ]),
   );
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | Array<string | boolean> | undefined>;
   try {
     ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }));
   } catch (err) {
@@ -110,6 +115,20 @@ function readRawSettings(args: string[], env: NodeJS.ProcessEnv): Partial<Record
     else if (env[envVar] !== undefined && env[envVar] !== '') raw[name] = env[envVar];
   }
   return raw;
+}
+
+/** `KEY=VALUE` pairs, comma-separated (a repeated flag arrives joined with commas). */
+function parseMetadata(text: string): Record<string, string> {
+  const pairs: Record<string, string> = {};
+  for (const entry of text
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const m = /^([A-Za-z_][A-Za-z0-9_.-]{0,127})=(.*)$/.exec(entry);
+    if (!m) fail('metadata', `expected KEY=VALUE, got "${entry}"`);
+    pairs[m[1]!] = m[2]!;
+  }
+  return pairs;
 }
 
 function fail(setting: string, why: string): never {
@@ -244,6 +263,7 @@ export function parseConfig(
     historyVersions: raw['history-versions'] === undefined ? 50 : parseInteger('history-versions', raw['history-versions'], 0, 100_000),
     logLevel,
     allowedOrigins: raw['allowed-origins'] === undefined ? [] : parseOrigins(raw['allowed-origins']),
+    ...(raw.metadata === undefined ? {} : { metadata: parseMetadata(raw.metadata) }),
     allowedHosts: raw['allowed-hosts'] === undefined ? [] : parseHosts(raw['allowed-hosts']),
     ...budgets(raw),
     watch: raw.watch === undefined ? true : parseBoolean('watch', raw.watch),

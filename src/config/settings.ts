@@ -8,6 +8,8 @@ export interface SettingInfo {
   fallback: string;
   help: string;
   boolean?: true;
+  /** The flag may be given more than once; its values are joined with commas. */
+  multiple?: true;
 }
 
 export const SETTINGS = {
@@ -43,6 +45,12 @@ export const SETTINGS = {
   'search-timeout-ms': { env: 'SIDEFILE_SEARCH_TIMEOUT_MS', fallback: '10000', help: 'time budget of one Glob, Grep or LS call' },
   'search-max-entries': { env: 'SIDEFILE_SEARCH_MAX_ENTRIES', fallback: '1000000', help: 'entries one Glob, Grep or LS call may visit' },
   'read-cache-mib': { env: 'SIDEFILE_READ_CACHE_MIB', fallback: '64', help: 'memory for the text of files sessions have read' },
+  metadata: {
+    env: 'SIDEFILE_METADATA',
+    fallback: 'none',
+    help: 'KEY=VALUE published by GET /v1/metadata (repeatable; env: comma-separated); never a secret',
+    multiple: true,
+  },
   'mcp-stateless': {
     env: 'SIDEFILE_MCP_STATELESS',
     fallback: 'off',

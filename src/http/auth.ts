@@ -6,11 +6,19 @@ import type { RequestCheck } from './request-checks.js';
 import { verifyScopedToken, type ScopedTokenScope } from '../auth/scoped-token.js';
 
 /**
- * Routes that reveal nothing of the workspace (SPEC §1). Everything under `/.well-known/` too:
+ * Routes that reveal nothing of the workspace (the health checks, the docs, the sandbox metadata). Everything under `/.well-known/` too:
  * an OAuth-capable MCP host probes `oauth-protected-resource` and `oauth-authorization-server`
  * first, and must get a plain 404 there (no OAuth here) to go on and report the 401's message.
  */
-const PUBLIC_PATHS = [/^\/healthz$/, /^\/readyz$/, /^\/openapi\.json$/, /^\/docs(\/.*)?$/, /^\/\.well-known\//];
+const PUBLIC_PATHS = [
+  /^\/healthz$/,
+  /^\/readyz$/,
+  /^\/openapi\.json$/,
+  /^\/docs(\/.*)?$/,
+  /^\/\.well-known\//,
+  /^\/v1\/health\/?$/,
+  /^\/v1\/metadata\/?$/,
+];
 
 /** Who may call the protected routes. */
 export interface AuthPolicy {

@@ -61,6 +61,12 @@ const EXAMPLES: Partial<Record<ErrorCode, ErrorExample>> = {
   FS_PERMISSION_DENIED: { message: 'The file system refused the operation (permission denied): nothing changed.', details: {} },
   FS_BUSY: { message: 'The file system is busy (too many open files); retry in a moment.', details: {} },
   INTERNAL: { message: 'Internal error; the request id is in the X-Request-Id header.', details: {} },
+  PRECONDITION_FAILED: {
+    message: 'data/model.bin is not the version If-Match names; nothing was changed. GET it again for its ETag.',
+    details: { etag: '"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"' },
+  },
+  RANGE_NOT_SATISFIABLE: { message: 'The range is outside the file, which holds 1024 bytes.', details: { size: 1024 } },
+  DIRECTORY_NOT_EMPTY: { message: 'build is a folder with entries. Pass ?recursive=true to remove it with everything in it.', details: {} },
 };
 
 export function errorExample(code: ErrorCode): { error: { code: ErrorCode } & ErrorExample } {

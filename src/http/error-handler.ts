@@ -66,9 +66,14 @@ export function toToolError(err: unknown, bodyLimit?: number): ToolError {
   return asToolError(err);
 }
 
+/** Routes whose errors also carry sandboxd's flat `{ code, message }` (SPEC §18). */
+const FILES_API = /^\/v1\/(files(\/|$|\?)|health(\/?$|\?)|metadata(\/?$|\?))/;
+
 export function sendError(reply: FastifyReply, error: ToolError): FastifyReply {
   reply.headers(error.headers);
-  return reply.code(error.status).send({ error: { code: error.code, message: error.message, details: error.details } });
+  const body = { error: { code: error.code, message: error.message, details: error.details } };
+  if (FILES_API.test(reply.request.url)) return reply.code(error.status).send({ code: error.code, message: error.message, ...body });
+  return reply.code(error.status).send(body);
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

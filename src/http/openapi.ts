@@ -5,6 +5,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import { joinNames } from '../text/join-names.js';
 import type { ToolDefinition } from '../tools/types.js';
 import { dropSafeIntegerBounds, withExamples } from './openapi-clean.js';
+import { withFilesApi } from './openapi-files.js';
 
 const description = (names: string): string => `${names} for remote coding agents, over a sandboxed workspace.
 
@@ -44,7 +45,7 @@ export async function installOpenApi(app: FastifyInstance, version: string, tool
       },
     },
     transform: (input) => withExamples(input, jsonSchemaTransform(input)),
-    transformObject: (input) => withRawTextBodies(dropSafeIntegerBounds(jsonSchemaTransformObject(input)), tools),
+    transformObject: (input) => withFilesApi(withRawTextBodies(dropSafeIntegerBounds(jsonSchemaTransformObject(input)), tools)),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'sidefile API' } });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -4,7 +4,8 @@ import { openCheckedDir, type CheckedDir } from '../paths/fd-policy.js';
 
 /**
  * After a restore to "did not exist" deleted a file (SPEC §10), removes the folders that left
- * empty, from the file's folder up to — never including — the root. `rmdir` itself refuses a
+ * empty, from the file's folder up to — never including — the root (or `stopAt`, a folder
+ * that existed before: an upload that failed removes only the folders it made). `rmdir` itself refuses a
  * folder that is not empty, so a file created meanwhile keeps its folder.
  *
  * Security: each rmdir goes through the parent folder as opened and checked by the one path
@@ -12,10 +13,10 @@ import { openCheckedDir, type CheckedDir } from '../paths/fd-policy.js';
  * and only when that is the expected folder, so a parent swapped for a link to the outside
  * cannot carry the rmdir out of the workspace; rmdir never follows a link in its last name.
  */
-export async function removeEmptyParents(root: string, realFile: string): Promise<string[]> {
+export async function removeEmptyParents(root: string, realFile: string, stopAt = root): Promise<string[]> {
   const removed: string[] = [];
   let dir = path.dirname(realFile);
-  while (dir !== root && dir.startsWith(root + path.sep)) {
+  while (dir !== root && dir !== stopAt && dir.startsWith(root + path.sep)) {
     if (!(await removeIfEmpty(root, path.dirname(dir), path.basename(dir)))) break;
     removed.push(path.relative(root, dir).split(path.sep).join('/'));
     dir = path.dirname(dir);

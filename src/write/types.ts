@@ -28,7 +28,8 @@ export interface WriteEvent {
 
 /**
  * Every name history and events record for a write (SPEC §10), in SPEC order. The registry's
- * write tools are among them (test/registry.test.ts); Restore is the restore route's.
+ * write tools are among them (test/registry.test.ts); Restore is the restore route's, Upload and
+ * Remove the Files API's (PUT and DELETE).
  */
 export const WRITE_TOOL_NAMES = [
   'Edit',

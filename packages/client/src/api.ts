@@ -37,6 +37,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** sandboxd readiness: the workspace root is reachable (and writable) */
+        get: operations["sandboxHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * sandboxd runtime metadata: what the operator published
+         * @description The sandbox name and namespace, the service version, and each `--metadata KEY=VALUE`. Never a token or a path.
+         */
+        get: operations["sandboxMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}": {
         parameters: {
             query?: never;
@@ -425,6 +462,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/files/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file, or list a folder
+         * @description A file: its raw bytes, streamed (`Range` → 206 for one range; malformed ranges are ignored). A folder: its listing as JSON.
+         */
+        get: operations["filesGet"];
+        /**
+         * Upload a file: atomic, durable, streamed
+         * @description The body is written as sent (temp file, fsync, rename, fsync the folder), parents created. `multipart/form-data` takes the part named `file`; any other content type is the raw bytes. No read is needed; the replaced version is kept in history (`Upload`).
+         */
+        put: operations["filesPut"];
+        post?: never;
+        /**
+         * Remove a file or folder
+         * @description A file’s last version is kept in history (`Remove`). A folder with entries needs `recursive=true`; a subtree holding `.git` or a denied path is refused whole. The root is never removed.
+         */
+        delete: operations["filesDelete"];
+        options?: never;
+        /**
+         * Whether a file or folder exists, with the headers a GET would send
+         * @description How the SDKs ask whether a path exists: 200 or 404. The ETag is cached per (device, inode, size, mtime, ctime), so an unchanged file is not hashed again.
+         */
+        head: operations["filesHead"];
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -572,6 +641,222 @@ export interface operations {
                          * @enum {string}
                          */
                         reason: "root missing" | "root not a folder" | "root not writable" | "root not readable";
+                    };
+                };
+            };
+        };
+    };
+    sandboxHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Healthy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `ok`.
+                         * @enum {string}
+                         */
+                        status: "ok";
+                        /** @description Whole seconds since the service started. */
+                        uptime_seconds: number;
+                    };
+                };
+            };
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORIGIN_DENIED",
+                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
+                     *         "details": {
+                     *           "header": "origin"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "ORIGIN_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message): INTERNAL. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The root is not reachable (or not writable), as /readyz says. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `unavailable`.
+                         * @enum {string}
+                         */
+                        status: "unavailable";
+                        /**
+                         * @description sandboxd’s Error code.
+                         * @enum {string}
+                         */
+                        code: "UNAVAILABLE";
+                        /** @description Why the root cannot serve. */
+                        message: string;
+                        /**
+                         * @description As /readyz.
+                         * @enum {string}
+                         */
+                        reason: "root missing" | "root not a folder" | "root not writable" | "root not readable";
+                    };
+                };
+            };
+        };
+    };
+    sandboxMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Runtime metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Published key-value pairs. */
+                        env: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: ORIGIN_DENIED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORIGIN_DENIED",
+                     *         "message": "Requests from this browser origin are refused. Add it to --allowed-origins to allow it.",
+                     *         "details": {
+                     *           "header": "origin"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "ORIGIN_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message): INTERNAL. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code (SPEC §4 table).
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
                     };
                 };
             };
@@ -1413,7 +1698,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read: FILE_MODIFIED_SINCE_READ. */
+            /** @description The file was not read, or changed since it was read; a folder not empty: FILE_MODIFIED_SINCE_READ. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2216,7 +2501,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS. */
+            /** @description The file was not read, or changed since it was read; a folder not empty: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2618,7 +2903,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS. */
+            /** @description The file was not read, or changed since it was read; a folder not empty: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2963,7 +3248,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ. */
+            /** @description The file was not read, or changed since it was read; a folder not empty: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3313,7 +3598,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, CELL_MOVED. */
+            /** @description The file was not read, or changed since it was read; a folder not empty: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, CELL_MOVED. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3657,7 +3942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED, DIRECTORY_NOT_EMPTY. */
+            /** @description The file was not read, or changed since it was read; a folder not empty: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED, DIRECTORY_NOT_EMPTY. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3681,7 +3966,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: PRECONDITION_FAILED. */
+            /** @description A precondition (If-Match / If-None-Match) does not hold: nothing changed: PRECONDITION_FAILED. */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -3691,8 +3976,10 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "PRECONDITION_FAILED",
-                     *         "message": "The request failed with PRECONDITION_FAILED; the message says what to do next.",
-                     *         "details": {}
+                     *         "message": "data/model.bin is not the version If-Match names; nothing was changed. GET it again for its ETag.",
+                     *         "details": {
+                     *           "etag": "\"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\""
+                     *         }
                      *       }
                      *     }
                      */
@@ -3771,7 +4058,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: RANGE_NOT_SATISFIABLE. */
+            /** @description Range outside the file: RANGE_NOT_SATISFIABLE. */
             416: {
                 headers: {
                     [name: string]: unknown;
@@ -3781,8 +4068,10 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "RANGE_NOT_SATISFIABLE",
-                     *         "message": "The request failed with RANGE_NOT_SATISFIABLE; the message says what to do next.",
-                     *         "details": {}
+                     *         "message": "The range is outside the file, which holds 1024 bytes.",
+                     *         "details": {
+                     *           "size": 1024
+                     *         }
                      *       }
                      *     }
                      */
@@ -4177,7 +4466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED, DIRECTORY_NOT_EMPTY. */
+            /** @description The file was not read, or changed since it was read; a folder not empty: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED, DIRECTORY_NOT_EMPTY. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4201,7 +4490,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: PRECONDITION_FAILED. */
+            /** @description A precondition (If-Match / If-None-Match) does not hold: nothing changed: PRECONDITION_FAILED. */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -4211,8 +4500,10 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "PRECONDITION_FAILED",
-                     *         "message": "The request failed with PRECONDITION_FAILED; the message says what to do next.",
-                     *         "details": {}
+                     *         "message": "data/model.bin is not the version If-Match names; nothing was changed. GET it again for its ETag.",
+                     *         "details": {
+                     *           "etag": "\"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\""
+                     *         }
                      *       }
                      *     }
                      */
@@ -4291,7 +4582,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: RANGE_NOT_SATISFIABLE. */
+            /** @description Range outside the file: RANGE_NOT_SATISFIABLE. */
             416: {
                 headers: {
                     [name: string]: unknown;
@@ -4301,8 +4592,10 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "RANGE_NOT_SATISFIABLE",
-                     *         "message": "The request failed with RANGE_NOT_SATISFIABLE; the message says what to do next.",
-                     *         "details": {}
+                     *         "message": "The range is outside the file, which holds 1024 bytes.",
+                     *         "details": {
+                     *           "size": 1024
+                     *         }
                      *       }
                      *     }
                      */
@@ -4630,7 +4923,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED, DIRECTORY_NOT_EMPTY. */
+            /** @description The file was not read, or changed since it was read; a folder not empty: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS, CELL_MOVED, DIRECTORY_NOT_EMPTY. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4654,7 +4947,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: PRECONDITION_FAILED. */
+            /** @description A precondition (If-Match / If-None-Match) does not hold: nothing changed: PRECONDITION_FAILED. */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -4664,8 +4957,10 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "PRECONDITION_FAILED",
-                     *         "message": "The request failed with PRECONDITION_FAILED; the message says what to do next.",
-                     *         "details": {}
+                     *         "message": "data/model.bin is not the version If-Match names; nothing was changed. GET it again for its ETag.",
+                     *         "details": {
+                     *           "etag": "\"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\""
+                     *         }
                      *       }
                      *     }
                      */
@@ -4744,7 +5039,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: RANGE_NOT_SATISFIABLE. */
+            /** @description Range outside the file: RANGE_NOT_SATISFIABLE. */
             416: {
                 headers: {
                     [name: string]: unknown;
@@ -4754,8 +5049,10 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "RANGE_NOT_SATISFIABLE",
-                     *         "message": "The request failed with RANGE_NOT_SATISFIABLE; the message says what to do next.",
-                     *         "details": {}
+                     *         "message": "The range is outside the file, which holds 1024 bytes.",
+                     *         "details": {
+                     *           "size": 1024
+                     *         }
                      *       }
                      *     }
                      */
@@ -5431,7 +5728,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file was not read, or changed since it was read: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS. */
+            /** @description The file was not read, or changed since it was read; a folder not empty: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, FILE_EXISTS. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5856,6 +6153,1250 @@ export interface operations {
                             details: {
                                 [key: string]: unknown;
                             };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    filesGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One range, `bytes=0-1023`, `bytes=1024-` or `bytes=-512`. */
+                Range?: string;
+                /** @description An ETag (or `*`): 304 when the file is that version. */
+                "If-None-Match"?: string;
+                /** @description An ETag: 412 unless the file is that version. */
+                "If-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Root-relative path, percent-decoded once (`%2F` inside a segment is a `/`): `data/model.bin`. Empty (`/v1/files/`) is the root.
+                 * @example data/model.bin
+                 */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file’s bytes, or the folder’s listing. */
+            200: {
+                headers: {
+                    /** @description Bytes in this answer. */
+                    "Content-Length"?: number;
+                    /** @description The file’s sha256 in quotes. */
+                    ETag?: string;
+                    /** @description The file’s mtime (HTTP date). */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example raw bytes */
+                    "application/octet-stream": string;
+                    "application/json": {
+                        /**
+                         * @description `/` + the root-relative path.
+                         * @example /data
+                         */
+                        path: string;
+                        /** @description Sorted by name; links shown as what they lead to inside the root. */
+                        entries: {
+                            /**
+                             * @description The entry’s name in the folder.
+                             * @example main.py
+                             */
+                            name: string;
+                            /**
+                             * @description Bytes (a link: of what it leads to).
+                             * @example 1024
+                             */
+                            size: number;
+                            /**
+                             * @description A regular file or a folder.
+                             * @enum {string}
+                             */
+                            type: "file" | "directory";
+                            /**
+                             * Format: date-time
+                             * @description Last modification, UTC.
+                             * @example 2026-01-02T03:04:05Z
+                             */
+                            modified_at: string;
+                            /**
+                             * @description Octal permission bits.
+                             * @example 0644
+                             */
+                            mode: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The requested range. */
+            206: {
+                headers: {
+                    /** @description Bytes in this answer. */
+                    "Content-Length"?: number;
+                    /** @description The file’s sha256 in quotes. */
+                    ETag?: string;
+                    /** @description The file’s mtime (HTTP date). */
+                    "Last-Modified"?: string;
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description If-None-Match holds: the client has this version. */
+            304: {
+                headers: {
+                    /** @description The file’s sha256 in quotes. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_INPUT, NOT_A_FILE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "INVALID_INPUT" | "NOT_A_FILE";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "INVALID_INPUT" | "NOT_A_FILE";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "UNAUTHORIZED";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description PATH_OUTSIDE_WORKSPACE, PATH_DENIED, FS_PERMISSION_DENIED, ORIGIN_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "FS_PERMISSION_DENIED" | "ORIGIN_DENIED";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "FS_PERMISSION_DENIED" | "ORIGIN_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description FILE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "FILE_NOT_FOUND";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "FILE_NOT_FOUND";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "PRECONDITION_FAILED";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "PRECONDITION_FAILED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description RANGE_NOT_SATISFIABLE */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "RANGE_NOT_SATISFIABLE";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "RANGE_NOT_SATISFIABLE";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "INTERNAL";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description FS_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "FS_BUSY";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "FS_BUSY";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    filesPut: {
+        parameters: {
+            query?: {
+                /** @description Permission bits; default 0644 for a new file, an existing file keeps its own. */
+                mode?: string;
+            };
+            header?: {
+                /** @description An ETag: 412 unless the file is that version (checked before the upload and again under the lock). */
+                "If-Match"?: string;
+                /** @description `*`: 412 if the file exists. */
+                "If-None-Match"?: string;
+                /** @description The session the write is recorded under (history, events). Default: `default`. */
+                "X-Session-Id"?: string;
+            };
+            path: {
+                /**
+                 * @description Root-relative path, percent-decoded once (`%2F` inside a segment is a `/`): `data/model.bin`. Empty (`/v1/files/`) is the root.
+                 * @example data/model.bin
+                 */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example raw bytes */
+                "application/octet-stream": string;
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file’s bytes.
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Written. */
+            204: {
+                headers: {
+                    /** @description The file’s sha256 in quotes. */
+                    ETag?: string;
+                    /** @description The replaced version was too large to keep. */
+                    "X-Sidefile-History"?: "not-kept";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_INPUT, NOT_A_FILE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "INVALID_INPUT" | "NOT_A_FILE";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "INVALID_INPUT" | "NOT_A_FILE";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "UNAUTHORIZED";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description PATH_OUTSIDE_WORKSPACE, PATH_DENIED, READ_ONLY, FS_PERMISSION_DENIED, ORIGIN_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FS_PERMISSION_DENIED" | "ORIGIN_DENIED";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FS_PERMISSION_DENIED" | "ORIGIN_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description FILE_MODIFIED_SINCE_READ */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "FILE_MODIFIED_SINCE_READ";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "FILE_MODIFIED_SINCE_READ";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "PRECONDITION_FAILED";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "PRECONDITION_FAILED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description FILE_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "FILE_TOO_LARGE";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "FILE_TOO_LARGE";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description SECRET_DETECTED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "SECRET_DETECTED";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "SECRET_DETECTED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "INTERNAL";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description LOCK_TIMEOUT, FS_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "LOCK_TIMEOUT" | "FS_BUSY";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "LOCK_TIMEOUT" | "FS_BUSY";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description STORAGE_FULL */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "STORAGE_FULL";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "STORAGE_FULL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    filesDelete: {
+        parameters: {
+            query?: {
+                /** @description Remove a folder with everything in it. */
+                recursive?: boolean;
+            };
+            header?: {
+                /** @description An ETag: 412 unless the file is that version. */
+                "If-Match"?: string;
+                /** @description The session the write is recorded under (history, events). Default: `default`. */
+                "X-Session-Id"?: string;
+            };
+            path: {
+                /**
+                 * @description Root-relative path, percent-decoded once (`%2F` inside a segment is a `/`): `data/model.bin`. Empty (`/v1/files/`) is the root.
+                 * @example data/model.bin
+                 */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "INVALID_INPUT";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "INVALID_INPUT";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "UNAUTHORIZED";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description PATH_OUTSIDE_WORKSPACE, PATH_DENIED, READ_ONLY, FS_PERMISSION_DENIED, ORIGIN_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FS_PERMISSION_DENIED" | "ORIGIN_DENIED";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FS_PERMISSION_DENIED" | "ORIGIN_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description FILE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "FILE_NOT_FOUND";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "FILE_NOT_FOUND";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description DIRECTORY_NOT_EMPTY, FILE_MODIFIED_SINCE_READ */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "DIRECTORY_NOT_EMPTY" | "FILE_MODIFIED_SINCE_READ";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "DIRECTORY_NOT_EMPTY" | "FILE_MODIFIED_SINCE_READ";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "PRECONDITION_FAILED";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "PRECONDITION_FAILED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "INTERNAL";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description LOCK_TIMEOUT, FS_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "LOCK_TIMEOUT" | "FS_BUSY";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "LOCK_TIMEOUT" | "FS_BUSY";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description STORAGE_FULL */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "STORAGE_FULL";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "STORAGE_FULL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    filesHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One range, `bytes=0-1023`, `bytes=1024-` or `bytes=-512`. */
+                Range?: string;
+                /** @description An ETag (or `*`): 304 when the file is that version. */
+                "If-None-Match"?: string;
+                /** @description An ETag: 412 unless the file is that version. */
+                "If-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Root-relative path, percent-decoded once (`%2F` inside a segment is a `/`): `data/model.bin`. Empty (`/v1/files/`) is the root.
+                 * @example data/model.bin
+                 */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file’s bytes, or the folder’s listing. */
+            200: {
+                headers: {
+                    /** @description Bytes in this answer. */
+                    "Content-Length"?: number;
+                    /** @description The file’s sha256 in quotes. */
+                    ETag?: string;
+                    /** @description The file’s mtime (HTTP date). */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-None-Match holds: the client has this version. */
+            304: {
+                headers: {
+                    /** @description The file’s sha256 in quotes. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_INPUT, NOT_A_FILE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "INVALID_INPUT" | "NOT_A_FILE";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "INVALID_INPUT" | "NOT_A_FILE";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "UNAUTHORIZED";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description PATH_OUTSIDE_WORKSPACE, PATH_DENIED, FS_PERMISSION_DENIED, ORIGIN_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "FS_PERMISSION_DENIED" | "ORIGIN_DENIED";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "FS_PERMISSION_DENIED" | "ORIGIN_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description FILE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "FILE_NOT_FOUND";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "FILE_NOT_FOUND";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "PRECONDITION_FAILED";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "PRECONDITION_FAILED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description RANGE_NOT_SATISFIABLE */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "RANGE_NOT_SATISFIABLE";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "RANGE_NOT_SATISFIABLE";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "INTERNAL";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description FS_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description sandboxd’s Error.code: the same code as error.code.
+                         * @enum {string}
+                         */
+                        code: "FS_BUSY";
+                        /** @description What went wrong and what to do next (the same as error.message). */
+                        message: string;
+                        /** @description SPEC §4’s error shape. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "FS_BUSY";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics. */
+                            details: Record<string, never>;
                         };
                     };
                 };

@@ -12,8 +12,10 @@
  */
 import createFetchClient, { type Client } from 'openapi-fetch';
 import type { paths } from './api.js';
+import { makeFilesClient, type FilesClient } from './files.js';
 
 export type { paths } from './api.js';
+export type { DirectoryListing, FilesClient } from './files.js';
 
 type ToolPath = Extract<keyof paths, `/v1/tools/${string}`>;
 /** The tool route slugs: `read`, `edit`, `write`, `notebook_edit`, … */
@@ -54,6 +56,14 @@ export interface SidefileClient {
   call<S extends ToolSlug>(slug: S, input: ToolInput<S>): Promise<ToolAnswer<S>>;
   /** The openapi-fetch client for every route, typed from openapi/openapi.json. */
   raw: Client<paths>;
+  /** The Files API: upload and download of a Blob or stream, list, exists, remove. */
+  files: FilesClient;
+}
+
+async function errorOf(response: Response): Promise<SidefileError> {
+  const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
+  const error = (body?.error ?? {}) as { code?: string; message?: string; details?: Record<string, unknown> };
+  return new SidefileError(response.status, error.code ?? 'INTERNAL', error.message ?? `HTTP ${response.status}`, error.details ?? {});
 }
 
 export function createSidefileClient(options: SidefileClientOptions): SidefileClient {
@@ -64,16 +74,18 @@ export function createSidefileClient(options: SidefileClientOptions): SidefileCl
   const doFetch = options.fetch ?? globalThis.fetch;
   return {
     raw: createFetchClient<paths>({ baseUrl, headers, fetch: doFetch }),
+    files: makeFilesClient(baseUrl, headers, doFetch, errorOf),
     async call(slug, input) {
       const response = await doFetch(`${baseUrl}/v1/tools/${slug}`, {
         method: 'POST',
         headers: { ...headers, 'Content-Type': 'application/json' },
         body: JSON.stringify(input),
       });
-      const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
-      if (response.ok && body) return body as never;
-      const error = (body?.error ?? {}) as { code?: string; message?: string; details?: Record<string, unknown> };
-      throw new SidefileError(response.status, error.code ?? 'INTERNAL', error.message ?? `HTTP ${response.status}`, error.details ?? {});
+      if (response.ok) {
+        const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
+        if (body) return body as never;
+      }
+      throw await errorOf(response);
     },
   };
 }

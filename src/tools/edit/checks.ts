@@ -1,4 +1,5 @@
 import { ToolError } from '../../errors.js';
+import { parseNotebook } from '../../notebook/model.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
 import { assertRoundTrips, decodeText, type DecodedText } from '../../text/codec.js';
 import type { CurrentFile } from '../../write/pipeline.js';
@@ -6,14 +7,28 @@ import type { ResolvedPath } from '../types.js';
 
 /** SPEC §6 steps 1–3 and the §8 round-trip guard, shared by Edit and MultiEdit. */
 
-/** Step 1: a notebook is NotebookEdit's or Write's. */
-export function refuseNotebook(target: ResolvedPath): void {
-  if (isNotebookPath(target.relative)) {
+/**
+ * Step 1: a notebook is NotebookEdit's or Write's — one that does not exist, or parses as
+ * notebook JSON. A broken one (not notebook JSON) is text to repair, so Edit may change it.
+ * Checked on the bytes loaded under the lock.
+ */
+export function refuseNotebook(target: ResolvedPath, current: CurrentFile, override?: string): void {
+  if (isNotebookPath(target.relative) && (current.bytes === null || parsesAsNotebook(current.bytes, override))) {
     throw new ToolError(
       'WRONG_TOOL',
       `${target.relative} is a Jupyter notebook. Use NotebookEdit to change a cell, or Write to replace the whole notebook.`,
     );
   }
+}
+
+function parsesAsNotebook(bytes: Buffer, override?: string): boolean {
+  let text: string;
+  try {
+    text = decodeText(bytes, override).text;
+  } catch {
+    return false;
+  }
+  return parseNotebook(text).ok;
 }
 
 /** Steps 2–3 that come before the read state: missing file, FILE_EXISTS. */

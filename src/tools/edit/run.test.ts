@@ -36,7 +36,7 @@ const bytes = (rel: string) => fsp.readFile(file(rel));
 
 describe('Edit (SPEC §6)', () => {
   it('refuses a notebook with WRONG_TOOL', async () => {
-    await put('a.ipynb', '{}');
+    await put('a.ipynb', '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}');
     expect(await editError({ file_path: 'a.ipynb', old_string: 'a', new_string: 'b' })).toBe('WRONG_TOOL');
   });
 

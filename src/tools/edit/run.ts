@@ -15,7 +15,6 @@ export { assertRoundTrip } from './checks.js';
 
 /** SPEC §6, in its order. Steps 2–5 run under the file's lock on the bytes loaded there. */
 export async function runEdit(input: EditInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<EditResult>> {
-  refuseNotebook(target);
   if (input.old_string === input.new_string) {
     throw new ToolError('NO_CHANGE', 'old_string and new_string are the same, so there is nothing to change.');
   }
@@ -26,7 +25,10 @@ export async function runEdit(input: EditInput, ctx: ToolContext, target: Resolv
     staleDiff: { decode: (bytes) => decodeText(bytes, override).text },
     unit: 'lines',
     createParents: true,
-    precheck: (current) => precheckEdit(input.old_string, target, current),
+    precheck: (current) => {
+      refuseNotebook(target, current, override);
+      precheckEdit(input.old_string, target, current);
+    },
     // SPEC §8: a large file is matched, spliced and encoded on the worker thread.
     compute: async (current) =>
       (await editTextOffLoop(current.bytes, target.relative, input, override)) ?? computeEdit(input, target, current, override),

@@ -19,7 +19,6 @@ interface MultiEditExtra {
  * answers with its `details.edit_index` and `edit i of n` in the message; nothing is written.
  */
 export async function runMultiEdit(input: MultiEditInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<MultiEditResult>> {
-  refuseNotebook(target);
   input.edits.forEach((edit, index) => {
     if (edit.old_string === edit.new_string) {
       throw atEdit(
@@ -36,7 +35,10 @@ export async function runMultiEdit(input: MultiEditInput, ctx: ToolContext, targ
     staleDiff: { decode: (bytes) => decodeText(bytes, override).text },
     unit: 'lines',
     createParents: true,
-    precheck: (current) => precheckEdit(input.edits[0]!.old_string, target, current),
+    precheck: (current) => {
+      refuseNotebook(target, current, override);
+      precheckEdit(input.edits[0]!.old_string, target, current);
+    },
     compute: (current) => compute(input, target, current, override),
   });
   return {

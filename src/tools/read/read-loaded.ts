@@ -2,7 +2,8 @@ import type { Stats } from 'node:fs';
 import { ToolError } from '../../errors.js';
 import { readNotebookOffLoop } from '../../off-loop/off-loop.js';
 import type { FileStamp, ReadUnit } from '../../read-state/types.js';
-import { sniffFile } from '../../text/sniff.js';
+import { sniffMediaType } from '../../text/media-type.js';
+import { SNIFF_BYTES, sniffFile } from '../../text/sniff.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import type { HashCache } from './hash-cache.js';
 import { MAX_IMAGE_BYTES, MAX_UNPAGED_BYTES, humanSize } from './format.js';
@@ -45,10 +46,21 @@ export function record(job: ReadJob, hash: string | null, unit: ReadUnit, total:
   job.ctx.readState.recordRead(job.ctx.session, job.target.real, bytes ? { ...read, bytes } : read);
 }
 
-export function binaryFile(path: string): ToolError {
+/**
+ * A binary file is refused with its size, sha256 and sniffed media type — and the
+ * session has then seen that version in full (recorded as an image is: total 0), so a Write
+ * over it or an ApplyPatch Delete of it may follow without any other read.
+ */
+export function binaryRead(job: ReadJob, sha256: string, head: Uint8Array): ToolError {
+  const path = job.target.relative;
+  const mediaType = sniffMediaType(head);
+  record(job, sha256, 'lines', 0, 0);
+  const kind = mediaType === 'application/octet-stream' ? 'a binary file' : `a binary file (${mediaType})`;
   return new ToolError(
     'BINARY_FILE',
-    `${path} is a binary file, which Read cannot show as text. Read returns text files, notebooks and PNG, JPEG, GIF or WebP images.`,
+    `${path} is ${kind} of ${humanSize(job.st.size)}, which Read cannot show as text. ` +
+      `Move its bytes with the Files API (GET or PUT /v1/files/${path}); Write may replace it and ApplyPatch may delete it.`,
+    { size: job.st.size, sha256, media_type: mediaType },
   );
 }
 
@@ -108,8 +120,8 @@ export async function columnOfPage(
 export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutput<ReadResult>> {
   const path = job.target.relative;
   const kind = sniffFile(bytes);
-  if (kind.kind === 'binary') throw binaryFile(path);
   const hash = await job.hashes.hashOf(job.target.real, job.stamp, bytes);
+  if (kind.kind === 'binary') throw binaryRead(job, hash, bytes.subarray(0, SNIFF_BYTES));
   if (kind.kind === 'image') {
     if (bytes.length > MAX_IMAGE_BYTES) throw imageTooLarge(path, bytes.length);
     // An image has no lines: recorded as read in full (total 0), so Write may replace it.

@@ -9,7 +9,8 @@ import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { DEFAULT_LIMIT, MAX_IMAGE_BYTES, MAX_PAGE_LINES, MAX_UNPAGED_BYTES, UNCHANGED_TEXT } from './format.js';
 import type { HashCache } from './hash-cache.js';
 import type { LineIndexCache } from './line-index.js';
-import { binaryFile, columnOfPage, imageTooLarge, readLoaded, record, unrangedLarge, type ReadJob } from './read-loaded.js';
+import { sha256Of } from '../../files/etag.js';
+import { binaryRead, columnOfPage, imageTooLarge, readLoaded, record, unrangedLarge, type ReadJob } from './read-loaded.js';
 import { fitPage } from './fit-page.js';
 import { SYNC_READ_MAX_BYTES, readSmallSync } from './read-small.js';
 import type { ReadInput, ReadResult } from './schema.js';
@@ -124,7 +125,8 @@ async function readOpened(job: ReadJob, fh: FileHandle, options: ReadToolOptions
     if (st.size > MAX_IMAGE_BYTES) throw imageTooLarge(target.relative, st.size);
     return readLoaded(job, await readToSize(fh, st.size));
   }
-  if (kind.kind === 'binary') throw binaryFile(target.relative);
+  // Hashed in 1 MiB steps through the pool (bounded memory); the Files API's ETag reuses it.
+  if (kind.kind === 'binary') throw binaryRead(job, await sha256Of(fh.fd, st), head);
   if (st.size <= options.hugeFileBytes) return readLoaded(job, await readToSize(fh, st.size));
   const streamed = await pageOfHugeFile(fh, target.real, st, options.indexes, job.override, job.offset, job.limit, () =>
     reopen(job.ctx.root, target, st),
