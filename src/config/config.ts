@@ -4,10 +4,14 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import iconv from 'iconv-lite';
 import { z } from 'zod';
-import { normalizeScopedSecret, MIN_SCOPED_SECRET_BYTES, type ScopedTokenScope } from '../auth/scoped-token.js';
+import type { ScopedTokenScope } from '../auth/scoped-token.js';
 import { parseGlobList } from '../paths/globs.js';
 import { SETTINGS, type SettingName } from './settings.js';
 import { parseBytes, parseDuration } from './units.js';
+import { ConfigError, fail } from './config-error.js';
+import { parseScopedToken } from './scoped-setting.js';
+
+export { ConfigError } from './config-error.js';
 
 export interface AppConfig {
   /** Absolute path of the workspace root as configured (realpath taken at start-up). */
@@ -80,11 +84,6 @@ export function localConfig(root: string, dataDir: string, overrides: Partial<Ap
   };
 }
 
-/** A setting that does not parse: start-up stops with status 2 and this one-line message. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function readRawSettings(args: string[], env: NodeJS.ProcessEnv): Partial<Record<SettingName, string>> {
@@ -129,10 +128,6 @@ function parseMetadata(text: string): Record<string, string> {
     pairs[m[1]!] = m[2]!;
   }
   return pairs;
-}
-
-function fail(setting: string, why: string): never {
-  throw new ConfigError(`invalid --${setting} (${SETTINGS[setting as SettingName].env}): ${why}`);
 }
 
 function parseInteger(name: SettingName, text: string, min: number, max: number): number {
@@ -270,33 +265,6 @@ export function parseConfig(
     scopedToken,
     trustLoopback: raw['trust-loopback'] === undefined ? false : parseBoolean('trust-loopback', raw['trust-loopback']),
   };
-}
-
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** The scoped-token secret and the sandbox it speaks for; null when no secret file is given. */
-function parseScopedToken(raw: Partial<Record<SettingName, string>>, readFile: (file: string) => string | Buffer): ScopedTokenScope | null {
-  const file = raw['scoped-token-secret-file'];
-  if (file === undefined) return null;
-  let bytes: Buffer;
-  try {
-    const content = readFile(file);
-    bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-  } catch (err) {
-    fail('scoped-token-secret-file', `cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  // Security: the router refuses such a secret too; a short one makes every sandbox's tokens forgeable.
-  const secret = normalizeScopedSecret(bytes);
-  if (secret === null)
-    fail('scoped-token-secret-file', `the secret must be at least ${MIN_SCOPED_SECRET_BYTES} bytes after trimming whitespace`);
-  const name = raw['sandbox-name'];
-  const namespace = raw['sandbox-namespace'];
-  if (name === undefined) fail('sandbox-name', 'required with a scoped-token secret (the sandbox whose tokens are accepted)');
-  if (namespace === undefined) fail('sandbox-namespace', 'required with a scoped-token secret (the sandbox whose tokens are accepted)');
-  if (!DNS_SUBDOMAIN.test(name)) fail('sandbox-name', `expected a Kubernetes object name, got "${name}"`);
-  if (!DNS_LABEL.test(namespace)) fail('sandbox-namespace', `expected a Kubernetes namespace name, got "${namespace}"`);
-  return { secret, namespace, name };
 }
 
 function budgets(
