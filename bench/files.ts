@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- files`: the Files API (SPEC §18) beside a bare Node streaming server with the
+ * `npm run bench -- files`: the Files API beside a bare Node streaming server with the
  * same durability (bench/files-bare-server.ts), in the same run: a 1 GiB upload and download
  * (MB/s, and each server's RSS growth over the transfer: the target is ≤ 64 MiB per 1 GiB), and PUT/GET of 4 KB and 1 MB files with 1 and
  * 16 clients (calls/s). Ratios are sidefile ÷ bare. `--quick`: 64 MiB instead of 1 GiB, 1 s runs.

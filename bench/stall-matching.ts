@@ -1,5 +1,5 @@
 /**
- * SPEC §8 "Bounded work", §14: the stall bench's rows for the matching ladder and `closest` —
+ * "Bounded work": the stall bench's rows for the matching ladder and `closest` —
  * old texts that are not in a file whose every window looks like the next, and a replace_all
  * just under the 2 MiB off-loop threshold. Each row: the call's time and the slowest /healthz.
  */

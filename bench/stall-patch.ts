@@ -1,5 +1,5 @@
 /**
- * ApplyPatch rows of `npm run bench -- stall` (SPEC §8 "Bounded work"): thousands of files in one
+ * ApplyPatch rows of `npm run bench -- stall`: thousands of files in one
  * patch, and a 30 MB hunk. Each row is the call's time and the slowest `GET /healthz` meanwhile.
  */
 import { promises as fsp } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 5, SPEC §8 "Bounded work": `npm run bench -- stall`. For each heavy call, the
+ * Bounded work: `npm run bench -- stall`. For each heavy call, the
  * call's time and the slowest `GET /healthz` while it runs (one probe every 50 ms, on its own
  * connection), next to a healthz-only baseline. The target: every max within 200 ms.
  * Figures on a shared machine are noisy; the max is a single worst probe.
@@ -28,7 +28,7 @@ export interface HeavyCall {
 
 const post = (client: HttpClient, tool: string, body: unknown) => client.request('POST', `/v1/tools/${tool}`, body);
 
-/** Pages through a text file so Write sees it in full (SPEC §7). */
+/** Pages through a text file so Write sees it in full. */
 async function readInPages(client: HttpClient, rel: string, lines: number): Promise<void> {
   for (let offset = 1; offset <= lines; offset += 3000) {
     const res = await post(client, 'read', { file_path: rel, offset, limit: 3000 });

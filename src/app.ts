@@ -52,14 +52,14 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     },
     // Ajv is not used: zod validates bodies; JSON.stringify serializes (response schemas document).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
-    // Malformed requests, bad URLs and shutdown answer in the SPEC §4 shape too.
+    // Malformed requests, bad URLs and shutdown answer in the error shape too.
     ...FRAMEWORK_ERROR_OPTIONS,
   });
   app.setValidatorCompiler(zodValidator);
   // JSON.stringify serializes; a large result in slices, so it never holds the event loop.
   installSlicedJson(app);
   installJsonBody(app);
-  // SPEC §4 order: shutting down → origin and host → auth → body and headers.
+  // Order: shutting down → origin and host → auth → body and headers.
   const auth: AuthPolicy = { token: config.token, scoped: config.scopedToken, trustLoopback: config.trustLoopback };
   const origin = originCheck(app, { ...config, needsToken: (request) => needsToken(auth, request) });
   installRequestChecks(app, [closingGuard(app), origin, authCheck(auth), bodyTypeCheck]);
@@ -96,7 +96,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   return app;
 }
 
-/** What /v1/metadata publishes (SPEC §18): the sandbox's name and namespace, the version, --metadata. */
+/** What /v1/metadata publishes: the sandbox's name and namespace, the version, --metadata. */
 function metadataEnv(config: AppConfig): Record<string, string> {
   const named = config as AppConfig & { sandboxName?: string | null; sandboxNamespace?: string | null };
   return {

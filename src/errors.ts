@@ -44,7 +44,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
-/** A failure the client is told about, in the SPEC §4 error shape. */
+/** A failure the client is told about, in the error shape. */
 export class ToolError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown>;

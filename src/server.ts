@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   app.log.info({ address: url, host: config.host, port }, `sidefile listening on ${url}`);
 }
 
-/** SPEC §10: root, data dir, read-only mode, whether a token is set (never the token). */
+/** Root, data dir, read-only mode, whether a token is set (never the token). */
 async function logStartup(app: FastifyInstance, config: AppConfig): Promise<void> {
   const { root, settings } = app.services;
   app.log.info(
@@ -77,7 +77,7 @@ function handleSignals(app: FastifyInstance): void {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-/** A port in use (or not ours to take): one line naming it, status 2, no stack (SPEC §10). */
+/** A port in use (or not ours to take): one line naming it, status 2, no stack. */
 function exitListenError(err: unknown, config: AppConfig): never {
   const code = (err as NodeJS.ErrnoException).code;
   const where = `${config.host} port ${config.port}`;

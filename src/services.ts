@@ -52,7 +52,7 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     textCacheBytes: config.readCacheMib * 1024 * 1024,
   });
   const plainLocks = new MemoryLockManager();
-  // Event ids come from the history's sequence, so they order with version ids (SPEC §10).
+  // Event ids come from the history's sequence, so they order with version ids.
   const events = new EventHub({
     nextId: () => history.nextId(),
     onSubscriberError: (err) => log.warn({ err }, 'a change subscriber failed'),
@@ -65,7 +65,7 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     root,
     settings,
     readState,
-    // Every lock wait is timed for the metrics (SPEC §10).
+    // Every lock wait is timed for the metrics.
     locks: metrics.instrumentLocks(plainLocks),
     history,
     metrics,

@@ -8,7 +8,7 @@ import { buildApp } from '../src/app.js';
 import { fixtureWriteTools } from './history-fixtures.js';
 import { makeTestApp, testConfig, type TestApp } from './helpers.js';
 
-/** SPEC §10: every event has an SSE id; Last-Event-ID replays what was missed, then goes live. */
+/** Every event has an SSE id; Last-Event-ID replays what was missed, then goes live. */
 
 let t: TestApp | undefined;
 afterEach(async () => {

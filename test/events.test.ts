@@ -67,7 +67,7 @@ function events(text: string, name: string): unknown[] {
 }
 
 describe('GET /v1/events', () => {
-  it('sends one file_changed event per successful write, with the fields of SPEC §10', async () => {
+  it('sends one file_changed event per successful write, with the contract’s fields', async () => {
     t = await makeTestApp({ build: { tools: fixtureWriteTools() } });
     const stream = await listen(t);
     expect(stream.status).toBe(200);

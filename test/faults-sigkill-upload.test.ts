@@ -1,5 +1,5 @@
 /**
- * SPEC §8 and §18: SIGKILL of the real server during a streamed PUT leaves the old file or the
+ * SIGKILL of the real server during a streamed PUT leaves the old file or the
  * new one, never a mix, and no temp file after the restart (start-up removes what its journal
  * lists). 16 MiB here; the 1 GiB version is in test/heavy/.
  */

@@ -4,7 +4,7 @@ import { applySplices, findClosest, findEdit, LADDER_WORK, WorkBudget, type Edit
 import { referenceLadder, type LadderOutcome } from './support/ladder-model.js';
 
 /**
- * SPEC §8 "Bounded work" and §14: the ladder and `closest` stay within their budgets for any
+ * "Bounded work": the ladder and `closest` stay within their budgets for any
  * file and old text the contract allows (checked here up to 100,000 lines and 1,000 lines,
  * matched and not, on files made of a few repeated lines — the worst case for a window search),
  * and on small inputs answer exactly as the brute-force reference model does.
@@ -27,7 +27,7 @@ function outcome(text: string, found: EditSearch): LadderOutcome {
 // Generous: a shared CI machine. The budgets hold the work; this holds the wall time.
 const CALL_BOUND_MS = 1500;
 
-describe('the ladder is bounded (SPEC §8, §14)', () => {
+describe('the ladder is bounded', () => {
   it('on small inputs, answers exactly as the brute-force reference does', () => {
     fc.assert(
       fc.property(

@@ -18,7 +18,7 @@ const edit = (body: Record<string, unknown>) => t.request.post('/v1/tools/edit')
 
 const GO = 'package a\n\nfunc f() {\n\tif ok {\n\t\treturn 1\n\t}\n\treturn 0\n}\n';
 
-describe('Edit through the ladder (SPEC §14)', () => {
+describe('Edit through the ladder', () => {
   const rungs: Array<[string, string, string, string, string]> = [
     ['exact', 'x = "a"\n', 'x = "a"', 'x = "b"', 'x = "b"\n'],
     ['quotes', 'say “hi”\n', 'say "hi"', 'say "bye"', 'say “bye”\n'],
@@ -117,7 +117,7 @@ describe('Edit through the ladder (SPEC §14)', () => {
   });
 });
 
-describe('closest is bounded (SPEC §14)', () => {
+describe('closest is bounded', () => {
   it('finds the closest 20 lines of a 1 MB file in under 50 ms', () => {
     const lines: string[] = [];
     for (let i = 0, size = 0; size < 1_000_000; i += 1) {

@@ -16,7 +16,7 @@ const bytes = (rel: string) => fsp.readFile(path.join(t.root, rel));
 const multi = (body: Record<string, unknown>, session = 'default') =>
   t.request.post('/v1/tools/multi_edit').set('X-Session-Id', session).send(body);
 
-describe('POST /v1/tools/multi_edit (SPEC §12)', () => {
+describe('POST /v1/tools/multi_edit', () => {
   it('applies the edits in order, each on the text the one before left, with one rung per edit', async () => {
     await put('a.go', 'func f() {\n\tx := 1\n\treturn x\n}\n');
     await readFully(t, 'a.go');

@@ -1,5 +1,5 @@
 /**
- * SPEC §3 "Under races" for the Files API (§18): while another process swaps the folder `d`
+ * "Under races" for the Files API: while another process swaps the folder `d`
  * with a link to an outside folder at ≥ 500 swaps a second, clients PUT (new files and
  * overwrites), DELETE (a file, and a folder with recursive=true) and GET (a file and a folder).
  * Nothing outside may be created, changed or removed (its bytes are compared before and
@@ -56,7 +56,7 @@ async function call(w: RaceWorld, method: 'GET' | 'PUT' | 'DELETE', url: string,
   return { status: res.statusCode === 204 || res.statusCode === 206 ? 200 : res.statusCode, body: res.body };
 }
 
-describe('the Files API under a parent-folder swap (SPEC §3 "Under races")', () => {
+describe('the Files API under a parent-folder swap', () => {
   it('PUT of new files creates nothing outside', { timeout: TIMEOUT }, async () => {
     world = await makeRaceWorld();
     const w = world;

@@ -27,7 +27,7 @@ function expectError(res: { status: number; body: any }, status: number, code: s
   expect(typeof res.body.error.message).toBe('string');
 }
 
-describe('Read: binary files and images (SPEC §5)', () => {
+describe('Read: binary files and images', () => {
   const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('\0\0\0\rIHDR rest of a png')]);
 
   it('refuses a file with NUL bytes as BINARY_FILE (415)', async () => {
@@ -133,7 +133,7 @@ describe('Read: binary files and images (SPEC §5)', () => {
   });
 });
 
-describe('Edit on a broken notebook (SPEC §4 WRONG_TOOL)', () => {
+describe('Edit on a broken notebook (WRONG_TOOL)', () => {
   it('repairs an .ipynb that does not parse as notebook JSON as text; refuses a valid or missing one', async () => {
     await start();
     await put('broken.ipynb', '{"cells": [], "nbformat": 4,, }\n');

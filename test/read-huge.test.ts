@@ -24,7 +24,7 @@ const read = (body: Record<string, unknown>, session = 's1') => t.request.post('
 const LINES = 10_000;
 const content = () => Array.from({ length: LINES }, (_, i) => `row ${i + 1}`).join('\r\n') + '\r\n';
 
-describe('Read: files too large to hold (SPEC §5 streaming pager)', () => {
+describe('Read: files too large to hold (streaming pager)', () => {
   it('serves a page near the start before the line index exists, with total_lines null', async () => {
     await start();
     await fs.writeFile(path.join(t.root, 'big.log'), content());

@@ -30,7 +30,7 @@ function expectError(res: { status: number; body: any }, status: number, code: s
 
 const lines = (n: number, f = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1));
 
-describe('Read: text files (SPEC §5)', () => {
+describe('Read: text files', () => {
   it('numbers lines like cat -n and reports the file', async () => {
     await start();
     await put('src/a.ts', 'import x\n\n  indented\n');
@@ -215,7 +215,7 @@ describe('Read: text files (SPEC §5)', () => {
   });
 });
 
-describe('Read: encodings (SPEC §5)', () => {
+describe('Read: encodings', () => {
   const manifest = async () =>
     JSON.parse(await fs.readFile(path.join(CORPUS, 'text-manifest.json'), 'utf8')) as Record<string, { encoding: string; text: string }>;
   const names: Record<string, [string, boolean]> = {

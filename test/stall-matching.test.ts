@@ -34,7 +34,7 @@ function asText(res: Response, done: (err: Error | null, body: string) => void):
 
 const post = (tool: string, body: unknown) => t.request.post(`/v1/tools/${tool}`).send(body as object);
 
-describe('matching is bounded: no call stalls the others (SPEC §8, §14)', () => {
+describe('matching is bounded: no call stalls the others', () => {
   it('Edit: a 501-line old_string not in a 50,000-line file of one repeated line answers STRING_NOT_FOUND', async () => {
     await put('same.txt', sameLines(50_000));
     const {

@@ -1,6 +1,6 @@
 /**
- * Inputs that made the matching ladder and `closest` (SPEC §14) stall the event loop, shared by
- * `npm run bench -- stall` and the stall tests (SPEC §8 "Bounded work"). Generated, never stored.
+ * Inputs that made the matching ladder and `closest` stall the event loop, shared by
+ * `npm run bench -- stall` and the stall tests. Generated, never stored.
  */
 
 /** `lines` copies of one line: every window of the file looks like every other. */

@@ -11,7 +11,7 @@ import { runInsert } from './insert.js';
 import { viewFolder } from './view-folder.js';
 
 /**
- * Anthropic's text editor tool (`str_replace_based_edit_tool`, SPEC §16) on sidefile's tools:
+ * Anthropic's text editor tool (`str_replace_based_edit_tool`) on sidefile's tools:
  * view → Read (or the folder listing), str_replace → Edit, create → Write, insert → an Edit
  * plan, undo_edit → restore. Every command goes through callTool (transport `compat`), so
  * paths, deny globs, read state, locks, history and telemetry are the REST ones.

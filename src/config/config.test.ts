@@ -20,7 +20,7 @@ function failure(fn: () => unknown): string {
 }
 
 describe('config', () => {
-  it('has the SPEC §1 defaults', () => {
+  it('has the defaults', () => {
     const c = parse([]);
     expect(c).toMatchObject({
       root: '/srv/workspace',

@@ -22,7 +22,7 @@ export interface AppConfig {
   readOnly: boolean;
   denyRead: string[];
   denyWrite: string[];
-  /** null: derived from the real root at start-up (SPEC §1 default). */
+  /** null: derived from the real root at start-up (default). */
   dataDir: string | null;
   encodings: Array<[glob: string, encoding: string]>;
   bodyLimit: number;
@@ -30,16 +30,16 @@ export interface AppConfig {
   sessionTtlMs: number;
   historyVersions: number;
   logLevel: string;
-  /** SPEC §17: browser origins allowed besides the service's own (normalized `scheme://host[:port]`). */
+  /** Browser origins allowed besides the service's own (normalized `scheme://host[:port]`). */
   allowedOrigins: string[];
-  /** SPEC §17: Host names served without a token besides loopback (`name` any port, or `name:port`). */
+  /** Host names served without a token besides loopback (`name` any port, or `name:port`). */
   allowedHosts: string[];
-  /** SPEC §11 discovery budgets. */
+  /** Discovery budgets. */
   searchTimeoutMs: number;
   searchMaxEntries: number;
-  /** SPEC §14: memory for read-state texts, in MiB. */
+  /** Memory for read-state texts, in MiB. */
   readCacheMib: number;
-  /** SPEC §15: MCP without sessions. */
+  /** MCP without sessions. */
   mcpStateless: boolean;
   /** Report changes other processes make under the root (events with source "outside"). */
   watch: boolean;
@@ -196,7 +196,7 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-/** SPEC §1 default data dir, from the real root. */
+/** Default data dir, from the real root. */
 export function defaultDataDir(realRoot: string, env: NodeJS.ProcessEnv): string {
   const state = env.XDG_STATE_HOME || path.join(homedir(), '.local', 'state');
   const id = createHash('sha256').update(realRoot).digest('hex').slice(0, 12);

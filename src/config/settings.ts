@@ -1,5 +1,5 @@
 /**
- * The settings table of SPEC §1: flag → env var, default and meaning. `--help` prints it, the
+ * The settings table of flag → env var, default and meaning. `--help` prints it, the
  * parser reads it, and a test checks that the README's Configuration table names the same rows.
  */
 export interface SettingInfo {

@@ -10,13 +10,13 @@ export const TOO_LARGE = 'too-large';
 
 /**
  * The discovery walk's file-system steps on the project's fd path policy (src/paths/fd-policy.ts,
- * SPEC §3 "Under races"): folders opened without following a last link and checked on their
+ * "Under races"): folders opened without following a last link and checked on their
  * descriptor's real path before they are listed; every later step in a folder (lstat, a child's
  * open) through `dir.at(name)` — `/proc/self/fd/<fd>/<name>` — so a parent swapped for a link
  * after the check changes nothing; files opened O_NOFOLLOW|O_NONBLOCK and their descriptor's real
  * path checked against the root and the deny globs before a byte is read.
  * What a walk meets that the policy refuses (a folder that is now a link, or leads outside) is
- * skipped silently, as SPEC §11 says of links that lead outside: null, never an error.
+ * skipped silently, as the walk does with links that lead outside: null, never an error.
  * Synchronous on purpose: this runs in a worker thread, where sync calls cost no event loop.
  */
 

@@ -1,7 +1,7 @@
 import ignore, { type Ignore } from 'ignore';
 
 /**
- * `.gitignore` / `.ignore` / `.git/info/exclude` rules as a stack of folders (SPEC §11), matched
+ * `.gitignore` / `.ignore` / `.git/info/exclude` rules as a stack of folders, matched
  * with the `ignore` package (git's pattern rules). Choices:
  * - Deeper folders win over shallower ones; inside one folder `.ignore` wins over `.gitignore`,
  *   which wins over `.git/info/exclude` (ripgrep's order): within a folder their patterns are

@@ -6,7 +6,7 @@ import { closeDir, linkedFile, listDir, lstatIn, openDirChecked, readFileChecked
 import { isIgnored, pushRules, rulesBelow, type IgnoreStack } from './ignore-rules.js';
 
 /**
- * The walk shared by Glob, Grep and LS (SPEC §11), run inside a discovery worker. Depth first,
+ * The walk shared by Glob, Grep and LS, run inside a discovery worker. Depth first,
  * each folder's names in code-unit order (so files come out in path order, ripgrep's
  * `--sort path`). Every folder is opened and checked through checked-fs.ts before it is listed.
  */

@@ -44,7 +44,7 @@ function writeEvent(overrides: Partial<WriteEvent> = {}): WriteEvent {
 }
 
 describe('EventHub', () => {
-  it('sends one file_changed event per write with the fields of SPEC §10, never the absolute path', () => {
+  it('sends one file_changed event per write with the contract’s fields, never the absolute path', () => {
     const hub = new EventHub();
     const sink = new FakeSink();
     hub.add(sink);

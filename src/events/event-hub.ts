@@ -28,7 +28,7 @@ interface Fanout {
 /** Told of every successful write, as the streams are (MCP resource subscriptions). */
 export type ChangeSubscriber = (event: WriteEvent) => void;
 
-/** The JSON of one `file_changed` event (SPEC §10). */
+/** The JSON of one `file_changed` event. */
 export type { FileChangedData } from './replay.js';
 
 export function fileChangedData(event: WriteEvent): FileChangedData {

@@ -2,13 +2,13 @@ import type { KeyedVersion } from '../history/types.js';
 import type { WriteEvent } from '../write/types.js';
 
 /**
- * SPEC §10 Last-Event-ID. Event ids are given at publish time, in the order writes land, in the
+ * Last-Event-ID. Event ids are given at publish time, in the order writes land, in the
  * version-id format and never below the version of the event's own write. The hub keeps the
  * last RING_SIZE frames: a client whose last id is within them gets exactly what it missed.
  * Further back (or after a restart) the missed writes are rebuilt from the history.
  */
 
-/** The JSON data of one `file_changed` event (SPEC §10). */
+/** The JSON data of one `file_changed` event. */
 export interface FileChangedData {
   file_path: string;
   /** null for a change made outside sidefile. */

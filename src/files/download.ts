@@ -23,7 +23,7 @@ export interface Download {
 }
 
 /**
- * SPEC §18 GET of a file: opened through the one path policy (paths/open-resolved.ts: its
+ * GET of a file: opened through the one path policy (paths/open-resolved.ts: its
  * checked folder, no last link, its descriptor's real path checked against the root and the deny
  * globs), its sha256 as ETag (cached per stamp: etag.ts), `If-None-Match` → 304, one `Range` →
  * 206 (outside: 416). The caller streams from `handle` and closes it.

@@ -22,7 +22,7 @@ export interface DirectoryListing {
 const TEMP_PREFIX = '.sidefile-tmp-';
 
 /**
- * A folder's entries, sorted by name (SPEC §18). A link is listed as what it leads to when that
+ * A folder's entries, sorted by name. A link is listed as what it leads to when that
  * is inside the root (and not denied), omitted otherwise; denied paths, FIFOs, sockets, devices
  * and our own temp files are not listed.
  * Security: the folder is read through its opened, checked descriptor; a link's target is

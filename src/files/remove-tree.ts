@@ -9,11 +9,11 @@ import type { FilesContext } from './context.js';
 import { keptFileOf } from './current-file.js';
 
 /**
- * `DELETE ?recursive=true` of a folder's entries (SPEC §18): first the whole subtree is looked
+ * `DELETE ?recursive=true` of a folder's entries: first the whole subtree is looked
  * at — a `.git` folder or a path a deny glob covers refuses it whole, nothing removed — then it
  * is removed depth first, each regular file under its lock with its version kept (`Remove`).
  *
- * Security (SPEC §3 "Under races"): every folder is opened by name in its checked parent with
+ * Security: every folder is opened by name in its checked parent with
  * O_NOFOLLOW and its descriptor's real path checked; every unlink and rmdir names an entry of
  * such a folder (`/proc/self/fd/<fd>/<name>`). A folder swapped for a link is refused
  * (PATH_OUTSIDE_WORKSPACE); a link is unlinked itself, never followed.

@@ -17,7 +17,7 @@ export interface RemoveOutcome {
 }
 
 /**
- * SPEC §18 DELETE. A file: under its lock, `If-Match` checked, its version kept (`Remove`),
+ * DELETE. A file: under its lock, `If-Match` checked, its version kept (`Remove`),
  * unlinked in its checked folder with the write's last checks. A folder: removed when empty;
  * with entries, `DIRECTORY_NOT_EMPTY` unless `recursive`, then the subtree through checked
  * folder descriptors (remove-tree.ts). The root is never removed.

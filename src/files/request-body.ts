@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { ToolError } from '../errors.js';
 
 /**
- * The uploaded bytes of a PUT (SPEC §17, §18): a `multipart/form-data` body's `file` part, or
+ * The uploaded bytes of a PUT: a `multipart/form-data` body's `file` part, or
  * else the raw body whatever its content type (the sandboxd guide's `curl --data-binary`
  * sends `x-www-form-urlencoded`). Streamed: nothing is buffered beyond a chunk.
  */

@@ -37,17 +37,17 @@ export interface UploadOutcome {
 
 /** Bytes gathered before one write(2): fewer thread-pool round trips, memory still bounded. */
 const WRITE_BATCH = 1024 * 1024;
-/** A protected file (SPEC §8 secret guard) is read whole to be checked: up to this size. */
+/** A protected file (secret guard) is read whole to be checked: up to this size. */
 const GUARD_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
- * SPEC §18 PUT: the body streamed into a temp file in the target's checked folder (hashed on
+ * PUT: the body streamed into a temp file in the target's checked folder (hashed on
  * the way, never held whole), fsynced; then, under the per-file lock, the preconditions again,
  * the secret guard, the replaced version kept (`Upload`), the last checks, the rename; then the
  * folder's fsync. Any failure — a client gone mid-upload, ENOSPC — removes the temp file (and
  * the folders this call made): nothing changed.
  *
- * Security (SPEC §3 "Under races"): the temp create (`wx`), writes, rename and unlink all name
+ * Security: the temp create (`wx`), writes, rename and unlink all name
  * entries of the folder as opened and checked (`/proc/self/fd/<fd>/<name>`).
  */
 export async function upload(ctx: FilesContext, req: UploadRequest): Promise<UploadOutcome> {
@@ -90,7 +90,7 @@ async function streamAndCommit(ctx: FilesContext, req: UploadRequest, dir: Check
     await handle.sync();
     const out = await commit(ctx, req, dir, { handle, tempName, sha256, bytes, mode });
     renamed = true;
-    // The rename is made durable before the answer (SPEC §8).
+    // The rename is made durable before the answer.
     await dir.sync();
     return out;
   } finally {
@@ -152,7 +152,7 @@ async function commit(ctx: FilesContext, req: UploadRequest, dir: CheckedDir, st
     const kept = present ? await keptFileOf(at, present, knownSha) : null;
     version = await ctx.history.keep(key, kept, { session: ctx.session, tool: 'Upload', change: present ? 'update' : 'create' });
     const loaded = { bytes: null, stat: present?.stat ?? null };
-    // Security: no await between these checks and the rename (SPEC §8).
+    // Security: no await between these checks and the rename.
     const entry = assertStillTarget({ root: ctx.root, target }, dir, name);
     assertStillCurrent(at, loaded, entry);
     fs.renameSync(dir.at(staged.tempName), at);
@@ -170,7 +170,7 @@ async function commit(ctx: FilesContext, req: UploadRequest, dir: CheckedDir, st
   }
 }
 
-/** SPEC §8's secret guard on protected files (agent instructions, memory): the upload is text to it. */
+/** The contract's secret guard on protected files (agent instructions, memory): the upload is text to it. */
 function guardSecrets(ctx: FilesContext, target: ResolvedPath, key: string, present: Present | null, staged: Staged): void {
   const reached = [target.relative, key];
   if (!reached.some(isProtectedFile)) return;

@@ -66,7 +66,7 @@ export function toToolError(err: unknown, bodyLimit?: number): ToolError {
   return asToolError(err);
 }
 
-/** Routes whose errors also carry sandboxd's flat `{ code, message }` (SPEC §18). */
+/** Routes whose errors also carry sandboxd's flat `{ code, message }`. */
 const FILES_API = /^\/v1\/(files(\/|$|\?)|health(\/?$|\?)|metadata(\/?$|\?))/;
 
 export function sendError(reply: FastifyReply, error: ToolError): FastifyReply {

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { errorExample } from './error-examples.js';
 
-/** SPEC §4 error shape, shared by every route's error responses. */
+/** The error shape, shared by every route's error responses. */
 export const errorResponseSchema = z
   .object({
     error: z
       .object({
-        code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]).describe('Stable error code (SPEC §4 table).'),
+        code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]).describe('Stable error code.'),
         message: z.string().describe('What went wrong and what to do next, written for the model.'),
         details: z.record(z.string(), z.unknown()).describe('Machine-readable specifics, e.g. `matches` or `fields`.'),
       })
@@ -35,7 +35,7 @@ const STATUS_TEXT: Record<number, string> = {
  * Error responses for a route's `response` schema, keyed by status: each lists exactly the codes
  * that status can carry on that route (as the `code` enum) with one example answer per code.
  * Every route may answer INTERNAL; every route but the public health checks also
- * ORIGIN_DENIED (SPEC §17) and UNAUTHORIZED (a token is set).
+ * ORIGIN_DENIED and UNAUTHORIZED (a token is set).
  */
 export function errorResponses(codes: readonly ErrorCode[], options: { public?: boolean } = {}): Record<number, z.ZodType> {
   const all = new Set<ErrorCode>([...codes, 'INTERNAL', ...(options.public ? [] : (['ORIGIN_DENIED', 'UNAUTHORIZED'] as const))]);
@@ -56,7 +56,7 @@ function errorSchemaFor(codes: ErrorCode[], description: string): z.ZodType {
     .object({
       error: z
         .object({
-          code: z.enum(codes as [ErrorCode, ...ErrorCode[]]).describe('Stable error code (SPEC §4 table).'),
+          code: z.enum(codes as [ErrorCode, ...ErrorCode[]]).describe('Stable error code.'),
           message: z.string().describe('What went wrong and what to do next, written for the model.'),
           details: z.record(z.string(), z.unknown()).describe('Machine-readable specifics, e.g. `matches` or `fields`.'),
         })

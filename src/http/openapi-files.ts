@@ -2,7 +2,7 @@ import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { errorExample } from './error-examples.js';
 
 /**
- * The Files API's OpenAPI paths (SPEC §18), written out as JSON: its bodies are raw bytes
+ * The Files API's OpenAPI paths, written out as JSON: its bodies are raw bytes
  * (`format: binary`), which the zod route schemas cannot say. Shapes follow sandboxd's
  * FilesystemService v1 (`DirectoryListing`, `FileEntry`, `Error`); errors carry both shapes.
  */
@@ -78,7 +78,7 @@ function errors(codes: ErrorCode[]): Record<string, unknown> {
                   error: {
                     type: 'object',
                     required: ['code', 'message', 'details'],
-                    description: 'SPEC §4’s error shape.',
+                    description: "sidefile's error shape.",
                     properties: {
                       code: { type: 'string', enum: list, description: 'Stable error code.' },
                       message: { type: 'string', description: 'What went wrong and what to do next, written for the model.' },

@@ -25,7 +25,7 @@ export async function installOpenApi(app: FastifyInstance, version: string, tool
         description: description(names),
         license: { name: 'MIT', identifier: 'MIT' },
       },
-      // A fixed entry: nothing computed at start-up (SPEC §10).
+      // A fixed entry: nothing computed at start-up.
       servers: [
         { url: '/', description: 'The server that serves this document (so "Try it out" works on any host)' },
         { url: 'http://127.0.0.1:8080', description: 'The default local listener' },

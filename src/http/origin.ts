@@ -4,7 +4,7 @@ import { sendError } from './error-handler.js';
 import type { RequestCheck } from './request-checks.js';
 
 /**
- * SPEC §17, browser and network safety: the first check of every request (onRequest, before
+ * Browser and network safety: the first check of every request (onRequest, before
  * auth), on every route but /healthz and /readyz.
  *
  * Decisions:
@@ -40,7 +40,7 @@ interface HostName {
 
 const EXEMPT = /^\/(healthz|readyz)\/?$/;
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
-// Mcp-*: what a browser-based MCP client at an allowed origin sends and reads (SPEC §15).
+// Mcp-*: what a browser-based MCP client at an allowed origin sends and reads.
 const ALLOW_HEADERS = 'Authorization, Content-Type, X-Session-Id, X-Request-Id, Last-Event-ID, Mcp-Session-Id, Mcp-Protocol-Version';
 const EXPOSE_HEADERS = 'X-Request-Id, Retry-After, WWW-Authenticate, Mcp-Session-Id';
 
@@ -112,10 +112,10 @@ function allowCors(request: FastifyRequest, reply: FastifyReply, origin: string)
   return reply.code(204).send();
 }
 
-/** The SPEC §17 checks; put them before authCheck so they run first. */
+/** The checks; put them before authCheck so they run first. */
 export function originCheck(app: FastifyInstance, policy: OriginPolicy): RequestCheck {
   // The last Host header parsed and what it gave: clients send the same one on every request,
-  // and parsing it (a URL) was ~2% of a 4 KB Read's CPU with 16 clients (issue 12).
+  // and parsing it (a URL) was ~2% of a 4 KB Read's CPU with 16 clients.
   let seen: { text: string | undefined; host: Readonly<HostName> | null } = { text: undefined, host: null };
   return (request, reply) => {
     if (EXEMPT.test(request.url.split('?')[0] ?? '')) return undefined;

@@ -1,5 +1,5 @@
 /**
- * SPEC §8 "Bounded work" for the ladder and `closest`: the work that does not grow linearly
+ * "Bounded work" for the ladder and `closest`: the work that does not grow linearly
  * with the file (checking candidate windows line by line, voting, character-level scoring) is
  * counted in units and stops at a budget. Units, not time: the same input gets the same answer
  * on a busy machine as on an idle one.

@@ -5,7 +5,7 @@ import { splitLines } from './lines.js';
 import { foldLookalikes, hasLookalike } from './lookalikes.js';
 
 /**
- * `details.closest` of STRING_NOT_FOUND / CONTEXT_NOT_FOUND (SPEC §14): the run of file lines
+ * `details.closest` of STRING_NOT_FOUND / CONTEXT_NOT_FOUND: the run of file lines
  * most like the old text, numbered as Read numbers them, with a hint per difference.
  *
  * Bounded: one pass keys every file line (whitespace collapsed, look-alikes folded) and votes
@@ -14,7 +14,7 @@ import { foldLookalikes, hasLookalike } from './lookalikes.js';
  * score (edit distance per differing line, each line cut at 200 characters). So a 1 MB file
  * costs one or two linear passes, never an O(n·m) character comparison.
  *
- * Bounded (SPEC §8, §14): the votes cast and the edit-distance cells computed are counted
+ * Bounded: the votes cast and the edit-distance cells computed are counted
  * against CLOSEST_WORK; a file whose lines repeat the old text's everywhere (every window as
  * likely as the next) runs out of it, and then there is no `closest` — left out, never slow.
  */

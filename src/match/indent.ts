@@ -1,7 +1,7 @@
 import type { IndentChange } from './types.js';
 
 /**
- * Rung `indentation` (SPEC §14): the file's lines may differ from the old text's only by ONE
+ * Rung `indentation`: the file's lines may differ from the old text's only by ONE
  * consistent change of leading whitespace, and the new text is re-indented by that change.
  *
  * The changes, tried in order:

@@ -1,5 +1,5 @@
 /**
- * The one matcher (SPEC §14's ladder) for Edit, MultiEdit and ApplyPatch.
+ * The one matcher (the contract's ladder) for Edit, MultiEdit and ApplyPatch.
  *
  * Rungs, tried in order, the first with a match deciding (RUNGS):
  *   exact → quotes → line_numbers → trailing_whitespace → indentation → unicode
@@ -7,7 +7,7 @@
  * Two entry points over the same rungs:
  * - findEdit({ text, oldString, newString, replaceAll, lineBreak }) — Edit and MultiEdit: the
  *   file's decoded text in, splices in ORIGINAL offsets out (apply with applySplices). Rungs
- *   exact and quotes match substrings (§6); rungs 3–6 whole lines. `multiple` names the rung and
+ *   exact and quotes match substrings; rungs 3–6 whole lines. `multiple` names the rung and
  *   the 1-based first lines.
  * - findLines(fileLines, oldLines, { from, to, rungs, limit }) — ApplyPatch hunks: whole lines
  *   at every rung; every fit at the first rung that has one (the caller decides uniqueness with
@@ -16,7 +16,7 @@
  * - findClosest(text, oldText) / formatClosest — STRING_NOT_FOUND and CONTEXT_NOT_FOUND's
  *   `details.closest` and the lines of the message.
  *
- * Bounded (SPEC §8): whole-line rungs hash each file line's key once and find the old lines as
+ * Bounded: whole-line rungs hash each file line's key once and find the old lines as
  * a sequence (line-hash.ts, line-index.ts); checking the places found counts against a
  * WorkBudget (budget.ts), past which a search answers `budget` and the caller refuses the edit.
  * `closest` has a budget of its own and is left out past it.

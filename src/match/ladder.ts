@@ -12,14 +12,14 @@ export const MAX_LISTED_LINES = 1000;
 const FIT_LIMIT = 1000;
 
 /**
- * SPEC §6 step 4 and §14 for Edit and MultiEdit: rungs `exact` and `quotes` match substrings
- * of the LF-folded text (§6); rungs 3–6 match whole lines (findLines). The first rung with a
+ * Edit’s matching and the ladder for Edit and MultiEdit: rungs `exact` and `quotes` match substrings
+ * of the LF-folded text; rungs 3–6 match whole lines (findLines). The first rung with a
  * match decides; several without replace_all is `multiple`, and no later rung is tried.
  * Replacement text is literal (no `$` patterns) and takes the file's line break.
  *
  * Cost: an exact match is one indexOf scan, as before the ladder; the line rungs only run when
  * the substring rungs found nothing, and they are bounded (findLines: line hashing, a work
- * budget). `budget`: the search ran out of it (SPEC §8), the edit is refused, never guessed.
+ * budget). `budget`: the search ran out of it, the edit is refused, never guessed.
  */
 export function findEdit(req: EditRequest): EditSearch {
   const folded = foldBreaks(req.text);
@@ -51,7 +51,7 @@ function multiple(rung: Rung, count: number, lines: number[]): EditSearch {
   return { kind: 'multiple', rung, count, lines };
 }
 
-/** A splice in original offsets; a deletion of whole lines takes their break (SPEC §6 step 4). */
+/** A splice in original offsets; a deletion of whole lines takes their break. */
 function splice(folded: FoldedText, req: EditRequest, start: number, end: number, text: string): Splice {
   let [s, e] = [start, end];
   if (req.newString === '') [s, e] = widenDeletion(folded.text, s, e);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * Indexed line hashing for the whole-line rungs (SPEC §14, §8 "Bounded work"): every file line's
+ * Indexed line hashing for the whole-line rungs ("Bounded work"): every file line's
  * key (the rung's folding of it) is hashed once into an Int32Array, and the old text's line
  * hashes are searched as one sequence with Knuth–Morris–Pratt — every start whose hashes agree,
  * in time linear in the file plus the old text, however repetitive the file. Each start found is

@@ -8,12 +8,12 @@ import { indexOf, type LineIndex, type RungKeys } from './line-index.js';
 import { RUNGS, type LineFit, type LineSearch, type Rung } from './types.js';
 
 /**
- * Whole-line search (SPEC §14): the old text's lines against runs of consecutive whole lines
+ * Whole-line search: the old text's lines against runs of consecutive whole lines
  * of the file, one rung after another; the first rung with any fit stops the search. Every fit
  * at that rung is returned (overlapping ones too, unless `nonOverlapping`), so the caller can
  * insist on uniqueness.
  *
- * Cost (SPEC §8 "Bounded work"), per rung:
+ * Cost, per rung:
  * - the old text's longest word is looked up with indexOf in the joined lines: a rung whose
  *   word is nowhere in the searched lines has no fit, and nothing more is done;
  * - else every file line's key is hashed once (cached per lines array: ApplyPatch searches the
@@ -174,7 +174,7 @@ function describeFit(
   return indent ? { rung, start, end, indent } : null;
 }
 
-/** The new lines as the fit's rung says to write them (SPEC §14). */
+/** The new lines as the fit's rung says to write them. */
 export function rewriteLines(fit: LineFit, newLines: readonly string[]): string[] {
   if (fit.rung === 'quotes' && fit.curly) {
     const kinds = fit.curly;

@@ -8,7 +8,7 @@ function edit(text: string, oldString: string, newString: string, opts: Partial<
 
 const go = 'func main() {\n\tif x {\n\t\treturn 1\n\t}\n}\n';
 
-describe('the ladder (SPEC §14)', () => {
+describe('the ladder', () => {
   it('line_numbers: takes Read prefixes off old text, and off new text when all its lines carry them', () => {
     expect(edit('a\nb\nc\n', '     2→b\n     3→c', '     2→B\n     3→C')).toEqual({ rung: 'line_numbers', text: 'a\nB\nC\n' });
     expect(edit('a\nb\nc\n', '2\tb\n3\tc', 'B')).toEqual({ rung: 'line_numbers', text: 'a\nB\n' });
@@ -100,7 +100,7 @@ describe('findLines / rewriteLines (ApplyPatch)', () => {
   });
 });
 
-describe('findClosest (SPEC §14)', () => {
+describe('findClosest', () => {
   it('names the closest lines, numbered as Read numbers them, with a hint per difference', () => {
     const text = 'package a\n\nfunc f() {\n\tuser_id := 1\n\treturn user_id\n}\n';
     const c = findClosest(text, 'func f() {\n    userId := 1\n    return user_id\n}');

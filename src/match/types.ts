@@ -1,6 +1,6 @@
 import type { WorkBudget } from './budget.js';
 
-/** The rungs of SPEC §14's ladder, in the order they are tried. */
+/** The rungs of the contract's ladder, in the order they are tried. */
 export const RUNGS = ['exact', 'quotes', 'line_numbers', 'trailing_whitespace', 'indentation', 'unicode'] as const;
 
 export type Rung = (typeof RUNGS)[number];
@@ -30,7 +30,7 @@ export interface LineFit {
 export type LineSearch =
   | { kind: 'none' }
   | { kind: 'found'; rung: Rung; fits: LineFit[] }
-  /** The work budget ran out at `rung` (SPEC §8): `fits` are those checked before it did. */
+  /** The work budget ran out at `rung`: `fits` are those checked before it did. */
   | { kind: 'budget'; rung: Rung; fits: LineFit[] };
 
 export type EditSearch =

@@ -11,7 +11,7 @@ import { MAX_IMAGE_BYTES, MAX_UNPAGED_BYTES } from '../tools/read/format.js';
 import type { Log, ResolvedPath } from '../tools/types.js';
 
 /**
- * MCP resources (SPEC §15): every workspace file is `file:///<path relative to the root>`.
+ * MCP resources: every workspace file is `file:///<path relative to the root>`.
  * Decisions:
  * - a resource read returns the whole file: text up to Read's unpaged 256 KiB (larger text is
  *   read with the Read tool in pages), images and other binary files as a base64 blob up to
@@ -66,7 +66,7 @@ export function resourceError(err: unknown, log: Log): Error {
   return protocolError(code, error.message, { code: error.code, details: error.details });
 }
 
-/** Resolves a resource URI through the path policy (SPEC §3 checks, read deny globs). */
+/** Resolves a resource URI through the path policy (checks, read deny globs). */
 export function resolveUri(services: AppServices, uri: string): Promise<ResolvedPath> {
   return services.resolve(pathOfUri(uri), 'read');
 }

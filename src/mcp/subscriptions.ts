@@ -31,7 +31,7 @@ export function coveredUri(subscriptions: Subscriptions, real: string, relative:
 }
 
 /**
- * Resolves a URI through the path policy (SPEC §3 checks, read deny globs) and adds it. A file
+ * Resolves a URI through the path policy (checks, read deny globs) and adds it. A file
  * that does not exist yet may be subscribed to (its creation is a change); a folder covers its
  * subtree.
  */

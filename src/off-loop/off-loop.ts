@@ -15,7 +15,7 @@ import type { EditReply, TextEditReply, WorkerJob, WorkerReply } from './protoco
 import { readNotebook, type ReadNotebookOutcome } from '../notebook/read-notebook.js';
 
 /**
- * SPEC §8 "Bounded work": a notebook of a million cells takes seconds to decode, parse and
+ * Bounded work: a notebook of a million cells takes seconds to decode, parse and
  * scan, and JSON.parse cannot be sliced. Past OFF_LOOP_BYTES the work runs on one worker thread (jobs in
  * order), so `/healthz` and every other call keep being answered meanwhile. Smaller notebooks
  * stay on the event loop: a worker round trip costs more than parsing them.
@@ -124,7 +124,7 @@ function theWorker(): Worker {
 
 async function runOnWorker(job: WorkerJob): Promise<unknown> {
   const session = currentSession();
-  // SPEC §8: posting 67 MB copies them in one step on the loop; a copy made in slices is moved.
+  // Posting 67 MB copies them in one step on the loop; a copy made in slices is moved.
   const bytes = await copySliced(job.bytes);
   return new Promise((resolve, reject) => jobs.push(session, { job, bytes, resolve, reject }));
 }

@@ -5,7 +5,7 @@ import { detectPlaceholder, placeholderMessage } from '../write/placeholders.js'
 import { locateAnchor, locateHunk, type Rung } from './locate.js';
 
 /**
- * An Update's hunks applied to a file's decoded text (SPEC §13): each hunk is located after
+ * An Update's hunks applied to a file's decoded text: each hunk is located after
  * the previous one and after its anchors; context lines keep the file's own characters and
  * line breaks, removed lines are the file's matched lines, added lines are the patch's with
  * the file's line break. Everything outside the hunks stays as it was.
@@ -86,7 +86,7 @@ interface Replacement {
   lines: FileLine[];
 }
 
-/** Work between two yields to the event loop (SPEC §8: no call stalls others). */
+/** Work between two yields to the event loop (no call stalls others). */
 const SLICE_MS = 10;
 /** Hunks longer than this yield between their passes (placement, placeholder check, new lines). */
 const BIG_HUNK_LINES = 50_000;
@@ -108,7 +108,7 @@ export async function applyHunks(
   let from = 0;
   let rung: Rung = 'exact';
   let sliceStart = performance.now();
-  // SPEC §8: one matching budget for all the hunks of the file.
+  // One matching budget for all the hunks of the file.
   const budget = ladderBudget(hunks.reduce((n, h) => n + h.lines.length, 0));
   for (const [index, hunk] of hunks.entries()) {
     if (performance.now() - sliceStart > SLICE_MS) {
@@ -175,7 +175,7 @@ function placeHunk(file: FileLines, hunk: Hunk, after: number, filePath: string,
   return { start: found.start, count: oldLines(used).length, rung: found.rung, hunk: used, fit: found.fit };
 }
 
-/** SPEC §14: a hunk's `+` lines must not add an omission placeholder its old lines did not have. */
+/** A hunk's `+` lines must not add an omission placeholder its old lines did not have. */
 function assertNoPlaceholder(hunk: Hunk, filePath: string, index: number): void {
   const added = hunk.lines.filter((l) => l.kind === '+').map((l) => l.text);
   const hit = detectPlaceholder(added.join('\n'), oldLines(hunk).join('\n'));
@@ -190,7 +190,7 @@ function oldLines(hunk: Hunk): string[] {
 
 function notFound(text: string, filePath: string, index: number, hunk: Hunk, why: string): ToolError {
   const old = oldLines(hunk);
-  // SPEC §13/§14: the place in the file most like the hunk's old lines, shown in the message too.
+  // The place in the file most like the hunk's old lines, shown in the message too.
   const closest = findClosest(text, old.join('\n'));
   return new ToolError(
     'CONTEXT_NOT_FOUND',

@@ -2,7 +2,7 @@ import { findLines, type LineFit, type Rung, type WorkBudget } from '../match/in
 
 /**
  * Where a hunk's old lines (context and removed) stand in a file's lines: the ONE place
- * ApplyPatch locates text, on SPEC §14's ladder (src/match/): the first rung with any fit
+ * ApplyPatch locates text, on the contract's ladder (src/match/): the first rung with any fit
  * decides; several fits that the anchors do not decide are `multiple`, and no later rung is tried.
  */
 
@@ -10,7 +10,7 @@ export type { Rung } from '../match/index.js';
 
 export type Located =
   | { kind: 'ok'; start: number; rung: Rung; fit: LineFit }
-  /** `stopped`: the ladder's work budget ran out before every place was checked (SPEC §8). */
+  /** `stopped`: the ladder's work budget ran out before every place was checked. */
   | { kind: 'none'; stopped?: true }
   /** Several places: 0-based first lines of each. */
   | { kind: 'multiple'; starts: number[]; rung: Rung };
@@ -26,7 +26,7 @@ export interface LocateQuery {
   endOfFile: boolean;
   /** An anchor placed the search: the first match after it is the one meant. */
   anchored: boolean;
-  /** The matching budget shared by the hunks of one file (SPEC §8); default one per hunk. */
+  /** The matching budget shared by the hunks of one file; default one per hunk. */
   budget?: WorkBudget;
 }
 

@@ -38,7 +38,7 @@ const streamDescription = [
 export function registerEventRoutes(app: FastifyInstance, services: AppServices): void {
   const hub = services.events;
   const denied = compileGlobs(services.settings.denyRead);
-  /** SPEC §10: what a client that sent Last-Event-ID missed: the hub's own frames, else the history too. */
+  /** What a client that sent Last-Event-ID missed: the hub's own frames, else the history too. */
   const missedSince = (lastId: string) => async (): Promise<Frame[]> => {
     const recent = hub.framesSince(lastId);
     if (recent.complete) return capReplay(recent.frames);

@@ -16,7 +16,7 @@ import { FILES_ROUTE_SCHEMAS } from './files-schema.js';
 type Call = { tool: string; access: 'read' | 'write'; path: string | null; bytes: number | null };
 
 /**
- * SPEC §18: sandboxd's FilesystemService v1 file routes, `GET|HEAD|PUT|DELETE /v1/files/{path}`,
+ * Sandboxd's FilesystemService v1 file routes, `GET|HEAD|PUT|DELETE /v1/files/{path}`,
  * with sidefile's guarantees: the one path policy, deny globs, read-only mode, the per-file
  * lock, history (`Upload`, `Remove`), events, metrics and one telemetry line per call.
  * Its own context: every body reaches the handler unparsed (streamed, no body limit).
@@ -146,7 +146,7 @@ async function del(services: AppServices, request: FastifyRequest, reply: Fastif
   return reply.code(204).send();
 }
 
-/** One SPEC §8 telemetry line and the tool-call listeners (metrics) per call, success or failure. */
+/** One telemetry line and the tool-call listeners (metrics) per call, success or failure. */
 async function observed(
   services: AppServices,
   request: FastifyRequest,

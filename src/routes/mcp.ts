@@ -19,7 +19,7 @@ import { SessionTable } from '../mcp/session-table.js';
 import type { Log, ToolDefinition } from '../tools/types.js';
 
 export interface McpRouteOptions {
-  /** SPEC §15 --mcp-stateless: no MCP sessions; each request's X-Session-Id, else `default`. */
+  /** --mcp-stateless: no MCP sessions; each request's X-Session-Id, else `default`. */
   stateless: boolean;
   /** Live MCP sessions kept (least recently used closed beyond it). */
   maxSessions?: number;
@@ -41,7 +41,7 @@ function jsonRpcError(reply: FastifyReply, status: number, code: number, message
 }
 
 /**
- * `POST|GET|DELETE /mcp`: the tools over MCP's Streamable HTTP transport (SPEC §15), both eras
+ * `POST|GET|DELETE /mcp`: the tools over MCP's Streamable HTTP transport, both eras
  * on one endpoint, behind the app-wide origin and auth hooks (they run on every route).
  * - 2026-07-28: stateless; each POST is checked (version, Mcp-Method/Mcp-Name) and answered here.
  * - 2025-06-18 / 2025-11-25: `initialize` opens an MCP session on the 1.x SDK's transport, which
@@ -83,7 +83,7 @@ export function registerMcpRoutes(
     });
     const handler = (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> => serve(served, request, reply);
     for (const method of ['POST', 'GET', 'DELETE'] as const) {
-      // SPEC §17: a JSON body only (text/plain is what a web page can send without a preflight).
+      // A JSON body only (text/plain is what a web page can send without a preflight).
       const config = method === 'POST' ? { bodyTypes: JSON_BODY } : {};
       scope.route({ method, url: '/mcp', schema: mcpRouteSchema(method), config, handler });
     }
@@ -235,7 +235,7 @@ async function openSession(served: Served, named: string | null, request: Fastif
     // A client that accepts only an event stream gets its answers as one.
     enableJsonResponse: !wantsStream(request.headers.accept),
     onsessioninitialized: (sessionId) => {
-      // SPEC §15: the MCP session is the sidefile session, unless X-Session-Id named one.
+      // The MCP session is the sidefile session, unless X-Session-Id named one.
       if (state.session === '') state.session = sessionId;
       table.add({ id: sessionId, state, server, transport, lastSeen: 0 });
       opened = true;

@@ -6,7 +6,7 @@ import { errorResponses } from '../http/error-schema.js';
 import { rootProblem } from '../ops/root-status.js';
 
 /**
- * sandboxd's `GET /v1/health` and `GET /v1/metadata` (SPEC §18): public like /healthz. The
+ * sandboxd's `GET /v1/health` and `GET /v1/metadata`: public like /healthz. The
  * metadata holds only what the operator chose to publish — never a token, a secret or the
  * root's host path: untrusted code in the sandbox can ask for it.
  */
@@ -36,7 +36,7 @@ export function registerSandboxMetaRoutes(app: FastifyInstance, services: AppSer
             reason: z.enum(['root missing', 'root not a folder', 'root not writable', 'root not readable']).describe('As /readyz.'),
           })
           .describe('The root is not reachable (or not writable), as /readyz says.'),
-        // Public (no token), but SPEC §17's origin rules hold here as everywhere but /healthz and /readyz.
+        // Public (no token), but the contract's origin rules hold here as everywhere but /healthz and /readyz.
         ...errorResponses(['ORIGIN_DENIED'], { public: true }),
       },
     },
@@ -59,7 +59,7 @@ export function registerSandboxMetaRoutes(app: FastifyInstance, services: AppSer
       security: [],
       response: {
         200: z.object({ env: z.record(z.string(), z.string()).describe('Published key-value pairs.') }).describe('Runtime metadata.'),
-        // Public (no token), but SPEC §17's origin rules hold here as everywhere but /healthz and /readyz.
+        // Public (no token), but the contract's origin rules hold here as everywhere but /healthz and /readyz.
         ...errorResponses(['ORIGIN_DENIED'], { public: true }),
       },
     },

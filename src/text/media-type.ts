@@ -1,6 +1,6 @@
 /**
  * The media type of a binary file from its first bytes (magic numbers), for Read's
- * BINARY_FILE answer (SPEC §5): what the file is, so the agent knows what it holds and that
+ * BINARY_FILE answer: what the file is, so the agent knows what it holds and that
  * the Files API moves its bytes. Unknown: application/octet-stream.
  */
 const MAGIC: Array<[type: string, at: number, bytes: readonly number[]]> = [

@@ -14,7 +14,7 @@ import type {
 } from './types.js';
 
 export interface CallOptions {
-  /** SPEC §2 session, already checked by the front end. */
+  /** Session, already checked by the front end. */
   session: string;
   /** The request's logger (so the request id comes along). */
   log: Log;
@@ -22,9 +22,9 @@ export interface CallOptions {
 }
 
 /**
- * One tool call, the same for every front end (REST route, MCP, compat) and in SPEC §4's
+ * One tool call, the same for every front end (REST route, MCP, compat) and in the contract's
  * order: validate (zod, null = left out) → resolve the target with the path policy → run →
- * telemetry. One SPEC §8 log line and the tool-call listeners (metrics) follow every call,
+ * telemetry. One log line and the tool-call listeners (metrics) follow every call,
  * success or failure; an INTERNAL also logs its cause. Throws the ToolError it answers with.
  */
 export async function callTool<I extends Record<string, unknown>, R>(
@@ -67,7 +67,7 @@ export async function callTool<I extends Record<string, unknown>, R>(
   } catch (err) {
     const error = asToolError(err);
     if (error.code === 'INTERNAL' && !error.logged) {
-      // SPEC §8: the original error and its stack go to the log, never to the answer.
+      // The original error and its stack go to the log, never to the answer.
       opts.log.error({ err: error.cause ?? err }, 'unexpected error');
       error.logged = true;
     }

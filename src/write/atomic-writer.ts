@@ -90,7 +90,7 @@ export interface AtomicWriteOptions {
  * (a pruned history blob of this file) is written where it lies, in the data dir, and renamed
  * straight over the target (`writeSpare`): no temp name in the workspace, no journal entry.
  *
- * Security (SPEC §3 "Under races"): every step — temp create (`wx`), rename (both sides),
+ * Security: every step — temp create (`wx`), rename (both sides),
  * unlink, fsync — is made in the target's folder as opened and checked (fd-policy.ts), never
  * by a path that a swapped parent could re-point; the last check looks at that folder and at
  * the very entry the rename replaces.
@@ -182,7 +182,7 @@ const noSpareRenames = new Set<string>();
 
 /**
  * Security: the folder or the entry may have been re-pointed while we wrote; check them with
- * no await between these checks and the rename but the rename (SPEC §7). What afterRename is
+ * no await between these checks and the rename but the rename. What afterRename is
  * told about is the file written, by its descriptor: the entry may already be another file
  * swapped in, whose stamp must never be recorded as seen by this session.
  */

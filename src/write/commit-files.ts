@@ -24,7 +24,7 @@ export type { CommitContext, PlannedChange } from './commit-types.js';
 const WRITES_AT_ONCE = 32;
 
 /**
- * SPEC §8 for several files at once, all or nothing (ApplyPatch, §13): the same steps as
+ * For several files at once, all or nothing (ApplyPatch): the same steps as
  * runWrite — lock, open and check the folder, load in it, the tool's checks and computation,
  * secret guard, history, temp file + fsync, last checks, rename, read state, event — but each
  * step for every file before the next step for any:
@@ -35,13 +35,13 @@ const WRITES_AT_ONCE = 32;
  *   journal commit record (fsynced) → renames and removals → record done →
  *   read state + events → unlock → fsync the folders.
  *
- * Bounded work (SPEC §8): a patch may name 10,000 files. Descriptors are bounded per call (the
+ * Bounded work: a patch may name 10,000 files. Descriptors are bounded per call (the
  * folder pool holds at most MAX_OPEN_FOLDERS, WRITES_AT_ONCE temp files are open at once),
  * every loop over the files yields to the event loop between slices, and a large commit
  * renames in slices (commit-renames.ts) and rolls back what it renamed if a file's last check
  * then fails. A refused commit removes its temp files and the folders it made.
  *
- * Security (SPEC §3 "Under races"): as in runWrite, every step on a file — load, history keep,
+ * Security: as in runWrite, every step on a file — load, history keep,
  * temp create, last checks, rename, unlink — is made in its folder as opened and checked
  * (folder-pool.ts: a folder opened again must be the very folder first checked). Each file's
  * last check and its rename run with no await between. A crash after the commit record is

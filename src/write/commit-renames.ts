@@ -96,7 +96,7 @@ interface Undo {
 }
 
 /**
- * A large commit (SPEC §8 bounded work): every last check first, in slices, so a stale file
+ * A large commit (bounded work): every last check first, in slices, so a stale file
  * refuses the patch before anything is renamed; then the commit record; then, in slices, each
  * file checked again just before its own rename (no await between). The replaced and removed
  * files are kept under temp names (a hard link, a rename) until the last step, so a check that

@@ -16,7 +16,7 @@ interface Held {
  * most MAX_OPEN_FOLDERS descriptors open: a folder not in use may be closed and is opened again
  * when a later step needs it. A step pins its folder (`acquire` … `release`) while it runs.
  *
- * Security (SPEC §3 "Under races"): every open is checked as paths/fd-policy.ts checks it (the
+ * Security: every open is checked as paths/fd-policy.ts checks it (the
  * descriptor's real path is the folder's), and a folder opened again must be the very folder
  * (device and inode) first opened: one moved away and another put in its place is
  * FILE_MODIFIED_SINCE_READ, as a folder that moved while its descriptor stayed open would be.

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { openCheckedDir, type CheckedDir } from '../paths/fd-policy.js';
 
 /**
- * After a restore to "did not exist" deleted a file (SPEC §10), removes the folders that left
+ * After a restore to "did not exist" deleted a file, removes the folders that left
  * empty, from the file's folder up to — never including — the root (or `stopAt`, a folder
  * that existed before: an upload that failed removes only the folders it made). `rmdir` itself refuses a
  * folder that is not empty, so a file created meanwhile keeps its folder.

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
- * Bounded work (SPEC §8) for loops over many items (ApplyPatch over thousands of files): the
+ * Bounded work for loops over many items (ApplyPatch over thousands of files): the
  * returned function yields to the event loop once `budgetMs` of work ran since the last turn,
  * so other requests (and `/healthz`) are served in between. Cheap to call per item.
  */

@@ -27,7 +27,7 @@ export interface WriteEvent {
 }
 
 /**
- * Every name history and events record for a write (SPEC §10), in SPEC order. The registry's
+ * Every name history and events record for a write, in SPEC order. The registry's
  * write tools are among them (test/registry.test.ts); Restore is the restore route's, Upload and
  * Remove the Files API's (PUT and DELETE).
  */

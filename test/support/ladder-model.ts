@@ -1,8 +1,8 @@
 /**
- * A reference model of SPEC §14's ladder for the imperfect-edit corpus, written from the
+ * A reference model of the contract's ladder for the imperfect-edit corpus, written from the
  * contract's words and on purpose sharing no code with src/match: a slow, brute-force reading
  * (every window compared, every candidate change tried) that the fast implementation must agree
- * with. Rungs 1–2 come from test/support/edit-model.ts (SPEC §6's reference).
+ * with. Rungs 1–2 come from test/support/edit-model.ts (the contract's reference).
  */
 import { fileLineEnding, referenceEdit } from './edit-model.js';
 
@@ -43,7 +43,7 @@ interface Change {
   lenient(ws: string): string;
 }
 
-/** Every change SPEC §14 allows, tried on one window: the first that maps every old indentation to the file's. */
+/** Every change allows, tried on one window: the first that maps every old indentation to the file's. */
 function indentChange(pairs: Array<[file: string, old: string]>): Change | null {
   if (pairs.length === 0) return null;
   const [f0, o0] = pairs[0]!;
@@ -135,7 +135,7 @@ export function referenceLadder(text: string, oldString: string, newString: stri
   if (first.code === 'MULTIPLE_MATCHES')
     return { ok: false, code: first.code, rung: rungOneOrTwo(text, oldString), lines: firstLines(text, oldString) };
   if (first.code !== 'STRING_NOT_FOUND') return { ok: false, code: first.code };
-  // Line breaks folded, with each folded char's original index, as §6 says.
+  // Line breaks folded, with each folded char's original index, as Edit's matching does.
   const at: number[] = [];
   let folded = '';
   for (let i = 0; i < text.length; i += 1) {
@@ -181,7 +181,7 @@ export function referenceLadder(text: string, oldString: string, newString: stri
   return { ok: false, code: 'STRING_NOT_FOUND' };
 }
 
-/** Which of rungs 1–2 §6's matching used: exact when the folded old text occurs as it is. */
+/** Which of rungs 1–2 Edit's matching used: exact when the folded old text occurs as it is. */
 function rungOneOrTwo(text: string, oldString: string): string {
   const f = (s: string) => s.replace(/\r\n?/g, '\n');
   return f(text).includes(f(oldString)) ? 'exact' : 'quotes';

@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 /**
  * sandboxd's FilesystemService v1 OpenAPI document (vendored: test/fixtures/sandboxd/README.md)
  * and a check that an answer validates against it. Statuses sandboxd does not declare are
- * sidefile's additions (SPEC §18) and must be among those the docs list.
+ * sidefile's additions and must be among those the docs list.
  */
 const DOC_FILE = new URL('../fixtures/sandboxd/filesystem.yaml', import.meta.url);
 export const SANDBOXD_DOC = parse(readFileSync(DOC_FILE, 'utf8')) as {

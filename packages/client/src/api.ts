@@ -551,7 +551,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -610,7 +610,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -693,7 +693,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -726,7 +726,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -813,7 +813,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -846,7 +846,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -914,7 +914,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT";
@@ -947,7 +947,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -982,7 +982,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -1015,7 +1015,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -1068,7 +1068,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -1103,7 +1103,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -1136,7 +1136,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -1201,7 +1201,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT";
@@ -1234,7 +1234,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -1258,7 +1258,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "ORIGIN_DENIED";
@@ -1291,7 +1291,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -1384,7 +1384,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE";
@@ -1417,7 +1417,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -1441,7 +1441,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -1474,7 +1474,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -1507,7 +1507,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FS_BUSY";
@@ -1592,7 +1592,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE";
@@ -1625,7 +1625,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -1649,7 +1649,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -1684,7 +1684,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "VERSION_NOT_FOUND";
@@ -1719,7 +1719,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_MODIFIED_SINCE_READ";
@@ -1743,7 +1743,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -1767,7 +1767,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -1800,7 +1800,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -1824,7 +1824,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -1857,7 +1857,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -2025,7 +2025,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE";
@@ -2058,7 +2058,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -2082,7 +2082,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -2115,7 +2115,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND";
@@ -2139,7 +2139,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -2172,7 +2172,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "BINARY_FILE";
@@ -2196,7 +2196,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_NOTEBOOK" | "UNSUPPORTED_ENCODING";
@@ -2229,7 +2229,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -2262,7 +2262,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FS_BUSY";
@@ -2397,7 +2397,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL" | "NO_CHANGE";
@@ -2430,7 +2430,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -2454,7 +2454,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -2487,7 +2487,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND";
@@ -2511,7 +2511,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS";
@@ -2535,7 +2535,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -2559,7 +2559,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -2592,7 +2592,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -2616,7 +2616,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -2649,7 +2649,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -2799,7 +2799,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL" | "NO_CHANGE";
@@ -2832,7 +2832,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -2856,7 +2856,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -2889,7 +2889,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND";
@@ -2913,7 +2913,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS";
@@ -2937,7 +2937,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -2961,7 +2961,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -2994,7 +2994,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -3018,7 +3018,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -3051,7 +3051,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -3177,7 +3177,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE";
@@ -3210,7 +3210,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -3234,7 +3234,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -3258,7 +3258,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ";
@@ -3282,7 +3282,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -3306,7 +3306,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_NOTEBOOK" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -3339,7 +3339,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -3363,7 +3363,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -3396,7 +3396,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -3503,7 +3503,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL";
@@ -3536,7 +3536,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -3560,7 +3560,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -3584,7 +3584,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND" | "CELL_NOT_FOUND";
@@ -3608,7 +3608,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "CELL_MOVED";
@@ -3632,7 +3632,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -3656,7 +3656,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_NOTEBOOK" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -3689,7 +3689,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -3713,7 +3713,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -3746,7 +3746,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -3847,7 +3847,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
@@ -3880,7 +3880,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -3904,7 +3904,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -3928,7 +3928,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
@@ -3952,7 +3952,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED" | "DIRECTORY_NOT_EMPTY";
@@ -3987,7 +3987,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PRECONDITION_FAILED";
@@ -4011,7 +4011,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -4044,7 +4044,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "BINARY_FILE";
@@ -4079,7 +4079,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "RANGE_NOT_SATISFIABLE";
@@ -4103,7 +4103,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -4136,7 +4136,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -4160,7 +4160,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY" | "KERNEL_UNAVAILABLE";
@@ -4193,7 +4193,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -4371,7 +4371,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
@@ -4404,7 +4404,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -4428,7 +4428,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -4452,7 +4452,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
@@ -4476,7 +4476,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED" | "DIRECTORY_NOT_EMPTY";
@@ -4511,7 +4511,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PRECONDITION_FAILED";
@@ -4535,7 +4535,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -4568,7 +4568,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "BINARY_FILE";
@@ -4603,7 +4603,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "RANGE_NOT_SATISFIABLE";
@@ -4627,7 +4627,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -4660,7 +4660,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -4684,7 +4684,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY" | "KERNEL_UNAVAILABLE";
@@ -4717,7 +4717,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -4828,7 +4828,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "NOT_A_DIRECTORY" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
@@ -4861,7 +4861,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -4885,7 +4885,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -4909,7 +4909,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND" | "NOT_FOUND" | "CELL_NOT_FOUND" | "VERSION_NOT_FOUND";
@@ -4933,7 +4933,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS" | "CELL_MOVED" | "DIRECTORY_NOT_EMPTY";
@@ -4968,7 +4968,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PRECONDITION_FAILED";
@@ -4992,7 +4992,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -5025,7 +5025,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "BINARY_FILE";
@@ -5060,7 +5060,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "RANGE_NOT_SATISFIABLE";
@@ -5084,7 +5084,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STRING_NOT_FOUND" | "MULTIPLE_MATCHES" | "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -5117,7 +5117,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -5141,7 +5141,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY" | "KERNEL_UNAVAILABLE";
@@ -5174,7 +5174,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -5251,7 +5251,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -5286,7 +5286,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -5319,7 +5319,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -5410,7 +5410,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -5445,7 +5445,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -5478,7 +5478,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -5624,7 +5624,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL" | "NO_CHANGE" | "PATCH_INVALID";
@@ -5657,7 +5657,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -5681,7 +5681,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
@@ -5714,7 +5714,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_FOUND";
@@ -5738,7 +5738,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "FILE_EXISTS";
@@ -5762,7 +5762,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
@@ -5786,7 +5786,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_NOTEBOOK" | "CONTEXT_NOT_FOUND" | "PLACEHOLDER_DETECTED" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
@@ -5819,7 +5819,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -5843,7 +5843,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
@@ -5876,7 +5876,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "STORAGE_FULL";
@@ -6010,7 +6010,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INVALID_INPUT";
@@ -6043,7 +6043,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
@@ -6078,7 +6078,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "ORIGIN_DENIED";
@@ -6143,7 +6143,7 @@ export interface operations {
                         /** @description The failure. */
                         error: {
                             /**
-                             * @description Stable error code (SPEC §4 table).
+                             * @description Stable error code.
                              * @enum {string}
                              */
                             code: "INTERNAL";
@@ -6272,7 +6272,7 @@ export interface operations {
                         code: "INVALID_INPUT" | "NOT_A_FILE";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6301,7 +6301,7 @@ export interface operations {
                         code: "UNAUTHORIZED";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6330,7 +6330,7 @@ export interface operations {
                         code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "FS_PERMISSION_DENIED" | "ORIGIN_DENIED";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6359,7 +6359,7 @@ export interface operations {
                         code: "FILE_NOT_FOUND";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6388,7 +6388,7 @@ export interface operations {
                         code: "PRECONDITION_FAILED";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6417,7 +6417,7 @@ export interface operations {
                         code: "RANGE_NOT_SATISFIABLE";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6446,7 +6446,7 @@ export interface operations {
                         code: "INTERNAL";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6475,7 +6475,7 @@ export interface operations {
                         code: "FS_BUSY";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6554,7 +6554,7 @@ export interface operations {
                         code: "INVALID_INPUT" | "NOT_A_FILE";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6583,7 +6583,7 @@ export interface operations {
                         code: "UNAUTHORIZED";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6612,7 +6612,7 @@ export interface operations {
                         code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FS_PERMISSION_DENIED" | "ORIGIN_DENIED";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6641,7 +6641,7 @@ export interface operations {
                         code: "FILE_MODIFIED_SINCE_READ";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6670,7 +6670,7 @@ export interface operations {
                         code: "PRECONDITION_FAILED";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6699,7 +6699,7 @@ export interface operations {
                         code: "FILE_TOO_LARGE";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6728,7 +6728,7 @@ export interface operations {
                         code: "SECRET_DETECTED";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6757,7 +6757,7 @@ export interface operations {
                         code: "INTERNAL";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6786,7 +6786,7 @@ export interface operations {
                         code: "LOCK_TIMEOUT" | "FS_BUSY";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6815,7 +6815,7 @@ export interface operations {
                         code: "STORAGE_FULL";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6876,7 +6876,7 @@ export interface operations {
                         code: "INVALID_INPUT";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6905,7 +6905,7 @@ export interface operations {
                         code: "UNAUTHORIZED";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6934,7 +6934,7 @@ export interface operations {
                         code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "FS_PERMISSION_DENIED" | "ORIGIN_DENIED";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6963,7 +6963,7 @@ export interface operations {
                         code: "FILE_NOT_FOUND";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -6992,7 +6992,7 @@ export interface operations {
                         code: "DIRECTORY_NOT_EMPTY" | "FILE_MODIFIED_SINCE_READ";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -7021,7 +7021,7 @@ export interface operations {
                         code: "PRECONDITION_FAILED";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -7050,7 +7050,7 @@ export interface operations {
                         code: "INTERNAL";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -7079,7 +7079,7 @@ export interface operations {
                         code: "LOCK_TIMEOUT" | "FS_BUSY";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -7108,7 +7108,7 @@ export interface operations {
                         code: "STORAGE_FULL";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -7183,7 +7183,7 @@ export interface operations {
                         code: "INVALID_INPUT" | "NOT_A_FILE";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -7212,7 +7212,7 @@ export interface operations {
                         code: "UNAUTHORIZED";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -7241,7 +7241,7 @@ export interface operations {
                         code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "FS_PERMISSION_DENIED" | "ORIGIN_DENIED";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -7270,7 +7270,7 @@ export interface operations {
                         code: "FILE_NOT_FOUND";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -7299,7 +7299,7 @@ export interface operations {
                         code: "PRECONDITION_FAILED";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -7328,7 +7328,7 @@ export interface operations {
                         code: "RANGE_NOT_SATISFIABLE";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -7357,7 +7357,7 @@ export interface operations {
                         code: "INTERNAL";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.
@@ -7386,7 +7386,7 @@ export interface operations {
                         code: "FS_BUSY";
                         /** @description What went wrong and what to do next (the same as error.message). */
                         message: string;
-                        /** @description SPEC §4’s error shape. */
+                        /** @description sidefile's error shape. */
                         error: {
                             /**
                              * @description Stable error code.

@@ -13,7 +13,7 @@ import type { ResolvedPath, ToolContext } from '../types.js';
 import { notebookCells } from '../write/run.js';
 import { turnSlicer } from '../../write/slices.js';
 
-/** One file operation with its paths resolved (SPEC §3, deny globs, read-only: by ctx.resolve). */
+/** One file operation with its paths resolved (path policy, deny globs, read-only: by ctx.resolve). */
 export interface ResolvedOp {
   op: FileOp;
   target: ResolvedPath;
@@ -31,7 +31,7 @@ export interface OpOutcome {
 export async function resolveOps(ctx: ToolContext, ops: FileOp[]): Promise<ResolvedOp[]> {
   const out: ResolvedOp[] = [];
   const seen = new Set<string>();
-  // Bounded work (SPEC §8): thousands of sections resolve in slices.
+  // Bounded work: thousands of sections resolve in slices.
   const slice = turnSlicer();
   for (const op of ops) {
     await slice();
@@ -49,7 +49,7 @@ export async function resolveOps(ctx: ToolContext, ops: FileOp[]): Promise<Resol
 
 const isNotebook = (p: ResolvedPath) => p.relative.toLowerCase().endsWith('.ipynb');
 
-/** Checks that need no file content (SPEC §6 step 1 for Update). */
+/** Checks that need no file content (step 1 for Update). */
 export function precheckOps(ops: ResolvedOp[]): void {
   for (const { op, target } of ops) {
     if (op.kind === 'update' && isNotebook(target)) {
@@ -141,7 +141,7 @@ function requireExisting(ctx: ToolContext, target: ResolvedPath, current: Curren
   if (current.bytes === null || current.stat === null) {
     throw new ToolError('FILE_NOT_FOUND', `File ${target.relative} does not exist. To create it, use *** Add File.`);
   }
-  // SPEC §14: a stale read answers with the diff since it, and moves forward when shown whole.
+  // A stale read answers with the diff since it, and moves forward when shown whole.
   const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
   const knownHash = checkReadState(ctx, target, 'any', current.bytes, current.stat, { decode: (b) => decodeText(b, override).text });
   return { bytes: current.bytes, knownHash };

@@ -6,7 +6,7 @@ import { planOps, precheckOps, resolveOps, type OpOutcome } from './plan.js';
 import type { ApplyPatchInput, ApplyPatchResult, PatchedFile } from './schema.js';
 
 /**
- * SPEC §13: parse → resolve every path (§3, deny globs, read-only) → per-file checks that need
+ * Parse → resolve every path (path policy, deny globs, read-only) → per-file checks that need
  * no content → commitFiles: under the locks of all files, every file's checks and new content
  * (any failure writes nothing), then one commit of all of them.
  */
@@ -52,7 +52,7 @@ function describe(outcome: OpOutcome, committed: Map<PlannedChange, CommittedCha
   return { ...base, type: 'update', ...counts };
 }
 
-/** SPEC §13's text: what goes into the Responses API's apply_patch_call_output. */
+/** The contract's text: what goes into the Responses API's apply_patch_call_output. */
 export function summary(files: PatchedFile[]): string {
   const lines = files.map((f) => {
     if (f.type === 'create') return `A ${f.file_path} (+${f.additions})`;

@@ -28,7 +28,7 @@ export interface EditPlace {
 }
 
 /**
- * SPEC §6 step 4–5 with §14 on a decoded text: the ladder, then the placeholder check on what
+ * Edit’s matching and splicing on a decoded text: the ladder, then the placeholder check on what
  * the match replaces. Throws STRING_NOT_FOUND (with the closest text), MULTIPLE_MATCHES (rung
  * and lines) or PLACEHOLDER_DETECTED. Edit and MultiEdit share it, so an edit behaves the same
  * alone or in a batch.
@@ -74,7 +74,7 @@ function notFound(text: string, oldString: string, path: string): ToolError {
 }
 
 /**
- * SPEC §8 "Bounded work": the old text fits so many places once whitespace (or another rung's
+ * Bounded work: the old text fits so many places once whitespace (or another rung's
  * folding) is ignored that they cannot all be checked within the matching budget. Refused —
  * never a guess — with what to send instead; no `closest` (there are too many).
  */
@@ -87,7 +87,7 @@ function searchStopped(rung: Rung, path: string): ToolError {
   );
 }
 
-/** A placeholder line in the new text that the replaced text did not have (SPEC §14). */
+/** A placeholder line in the new text that the replaced text did not have. */
 export function assertNoPlaceholder(text: string, splices: readonly Splice[], newText: string): void {
   const replaced = splices.length === 0 ? '' : text.slice(splices[0]!.start, splices[splices.length - 1]!.end);
   const hit = detectPlaceholder(newText, replaced);

@@ -5,7 +5,7 @@ import { assertRoundTrips, decodeText, type DecodedText } from '../../text/codec
 import type { CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath } from '../types.js';
 
-/** SPEC §6 steps 1–3 and the §8 round-trip guard, shared by Edit and MultiEdit. */
+/** Edit’s first checks and the round-trip guard, shared by Edit and MultiEdit. */
 
 /**
  * Step 1: a notebook is NotebookEdit's or Write's — one that does not exist, or parses as
@@ -57,7 +57,7 @@ export function isEmptyFile(bytes: Buffer): boolean {
   return bytes.length === 0 || (bytes.length <= 4 && decodeText(bytes).text === '');
 }
 
-/** SPEC §8 round-trip guard, as Edit words it (ApplyPatch shares it): see assertRoundTrips. */
+/** Round-trip guard, as Edit words it (ApplyPatch shares it): see assertRoundTrips. */
 export function assertRoundTrip(bytes: Buffer, decoded: DecodedText, target: ResolvedPath): void {
   assertRoundTrips(bytes, decoded, target.relative);
 }

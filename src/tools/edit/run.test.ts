@@ -34,7 +34,7 @@ const file = (rel: string) => path.join(bed.root, rel);
 const put = (rel: string, data: string | Buffer) => fsp.writeFile(file(rel), data);
 const bytes = (rel: string) => fsp.readFile(file(rel));
 
-describe('Edit (SPEC §6)', () => {
+describe('Edit', () => {
   it('refuses a notebook with WRONG_TOOL', async () => {
     await put('a.ipynb', '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}');
     expect(await editError({ file_path: 'a.ipynb', old_string: 'a', new_string: 'b' })).toBe('WRONG_TOOL');

@@ -13,7 +13,7 @@ import { editTextOffLoop } from '../../off-loop/off-loop.js';
 /** ApplyPatch imports the round-trip guard from here. */
 export { assertRoundTrip } from './checks.js';
 
-/** SPEC §6, in its order. Steps 2–5 run under the file's lock on the bytes loaded there. */
+/** Edit, its checks in the contract’s order. Steps 2–5 run under the file's lock on the bytes loaded there. */
 export async function runEdit(input: EditInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<EditResult>> {
   if (input.old_string === input.new_string) {
     throw new ToolError('NO_CHANGE', 'old_string and new_string are the same, so there is nothing to change.');
@@ -29,7 +29,7 @@ export async function runEdit(input: EditInput, ctx: ToolContext, target: Resolv
       refuseNotebook(target, current, override);
       precheckEdit(input.old_string, target, current);
     },
-    // SPEC §8: a large file is matched, spliced and encoded on the worker thread.
+    // A large file is matched, spliced and encoded on the worker thread.
     compute: async (current) =>
       (await editTextOffLoop(current.bytes, target.relative, input, override)) ?? computeEdit(input, target, current, override),
   });

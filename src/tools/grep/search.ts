@@ -1,7 +1,7 @@
 import { invalid } from '../../discovery/patterns.js';
 
 /**
- * Grep's matching of one decoded text (SPEC §11), run in a discovery worker.
+ * Grep's matching of one decoded text, run in a discovery worker.
  * - Per line (default): `^`/`$` at line bounds, `.` not matching a break. The text is scanned
  *   whole with the `m` flag to find candidate lines fast, and each candidate line is then
  *   tested alone, so a match can never span lines and line bounds mean exactly the line.

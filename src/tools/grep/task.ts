@@ -153,7 +153,7 @@ function skipLarge(file: WalkFile, search: Search): null {
 
 function searchFile(task: GrepTask, file: WalkFile, read: FileRead, search: Search): GrepItem | null {
   const { matcher, needles, keeper, out } = search;
-  // Read's rule (SPEC §5): Grep never shows lines of a file Read refuses as binary.
+  // Read's rule: Grep never shows lines of a file Read refuses as binary.
   if (sniffFile(read.bytes).kind !== 'text') {
     out.stats.skippedBinary++;
     return null;

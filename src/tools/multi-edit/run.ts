@@ -14,7 +14,7 @@ interface MultiEditExtra {
 }
 
 /**
- * SPEC §12: Edit's steps 1–3 once, then every edit in order on the text the edits before it
+ * Edit's steps 1–3 once, then every edit in order on the text the edits before it
  * left, all under one lock with one write, one history version and one event. Any failing edit
  * answers with its `details.edit_index` and `edit i of n` in the message; nothing is written.
  */
@@ -69,7 +69,7 @@ function compute(input: MultiEditInput, target: ResolvedPath, current: CurrentFi
   let text = before;
   let replacements = 0;
   const matches: Rung[] = [];
-  // SPEC §8: one matching budget for the whole call, not one per edit (up to 100 of them).
+  // One matching budget for the whole call, not one per edit (up to 100 of them).
   const budget = ladderBudget(input.edits.reduce((n, e) => n + lineCount(e.old_string), 0));
   input.edits.forEach((edit, index) => {
     let applied: EditApplied;
@@ -86,7 +86,7 @@ function compute(input: MultiEditInput, target: ResolvedPath, current: CurrentFi
   return { bytes, before, after: text, ...(decode ? { decode } : {}), extra: { replacements, matches } };
 }
 
-/** One edit on the text so far; an empty old_string fills a text that is still empty (SPEC §6 step 2–3). */
+/** One edit on the text so far; an empty old_string fills a text that is still empty (step 2–3). */
 function applyOne(text: string, edit: OneEdit, target: ResolvedPath, allowPlaceholders: boolean, budget: WorkBudget): EditApplied {
   if (edit.old_string === '') {
     if (text !== '') throw fileExists(target);

@@ -1,4 +1,4 @@
-/** How Read shows lines to a model (SPEC §5): `cat -n` numbering, long lines cut. */
+/** How Read shows lines to a model: `cat -n` numbering, long lines cut. */
 
 export const DEFAULT_LIMIT = 2000;
 export const MAX_LINE_CHARS = 2000;
@@ -17,7 +17,7 @@ export const MAX_PARTIAL_LINES = 2000;
 export const MAX_UNPAGED_BYTES = 256 * 1024;
 /** Files up to this size are read whole and hashed; larger ones are paged by streaming. */
 export const HASH_LIMIT_BYTES = 64 * 1024 * 1024;
-/** SPEC §5: images are returned up to this size. */
+/** Images are returned up to this size. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 /** Cuts a line over 2000 characters and marks it; never splits a surrogate pair. */

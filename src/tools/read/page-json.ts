@@ -3,7 +3,7 @@ import { MAX_LINE_CHARS, MAX_TEXT_CHARS } from './format.js';
 import type { PageSpans } from './page.js';
 import type { TextReadResult } from './schema.js';
 
-/** A page's REST answer besides its lines (SPEC §5); its content is not read here. */
+/** A page's REST answer besides its lines; its content is not read here. */
 export type PageFields = Omit<TextReadResult['file'], 'content' | 'notebook_error' | 'partial' | 'column'>;
 
 /** A page measured and found fit for the byte path; `write` makes its answer. */
@@ -49,7 +49,7 @@ const ARROW_JSON = [...Buffer.from('\\u2192')];
 /**
  * Why: a 100 KB page's REST answer made as strings costs a UTF-8 decode, the `cat -n` text
  * built twice, JSON.stringify of content and text (each line escaped twice, at ~0.6 GB/s in
- * Node 20) and a UTF-8 encode of the result: ~45% of a 100 KB Read's CPU (perf, session 15).
+ * Node 20) and a UTF-8 encode of the result: ~45% of a 100 KB Read's CPU (measured with perf).
  * Here each line's bytes are JSON-escaped once, straight from the file, and copied into both
  * `content` and the numbered `text`. The bytes are what JSON.stringify of the same answer
  * gives, the arrow written `\u2192` as before.
@@ -140,7 +140,7 @@ function writePage(
  * COST summed over bytes[s, e). Four bytes at a time: a word with no byte below 0x20, no `"`,
  * no `\\` and no byte over 0x7f (the bit tricks of "Bit Twiddling Hacks", which never miss
  * such a byte) is four plain ASCII characters; any other word is looked up byte by byte.
- * ~35% faster than a lookup per byte on ASCII text (session 15).
+ * ~35% faster than a lookup per byte on ASCII text (measured).
  */
 function lineCost(bytes: Buffer, view: DataView, s: number, e: number): number {
   let sum = 0;

@@ -38,11 +38,11 @@ function stampKey(stamp: FileStamp): string {
   return `${stamp.size}:${stamp.mtimeMs}:${stamp.ctimeMs}:${stamp.ino}`;
 }
 
-/** Records what this read returned (SPEC §5 read state), keyed by the real path. */
+/** Records what this read returned (read state), keyed by the real path. */
 export function record(job: ReadJob, hash: string | null, unit: ReadUnit, total: number | null, count: number, bytes?: Buffer): void {
   const range = count === 0 ? null : ([job.offset, job.offset + count - 1] as const);
   const read = { stamp: job.stamp, hash, unit, total, range, rangeKey: job.rangeKey };
-  // The bytes go to the read-state text cache (SPEC §14 stale diffs); it keeps files up to 1 MiB.
+  // The bytes go to the read-state text cache; it keeps files up to 1 MiB.
   job.ctx.readState.recordRead(job.ctx.session, job.target.real, bytes ? { ...read, bytes } : read);
 }
 
@@ -132,7 +132,7 @@ export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutpu
   }
   let notebookError: string | undefined;
   if (job.notebook) {
-    // SPEC §8: a huge notebook is parsed on the worker thread, not on the event loop.
+    // A huge notebook is parsed on the worker thread, not on the event loop.
     const nb = await readNotebookOffLoop(bytes, job.override, path, { offset: job.input.offset, limit: job.input.limit });
     if (nb.ok) {
       job.ctx.readState.recordRead(job.ctx.session, job.target.real, {

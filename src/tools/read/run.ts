@@ -59,7 +59,7 @@ function checkColumn(input: ReadInput, notebook: boolean, path: string): void {
   }
 }
 
-/** SPEC §5 Read: dedup, then image / binary / notebook / text by what the bytes are. */
+/** Read: dedup, then image / binary / notebook / text by what the bytes are. */
 export function makeRunRead(options: ReadToolOptions) {
   return async function runRead(input: ReadInput, ctx: ToolContext, target: ResolvedPath): Promise<ToolOutput<ReadResult>> {
     if (!target.stat) throw notFound(target.relative);

@@ -23,7 +23,7 @@ export interface StreamedPage {
 }
 
 /**
- * A page of a file too large to hold (SPEC §5 streaming pager): waits until the background
+ * A page of a file too large to hold (streaming pager): waits until the background
  * index has passed `offset` (the first read far into a new file thus streams at the index
  * builder's disk speed), seeks to the nearest checkpoint, streams only as far as the page's
  * last line and reads just those lines' bytes. Memory stays bounded whatever the file size.
