@@ -115,7 +115,17 @@ describe('@sidefile/client installed from its packed tarball', () => {
       files: Array<{ path: string }>;
     }>;
     const shipped = info!.files.map((f) => f.path).sort();
-    expect(shipped).toEqual(['LICENSE', 'README.md', 'dist/api.d.ts', 'dist/api.js', 'dist/index.d.ts', 'dist/index.js', 'package.json']);
+    expect(shipped).toEqual([
+      'LICENSE',
+      'README.md',
+      'dist/api.d.ts',
+      'dist/api.js',
+      'dist/files.d.ts',
+      'dist/files.js',
+      'dist/index.d.ts',
+      'dist/index.js',
+      'package.json',
+    ]);
     expect(info!.size).toBeLessThan(100_000);
     console.log(`packed ${info!.filename}: ${info!.size} bytes, ${info!.entryCount} files (Node ${process.version})`);
 
