@@ -16,6 +16,8 @@ function timingFiles(dir: string): string[] {
 
 const TIMING = [...timingFiles('test'), ...timingFiles('src')];
 const EXCLUDE = ['test/heavy/**', '**/node_modules/**'];
+/** The SIGKILL loops restart the server dozens of times: the heavy suite runs them (`npm run test:heavy`). */
+const KILL_LOOPS = ['test/faults-sigkill.test.ts', 'test/faults-sigkill-patch.test.ts'];
 
 export default defineConfig({
   // The client package's source, as an agent importing `@sidefile/client` sees it (examples/).
@@ -30,7 +32,12 @@ export default defineConfig({
       {
         extends: true,
         // Most files wait on disk, child processes and sockets: four at once keep two cores busy.
-        test: { name: 'main', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: [...EXCLUDE, ...TIMING], maxWorkers: 4 },
+        test: {
+          name: 'main',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: [...EXCLUDE, ...KILL_LOOPS, ...TIMING],
+          maxWorkers: 4,
+        },
       },
       {
         extends: true,

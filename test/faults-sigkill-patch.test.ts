@@ -14,10 +14,9 @@ import { journalCommits, journalEntries } from '../src/write/journal.js';
 import { buildServer, type ServerBuild } from './support/build-server.js';
 import { seededRandom, TEST_SEED } from './support/seeded.js';
 import { postJson, spawnServer, type ServerProcess } from './support/server-process.js';
-import { quickOrFull } from './support/weight.js';
 import { tempFilesUnder } from './support/workspace-scan.js';
 
-const KILLS = Number(process.env.SIDEFILE_PATCH_KILLS ?? quickOrFull(8, 20));
+const KILLS = Number(process.env.SIDEFILE_PATCH_KILLS ?? 20);
 const SIZE = 1024 * 1024;
 const LINES = 2000;
 const SESSION = 'kill';

@@ -17,11 +17,10 @@ import { journalEntries } from '../src/write/journal.js';
 import { seededRandom, TEST_SEED } from './support/seeded.js';
 import { buildServer, type ServerBuild } from './support/build-server.js';
 import { postJson, spawnServer, type ServerProcess } from './support/server-process.js';
-import { quickOrFull } from './support/weight.js';
 import { tempFilesUnder } from './support/workspace-scan.js';
 
-/** Server kills (50 in the heavy suite); each interrupts one write per tool, so three writes per kill. */
-const KILLS = Number(process.env.SIDEFILE_FAULT_KILLS ?? quickOrFull(12, 50));
+/** Server kills; each interrupts one write per tool, so three writes per kill. */
+const KILLS = Number(process.env.SIDEFILE_FAULT_KILLS ?? 50);
 const SIZE = 2 * 1024 * 1024;
 const LINES = 48;
 const SESSION = 'kill';

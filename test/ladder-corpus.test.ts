@@ -9,6 +9,7 @@ import { CORPUS, describeCorpus, HAS_CORPUS } from './support/corpus.js';
 import { KINDS, makeCase, REFUSALS, type Kind } from './support/ladder-cases.js';
 import { referenceLadder, type LadderOutcome } from './support/ladder-model.js';
 import { seededRandom, TEST_SEED } from './support/seeded.js';
+import { quickOrFull } from './support/weight.js';
 
 /**
  * The imperfect-edit corpus: real files (../shared/corpus/code, two corpus text files,
@@ -19,7 +20,8 @@ import { seededRandom, TEST_SEED } from './support/seeded.js';
  */
 const CODE = path.join(CORPUS, 'code');
 
-const PER_KIND = 10;
+/** Perturbed edits per source file and kind: 4 in `npm test`, 10 in the heavy suite. */
+const PER_KIND = quickOrFull(4, 10);
 const FIXTURES = path.resolve(process.cwd(), 'test/fixtures/ladder');
 
 interface Source {

@@ -1,6 +1,6 @@
 /**
- * How much of a long test to run. `npm test` runs the quick form of the crash and kill loops;
- * `npm run test:heavy` (CI runs both) sets SIDEFILE_HEAVY=1 and runs them in full.
+ * How much of a long test to run. `npm test` runs the quick form (the corpus ladder test's
+ * sample); `npm run test:heavy` (CI runs both) sets SIDEFILE_HEAVY=1 and runs it in full.
  */
 export const HEAVY = process.env.SIDEFILE_HEAVY === '1';
 
