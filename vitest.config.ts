@@ -31,12 +31,15 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // Most files wait on disk, child processes and sockets: four at once keep two cores busy.
+        // Most files wait on disk, child processes and sockets: four at once keep two cores busy. One
+        // module graph per worker (no isolation): each file builds its own app on its own temp
+        // workspace, and importing the service once per worker, not per file, halves the run.
         test: {
           name: 'main',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: [...EXCLUDE, ...KILL_LOOPS, ...TIMING],
           maxWorkers: 4,
+          isolate: false,
         },
       },
       {
