@@ -89,14 +89,18 @@ describe('changes made outside sidefile', () => {
     await until(() => stream.events.length >= 2);
     const firstLatency = Math.max(...stream.events.map((e) => e.at)) - started;
     execSync('mkdir -p gone/deep && echo x > gone/deep/f.txt', { cwd: root });
-    await until(() => stream.events.some((e) => e.file_path === 'gone' || e.file_path === 'gone/deep/f.txt'));
+    await until(() => stream.events.some((e) => e.file_path === 'gone' || e.file_path.startsWith('gone/')));
     stream.events.length = 0;
     execSync('mv src/py.txt src/moved.txt && rm -rf gone', { cwd: root });
     await until(() => stream.events.some((e) => e.file_path === 'src/moved.txt') && stream.events.some((e) => e.file_path === 'gone'));
     await quiet(600);
     stream.close();
     const seen = stream.events.map((e) => `${e.type} ${e.file_path}`).sort();
-    expect(seen).toEqual(['create src/moved.txt', 'delete gone', 'delete gone/deep', 'delete gone/deep/f.txt', 'delete src/py.txt']);
+    // Folders made and filled in one instant may not be watched yet when they are removed: their
+    // removal then comes as the top folder's alone (docs/outside-changes.md). Nothing is doubled.
+    const nested = ['delete gone/deep', 'delete gone/deep/f.txt'];
+    expect(seen.filter((e) => !nested.includes(e))).toEqual(['create src/moved.txt', 'delete gone', 'delete src/py.txt']);
+    expect(new Set(seen).size).toBe(seen.length);
     expect(stream.events.every((e) => e.source === 'outside' && e.tool === null)).toBe(true);
     // Generous bound (shared machines): the contract's figure is 1 s; the bench measures it.
     expect(firstLatency).toBeLessThan(3_000);

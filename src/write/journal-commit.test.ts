@@ -35,7 +35,9 @@ async function interrupted(renamed: number, removed: boolean) {
     removes: [{ path: at('gone'), dev: st.dev, ino: st.ino }],
   });
   for (let k = 0; k < renamed; k += 1) fs.renameSync(temps[k]!, at('ab'[k]!));
-  if (removed) fs.unlinkSync(at('gone'));
+  // Removed from the workspace; the inode is kept alive outside it, so a file made at that path
+  // later cannot be given the same inode number (file systems reuse freed inodes at once).
+  if (removed) fs.renameSync(at('gone'), path.join(base, 'gone-inode'));
   closeJournal(dataDir); // the process dies: the journal is all that is left
 }
 
