@@ -6,18 +6,9 @@
  * after), no answer may show outside content or be INTERNAL, and no `.sidefile-tmp-*` file may
  * remain anywhere after a restart.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  attack,
-  changedEntries,
-  makeRaceWorld,
-  outsideSnapshot,
-  RACE_MS,
-  report,
-  tempsAfterRestart,
-  type Answer,
-  type RaceWorld,
-} from './support/race-world.js';
+import { afterEach, describe, it } from 'vitest';
+import { makeRaceWorld, RACE_MS, type Answer, type RaceWorld } from './support/race-world.js';
+import { expectHeld } from './support/race-held.js';
 
 let world: RaceWorld | undefined;
 afterEach(async () => {
@@ -26,24 +17,6 @@ afterEach(async () => {
 });
 
 const TIMEOUT = RACE_MS + 30_000;
-
-async function expectHeld(name: string, w: RaceWorld, step: (c: number, n: number) => Promise<Answer[]>): Promise<void> {
-  const before = await outsideSnapshot(w.outside);
-  const c = await attack(w, 'd', 'd.link', w.marker, step);
-  report(name, c);
-  const after = await outsideSnapshot(w.outside);
-  const temps = await tempsAfterRestart(w);
-  console.log(
-    `race ${name}: outside entries created/changed/removed ${changedEntries(before, after)}; temp files after restart ${temps.length}`,
-  );
-  expect(c.swap.rate).toBeGreaterThanOrEqual(500);
-  expect(c.refused).toBeGreaterThan(0);
-  expect(c.succeeded).toBeGreaterThan(0);
-  expect(after).toEqual(before);
-  expect(c.leaked).toBe(0);
-  expect(c.internal).toBe(0);
-  expect(temps).toEqual([]);
-}
 
 /** One Files API call; a 204 counts as a success like the tools' 200. */
 async function call(w: RaceWorld, method: 'GET' | 'PUT' | 'DELETE', url: string, session: string, body?: string): Promise<Answer> {

@@ -9,19 +9,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  attack,
-  CLIENT_IDS,
-  changedEntries,
-  makeRaceWorld,
-  outsideSnapshot,
-  post,
-  RACE_MS,
-  report,
-  tempsAfterRestart,
-  type Answer,
-  type RaceWorld,
-} from './support/race-world.js';
+import { CLIENT_IDS, makeRaceWorld, post, RACE_MS, type RaceWorld } from './support/race-world.js';
+import { expectHeld } from './support/race-held.js';
 
 let world: RaceWorld | undefined;
 afterEach(async () => {
@@ -30,25 +19,6 @@ afterEach(async () => {
 });
 
 const TIMEOUT = RACE_MS + 30_000;
-
-/** Runs the attack, then checks the outside folder, the answers and the temp files. */
-async function expectHeld(name: string, w: RaceWorld, step: (c: number, n: number) => Promise<Answer[]>): Promise<void> {
-  const before = await outsideSnapshot(w.outside);
-  const c = await attack(w, 'd', 'd.link', w.marker, step);
-  report(name, c);
-  const after = await outsideSnapshot(w.outside);
-  const temps = await tempsAfterRestart(w);
-  console.log(
-    `race ${name}: outside entries created/changed/removed ${changedEntries(before, after)}; temp files after restart ${temps.length}`,
-  );
-  expect(c.swap.rate).toBeGreaterThanOrEqual(500);
-  expect(c.refused).toBeGreaterThan(0);
-  expect(c.succeeded).toBeGreaterThan(0);
-  expect(after).toEqual(before);
-  expect(c.leaked).toBe(0);
-  expect(c.internal).toBe(0);
-  expect(temps).toEqual([]);
-}
 
 const read = (w: RaceWorld, file: string, session: string) => post(w.app, '/v1/tools/read', { file_path: file }, session);
 
