@@ -255,39 +255,6 @@ describe('POST /v1/tools/apply_patch: per-file rules', () => {
     expect(await text('m.ipynb')).toBe(`${nb}\n`);
   });
 
-  it('updates a broken notebook (not notebook JSON) as text, byte for byte; a valid one stays WRONG_TOOL', async () => {
-    const broken = '{\r\n "cells": [\r\n  {"cell_type": "code", "source": ["x = 1"]}\r\n ],\r\n "nbformat": 4,\r\n';
-    await put('broken.ipynb', broken);
-    await readFully(t, 'broken.ipynb');
-    const res = await apply({ patch: wrap('*** Update File: broken.ipynb\n@@\n  "nbformat": 4,\n+ "nbformat_minor": 5\n+}\n') });
-    expect(res.status).toBe(200);
-    expect(res.body.text).toBe('Applied patch to 1 file:\nM broken.ipynb (+2 -0)');
-    const repaired =
-      '{\r\n "cells": [\r\n  {"cell_type": "code", "source": ["x = 1"]}\r\n ],\r\n "nbformat": 4,\r\n "nbformat_minor": 5\r\n}\r\n';
-    expect(await fsp.readFile(file('broken.ipynb'))).toEqual(Buffer.from(repaired));
-    // Repaired, it parses as notebook JSON: the next Update is refused, before the read check.
-    await expectError(
-      await apply(
-        { operations: [{ type: 'update_file', path: 'broken.ipynb', diff: '@@\n  "nbformat": 4,\n- "nbformat_minor": 5\n' }] },
-        'other',
-      ),
-      400,
-      'WRONG_TOOL',
-    );
-    expect(await fsp.readFile(file('broken.ipynb'))).toEqual(Buffer.from(repaired));
-    await expectError(await apply({ patch: wrap('*** Update File: missing.ipynb\n@@\n-x\n+y\n') }), 404, 'FILE_NOT_FOUND');
-  });
-
-  it('asks for a Read before it updates a broken notebook', async () => {
-    await put('broken.ipynb', '{"cells": [\n');
-    await expectError(
-      await apply({ patch: wrap('*** Update File: broken.ipynb\n@@\n-{"cells": [\n+{"cells": []}\n') }),
-      409,
-      'FILE_NOT_READ',
-    );
-    expect(await text('broken.ipynb')).toBe('{"cells": [\n');
-  });
-
   it('answers 403 for a path outside the root, a denied path, and in read-only mode', async () => {
     await expectError(await apply({ patch: wrap('*** Add File: ../evil.txt\n+x\n') }), 403, 'PATH_OUTSIDE_WORKSPACE');
     await expectError(await apply({ patch: wrap('*** Add File: ok.txt\n+x\n*** Add File: .git/config\n+x\n') }), 403, 'PATH_DENIED');
