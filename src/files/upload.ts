@@ -31,7 +31,10 @@ export interface UploadOutcome {
   bytes: number;
   /** The replaced version's id; null for none kept. */
   version: string | null;
-  /** False when a replaced version was too large for the history. */
+  /**
+   * False when the upload left no history version: the replaced file was over the history's
+   * bounds, or history is off (then a new file's "did not exist" is not kept either).
+   */
   historyKept: boolean;
 }
 
@@ -160,7 +163,7 @@ async function commit(ctx: FilesContext, req: UploadRequest, dir: CheckedDir, st
     rememberSha256(written, staged.sha256);
     const type = present ? 'update' : 'create';
     ctx.afterWrite({ tool: 'Upload', session: ctx.session, path: target, type, additions: 0, deletions: 0, version });
-    return { sha256: staged.sha256, type, bytes: staged.bytes, version, historyKept: present === null || version !== null };
+    return { sha256: staged.sha256, type, bytes: staged.bytes, version, historyKept: version !== null };
   } catch (err) {
     if (version !== null) await ctx.history.discard?.(key, version).catch(() => {});
     throw err;

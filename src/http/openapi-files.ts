@@ -228,7 +228,7 @@ export const FILES_API_PATHS: Record<string, unknown> = {
             ETag: fileHeaders.ETag,
             'X-Sidefile-History': {
               schema: { type: 'string', enum: ['not-kept'] },
-              description: 'The replaced version was too large to keep.',
+              description: 'No history version was kept: the replaced file was too large to keep, or history is off.',
             },
           },
         },

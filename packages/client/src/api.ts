@@ -6534,7 +6534,7 @@ export interface operations {
                 headers: {
                     /** @description The file’s sha256 in quotes. */
                     ETag?: string;
-                    /** @description The replaced version was too large to keep. */
+                    /** @description No history version was kept: the replaced file was too large to keep, or history is off. */
                     "X-Sidefile-History"?: "not-kept";
                     [name: string]: unknown;
                 };

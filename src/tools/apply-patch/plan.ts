@@ -8,6 +8,7 @@ import { encodingOverrideFor } from '../../text/overrides.js';
 import type { PlannedChange } from '../../write/commit-files.js';
 import type { CurrentFile } from '../../write/load-current.js';
 import { checkReadState } from '../../write/staleness.js';
+import { refuseNotebook } from '../edit/checks.js';
 import { assertRoundTrip } from '../edit/run.js';
 import type { ResolvedPath, ToolContext } from '../types.js';
 import { notebookCells } from '../write/run.js';
@@ -49,18 +50,6 @@ export async function resolveOps(ctx: ToolContext, ops: FileOp[]): Promise<Resol
 
 const isNotebook = (p: ResolvedPath) => p.relative.toLowerCase().endsWith('.ipynb');
 
-/** Checks that need no file content (step 1 for Update). */
-export function precheckOps(ops: ResolvedOp[]): void {
-  for (const { op, target } of ops) {
-    if (op.kind === 'update' && isNotebook(target)) {
-      throw new ToolError(
-        'WRONG_TOOL',
-        `${target.relative} is a Jupyter notebook. Use NotebookEdit to change a cell, or Write to replace the whole notebook.`,
-      );
-    }
-  }
-}
-
 /** Every file's checks and new content, in patch order, from the files loaded under the locks. */
 export async function planOps(
   ctx: ToolContext,
@@ -86,6 +75,11 @@ async function planOp(
   const current = loaded.get(resolved.target.real)!;
   const { op, target, dest } = resolved;
   if (op.kind === 'add') return { resolved, changes: [planAdd(target, current, op.lines)], rung: null };
+  // A notebook that parses as notebook JSON is NotebookEdit's or Write's; a broken one is text
+  // to repair. Decided on the bytes loaded under the lock, before the read-state check.
+  if (op.kind === 'update' && current.bytes !== null) {
+    refuseNotebook(target, current, encodingOverrideFor(ctx.settings.encodings, target.relative));
+  }
   const existing = requireExisting(ctx, target, current);
   if (op.kind === 'delete') {
     const before = decodeText(existing.bytes, encodingOverrideFor(ctx.settings.encodings, target.relative)).text;

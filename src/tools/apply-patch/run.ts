@@ -2,18 +2,17 @@ import { ToolError } from '../../errors.js';
 import { parseOperations, parsePatch, type FileOp } from '../../patch/parse.js';
 import { commitFiles, type CommittedChange, type PlannedChange } from '../../write/commit-files.js';
 import type { ToolContext, ToolOutput } from '../types.js';
-import { planOps, precheckOps, resolveOps, type OpOutcome } from './plan.js';
+import { planOps, resolveOps, type OpOutcome } from './plan.js';
 import type { ApplyPatchInput, ApplyPatchResult, PatchedFile } from './schema.js';
 
 /**
- * Parse → resolve every path (path policy, deny globs, read-only) → per-file checks that need
- * no content → commitFiles: under the locks of all files, every file's checks and new content
- * (any failure writes nothing), then one commit of all of them.
+ * Parse → resolve every path (path policy, deny globs, read-only) → commitFiles: under the
+ * locks of all files, every file's checks and new content (any failure writes nothing), then one
+ * commit of all of them.
  */
 export async function runApplyPatch(input: ApplyPatchInput, ctx: ToolContext): Promise<ToolOutput<ApplyPatchResult>> {
   const ops: FileOp[] = input.operations ? parseOperations(input.operations) : parsePatch(input.patch ?? '');
   const resolved = await resolveOps(ctx, ops);
-  precheckOps(resolved);
   let outcomes: OpOutcome[] = [];
   const committed = await commitFiles(ctx, {
     tool: 'ApplyPatch',
