@@ -145,7 +145,10 @@ describe('Write, MultiEdit, compat', () => {
     await bothRead('a.txt', original);
     expect((await edit('A', 10, 'A was here')).status).toBe(200);
     const te = (body: Record<string, unknown>) =>
-      t.request.post('/v1/compat/anthropic/text-editor').set('X-Session-Id', 'B').send({ path: 'a.txt', ...body });
+      t.request
+        .post('/v1/compat/anthropic/text-editor')
+        .set('X-Session-Id', 'B')
+        .send({ path: 'a.txt', ...body });
     const replaced = await te({ command: 'str_replace', old_str: '\nline 90\n', new_str: '\nB 90\n' });
     expect(replaced.body.is_error).toBe(false);
     expect(replaced.body.content).toContain('had been changed since your read');

@@ -30,7 +30,13 @@ export interface MergedAnswer {
  * Usage: const shaped = mergedAnswer('src/a.ts', baseText, theirsText, outcome.theirs);
  *        return { result: { …, merged: shaped.merged }, text: `${ownText}\n${shaped.text}` };
  */
-export function mergedAnswer(path: string, base: string, theirs: string, regions: LineRange[], unit: 'lines' | 'cells' = 'lines'): MergedAnswer {
+export function mergedAnswer(
+  path: string,
+  base: string,
+  theirs: string,
+  regions: LineRange[],
+  unit: 'lines' | 'cells' = 'lines',
+): MergedAnswer {
   const patch = makePatch(path, base, theirs);
   const lines = formatGitPatch(path, patch.hunks, { before: false, after: false }).split('\n');
   if (lines[lines.length - 1] === '') lines.pop();

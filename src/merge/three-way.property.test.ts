@@ -78,7 +78,11 @@ describe('three-way merge where base lines repeat', () => {
       if (got.kind !== 'merged') continue;
       expect(swapped, where).toMatchObject({ text: got.text });
       const lines = got.text.split('\n').slice(0, -1);
-      for (const line of [...ours.added, ...theirs.added]) expect(lines.filter((l) => l === line), where).toHaveLength(1);
+      for (const line of [...ours.added, ...theirs.added])
+        expect(
+          lines.filter((l) => l === line),
+          where,
+        ).toHaveLength(1);
       expect(git.run(b, o, t).clean, where).toBe(true);
     }
   });

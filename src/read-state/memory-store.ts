@@ -97,11 +97,7 @@ export class MemoryReadStateStore implements ReadStateStore {
       hash: write.hash,
       unit: write.unit,
       total: write.total,
-      seen: write.seen
-        ? clipRanges(write.seen, write.total)
-        : write.total !== null && write.total > 0
-          ? [[1, write.total]]
-          : [],
+      seen: write.seen ? clipRanges(write.seen, write.total) : write.total !== null && write.total > 0 ? [[1, write.total]] : [],
       lastRangeKey: null,
       ...(write.unit === 'cells' && write.total !== null ? { positions: write.positions ?? { shown: write.total, moves: [] } } : {}),
     });

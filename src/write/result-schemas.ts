@@ -30,7 +30,10 @@ export const mergedSchema = z
     lines: z
       .array(z.tuple([z.number().int().positive(), z.number().int().positive()]))
       .describe("The other writer's changed regions in the written file: 1-based, inclusive [start, end] lines."),
-    truncated: z.literal(true).optional().describe('Present when the diff was cut at 200 lines: read the file again before the next change.'),
+    truncated: z
+      .literal(true)
+      .optional()
+      .describe('Present when the diff was cut at 200 lines: read the file again before the next change.'),
   })
   .describe(
     'Present when the file had changed since this session read it and the two changes touched no common or adjacent line: both were kept in the written file.',

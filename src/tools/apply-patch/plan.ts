@@ -178,7 +178,9 @@ async function planMerged(
   const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
   const merge = { decode: (b: Buffer) => decodeText(b, override) };
   const now = { bytes: current.bytes!, stat: current.stat! };
-  const done = await mergeStale(ctx, target, now, stale, { merge, staleDiff: staleDiffOf(ctx, target) }, (onBase) => onBytes(onBase.bytes!));
+  const done = await mergeStale(ctx, target, now, stale, { merge, staleDiff: staleDiffOf(ctx, target) }, (onBase) =>
+    onBytes(onBase.bytes!),
+  );
   return { before: done.merged.theirs, after: done.text, bytes: done.bytes, rung: done.ours.rung, merged: done.merged };
 }
 
