@@ -1711,9 +1711,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "FILE_MODIFIED_SINCE_READ",
-                     *         "message": "src/app.py changed on disk since this session read it. Read it again.",
+                     *         "message": "src/app.py changed on disk since this session read it; your change touches that change (line 1). Read it again.",
                      *         "details": {
-                     *           "diff": "@@ -1 +1 @@\n-a\n+b\n"
+                     *           "diff": "@@ -1 +1 @@\n-a\n+b\n",
+                     *           "conflict": [
+                     *             [
+                     *               1,
+                     *               1
+                     *             ]
+                     *           ]
                      *         }
                      *       }
                      *     }
