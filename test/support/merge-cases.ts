@@ -2,6 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
+import { mergeThreeWay } from '../../src/merge/three-way.js';
 
 /** A seeded PRNG (mulberry32), so a failing case is found again from its seed. */
 export function prng(seed: number): () => number {
@@ -34,7 +36,9 @@ export function randomOps(rand: () => number, n: number, maxOps: number): Op[] {
   let at = 0;
   const wanted = Math.floor(rand() * (maxOps + 1));
   while (ops.length < wanted && at <= n) {
-    const start = at + Math.floor(rand() * 4);
+    // Gaps of 0–3 lines, or spread over the file: touching, near and far changes all occur.
+    const gap = rand() < 0.5 ? 4 : Math.max(4, Math.floor(n / (maxOps + 1)));
+    const start = at + Math.floor(rand() * gap);
     if (start > n) break;
     const end = Math.min(n, start + Math.floor(rand() * 3));
     const count = end === start ? 1 + Math.floor(rand() * 2) : Math.floor(rand() * 3);
@@ -84,4 +88,45 @@ export class GitMerge {
   close(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Random cases against git: bases of distinct lines, changes that add fresh lines, drawn
+ * independently (mostly overlapping or touching), kept apart (mostly disjoint) or copied (the
+ * same change on both sides). Every case must give git's answer.
+ */
+export function runGitCases(git: GitMerge, seed: number, count: number, maxLines = 30): { merged: number; conflicts: number } {
+  const rand = prng(seed);
+  let merged = 0;
+  let conflicts = 0;
+  for (let c = 0; c < count; c += 1) {
+    let next = 0;
+    const n = Math.floor(rand() * maxLines);
+    const base = Array.from({ length: n }, (_, i) => `line ${i} of ${c}`);
+    const fresh = (tag: string) => () => `${tag} ${c}.${(next += 1)}`;
+    const oursOps = randomOps(rand, n, 3);
+    const apart = rand() < 0.5;
+    // Kept apart: theirs changes only lines at least two away from every change of ours.
+    const theirsOps = apart
+      ? randomOps(rand, n, 4).filter((t) => oursOps.every((o) => t.end + 1 < o.start || o.end + 1 < t.start))
+      : rand() < 0.15
+        ? oursOps
+        : randomOps(rand, n, 3);
+    const ours = applyOps(base, oursOps, fresh('ours'));
+    const theirs = theirsOps === oursOps ? ours : applyOps(base, theirsOps, fresh('theirs'));
+    const eol = rand() < 0.25 ? '\r\n' : '\n';
+    const final = rand() < 0.85;
+    const [b, o, t] = [base, ours.lines, theirs.lines].map((l) => joinLines(l, eol, final)) as [string, string, string];
+    const want = git.run(b, o, t);
+    const got = mergeThreeWay(b, o, t);
+    const where = `seed ${seed}, case ${c}`;
+    if (want.clean) {
+      expect(got, where).toMatchObject({ kind: 'merged', text: want.text });
+      merged += 1;
+    } else {
+      expect(got.kind, where).toBe('conflict');
+      conflicts += 1;
+    }
+  }
+  return { merged, conflicts };
 }
