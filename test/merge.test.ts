@@ -76,6 +76,25 @@ describe('Edit', () => {
     expect(adjacent.body.error.details.conflict).toEqual([[11, 12]]);
   });
 
+  it('past 200 diff lines: merged.truncated, and the session must read again before its next change', async () => {
+    const original = lines(1000);
+    await bothRead('a.txt', original);
+    let theirs = original;
+    for (let n = 1; n <= 300; n += 3) theirs = change(theirs, n, `other ${n}`);
+    await put('a.txt', theirs);
+    const res = await edit('B', 900, 'B was here');
+    expect(res.status).toBe(200);
+    expect(await text('a.txt')).toBe(change(theirs, 900, 'B was here'));
+    expect(res.body.result.merged.truncated).toBe(true);
+    expect(res.body.result.merged.diff.split('\n')).toHaveLength(201);
+    expect(res.body.text).toContain('Read the file again');
+    // B has not seen the merged file: a change of its own new line is refused until it reads.
+    const next = await call('edit', { file_path: 'a.txt', old_string: 'B was here', new_string: 'B again' }, 'B');
+    expect(next.status).toBe(409);
+    await readFully(t, 'a.txt', 'B');
+    expect((await call('edit', { file_path: 'a.txt', old_string: 'B was here', new_string: 'B again' }, 'B')).status).toBe(200);
+  });
+
   it('merges the same change made on both sides', async () => {
     await bothRead('a.txt', lines(20));
     expect((await edit('A', 5, 'five')).status).toBe(200);
