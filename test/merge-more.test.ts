@@ -100,6 +100,17 @@ describe('bytes kept', () => {
     expect(res.body.result.merged.lines).toEqual([[2, 2]]);
   });
 
+  it('a UTF-16LE file with a BOM and CRLF merges in its own encoding', async () => {
+    const utf16 = (s: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, 'utf16le')]);
+    const rows = (r: string[]) => r.map((l) => `${l}\r\n`).join('');
+    const base = ['eins', 'zwei', 'drei', 'vier', 'fünf', 'sechs'];
+    await put('wide.txt', utf16(rows(base)));
+    await readFully(t, 'wide.txt', 'B');
+    await put('wide.txt', utf16(rows(['EINS', ...base.slice(1)])));
+    expect((await call('edit', { file_path: 'wide.txt', old_string: 'fünf', new_string: 'FÜNF' }, 'B')).status).toBe(200);
+    expect((await fsp.readFile(file('wide.txt'))).equals(utf16(rows(['EINS', 'zwei', 'drei', 'vier', 'FÜNF', 'sechs'])))).toBe(true);
+  });
+
   it('a UTF-8 file with a BOM and mixed line endings keeps them', async () => {
     const base = '\uFEFFa\r\nb\nc\r\nd\ne\r\nf\n';
     await put('bom.txt', base);
