@@ -8,6 +8,8 @@
  *   npm run soak -- --minutes 2      (or --seconds 30; --clients 16 --sessions 100 --files 200
  *                                     --notebooks 20 --mix 70,20,10 --seed 1 --keep to keep the temp folder,
  *                                     --heap-mib 96 to cap the server's V8 heap)
+ *   npm run soak -- --merge --seconds 60   merge mode (soak-merge.ts): --sessions sessions read one
+ *                                     file once, then edit their own lines of it at once, merged
  * Exit status 1 when any check fails.
  */
 import { promises as fsp } from 'node:fs';
@@ -19,6 +21,7 @@ import { quantile } from '../bench/support/measure.js';
 import { startSidefile } from '../bench/support/sidefile-server.js';
 import { checkSoakFiles, makeSoakFiles, type CheckReport } from './soak-files.js';
 import { SoakLoad, type LoadStats } from './soak-load.js';
+import { makeMergeFile, printMergeSummary, runMergeSoak } from './soak-merge.js';
 import { seededRandom } from '../test/support/seeded.js';
 
 interface SoakOptions {
@@ -33,6 +36,8 @@ interface SoakOptions {
   heapMiB: number;
   /** Shares of Read, Edit, NotebookEdit (sum 1). */
   mix: [number, number, number];
+  /** Merge mode: disjoint concurrent edits of one file by many sessions (soak-merge.ts). */
+  merge: boolean;
 }
 
 function parseOptions(argv: string[]): SoakOptions {
@@ -48,6 +53,7 @@ function parseOptions(argv: string[]): SoakOptions {
       notebooks: { type: 'string' },
       seed: { type: 'string' },
       keep: { type: 'boolean' },
+      merge: { type: 'boolean' },
       mix: { type: 'string' },
       'heap-mib': { type: 'string' },
     },
@@ -66,6 +72,7 @@ function parseOptions(argv: string[]): SoakOptions {
     notebooks: num(values.notebooks, 20, 'notebooks'),
     seed: num(values.seed, 1, 'seed'),
     keep: values.keep ?? false,
+    merge: values.merge ?? false,
     mix: parseMix(values.mix ?? '70,20,10'),
     heapMiB: values['heap-mib'] === undefined ? 0 : num(values['heap-mib'], 0, 'heap-mib'),
   };
@@ -83,6 +90,7 @@ function parseMix(text: string): [number, number, number] {
 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.merge) return mergeMode(options);
   const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-soak-')));
   const root = path.join(base, 'ws');
   const logFile = path.join(base, 'sidefile.log');
@@ -128,6 +136,30 @@ async function main(): Promise<number> {
         '(every write inserts: the files grow, and with them the work per request)',
     );
     failed = printSummary(load.stats, report, { rss, heap }, elapsed);
+  } finally {
+    client.close();
+    await server.stop();
+    if (options.keep || failed) console.log(`workspace kept in ${base}`);
+    else await fsp.rm(base, { recursive: true, force: true });
+  }
+  return failed ? 1 : 0;
+}
+
+/** `--merge`: --sessions sessions (default 100) on one shared file, 3 lines each, for --seconds. */
+async function mergeMode(options: SoakOptions): Promise<number> {
+  const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'sidefile-soak-merge-')));
+  const root = path.join(base, 'ws');
+  const logFile = path.join(base, 'sidefile.log');
+  await makeMergeFile(root, options.sessions, 3);
+  const server = await startSidefile({ root, dataDir: path.join(base, 'data'), logFile });
+  const client = httpClient(server.port, {}, options.clients * 2);
+  let failed = true;
+  try {
+    console.log(`soak (merge): ${options.seconds} s, ${options.sessions} sessions on one file; server pid ${server.pid}, log ${logFile}`);
+    const started = Date.now();
+    const report = await runMergeSoak(client, root, { sessions: options.sessions, slots: 3, deadline: started + options.seconds * 1000 });
+    await server.stop(30_000);
+    failed = printMergeSummary(report, (Date.now() - started) / 1000);
   } finally {
     client.close();
     await server.stop();

@@ -45,15 +45,17 @@ describe('ApplyPatch hunks on the ladder', () => {
   it('a stale read answers with the diff since it; the same patch then lands', async () => {
     await put('a.txt', 'one\ntwo\nthree\n');
     await readFully(t, 'a.txt');
-    await put('a.txt', 'one\ntwo\nthree\nfour\n');
+    // The change touches the patched line's neighbour: it cannot be merged.
+    await put('a.txt', 'one\ntwo\nTHREE\n');
     const patch = '*** Update File: a.txt\n@@\n one\n-two\n+2\n';
     const stale = await apply(patch);
     expect(stale.status).toBe(409);
     expect(stale.body.error.code).toBe('FILE_MODIFIED_SINCE_READ');
-    expect(stale.body.error.details.diff).toContain('+four\n');
+    expect(stale.body.error.details.diff).toContain('+THREE\n');
+    expect(stale.body.error.details.conflict).toEqual([[2, 3]]);
     const retry = await apply(patch);
     expect(retry.status).toBe(200);
-    expect(await bytes('a.txt')).toBe('one\n2\nthree\nfour\n');
+    expect(await bytes('a.txt')).toBe('one\n2\nTHREE\n');
   });
 
   it('refuses added lines with an omission placeholder (PLACEHOLDER_DETECTED), unless allow_placeholders', async () => {

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const LAYERS: Array<[rank: number, prefixes: string[]]> = [
   [0, ['errors.ts', 'version.ts']],
   [1, ['text/', 'paths/', 'config/', 'ops/', 'match/', 'auth/']],
-  [2, ['read-state/', 'notebook/', 'history/', 'write/', 'events/', 'patch/', 'files/']],
+  [2, ['read-state/', 'notebook/', 'history/', 'write/', 'merge/', 'events/', 'patch/', 'files/']],
   [3, ['tools/', 'discovery/', 'off-loop/', 'watch/']],
   [4, ['metrics/', 'http/', 'compat/', 'app-services.ts']],
   [5, ['routes/', 'mcp/', 'dialects/']],

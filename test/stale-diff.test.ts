@@ -22,9 +22,11 @@ describe('FILE_MODIFIED_SINCE_READ with the diff since the read', () => {
     await put('a.txt', lines(10));
     await readFully(t, 'a.txt');
     await put('a.txt', lines(10).replace('line 5\n', 'line five\n'));
-    const res = await call('edit', { file_path: 'a.txt', old_string: 'line 2', new_string: 'LINE 2' });
+    // Line 4 touches the changed line 5: the two changes cannot be merged.
+    const res = await call('edit', { file_path: 'a.txt', old_string: 'line 4', new_string: 'LINE 4' });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('FILE_MODIFIED_SINCE_READ');
+    expect(res.body.error.details.conflict).toEqual([[4, 5]]);
     const diff = res.body.error.details.diff as string;
     expect(diff).toBe(
       'diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,9 +1,9 @@\n line 1\n line 2\n line 3\n line 4\n-line 5\n+line five\n line 6\n line 7\n line 8\n line 9\n',
@@ -38,11 +40,12 @@ describe('FILE_MODIFIED_SINCE_READ with the diff since the read', () => {
     await put('a.txt', lines(10));
     await readFully(t, 'a.txt');
     await put('a.txt', lines(10).replace('line 5\n', 'line five\n'));
-    const body = { file_path: 'a.txt', old_string: 'line 2\n', new_string: 'LINE 2\n' };
+    const body = { file_path: 'a.txt', old_string: 'line 6\n', new_string: 'LINE 6\n' };
     expect((await call('edit', body)).status).toBe(409);
     const retry = await call('edit', body);
     expect(retry.status).toBe(200);
-    expect(await bytes('a.txt')).toBe(lines(10).replace('line 5\n', 'line five\n').replace('line 2\n', 'LINE 2\n'));
+    expect(retry.body.result.merged).toBeUndefined();
+    expect(await bytes('a.txt')).toBe(lines(10).replace('line 5\n', 'line five\n').replace('line 6\n', 'LINE 6\n'));
   });
 
   it('a retry whose old_string the change broke answers STRING_NOT_FOUND with the closest text', async () => {

@@ -5,11 +5,14 @@ import type { ResolvedPath, ToolContext, ToolOutput } from '../tools/types.js';
 import type { PatchHunk } from '../write/patch.js';
 import { runWrite, type CurrentFile } from '../write/pipeline.js';
 import { isNotebookPath } from '../notebook/notebook-path.js';
+import type { MergedResult } from '../merge/index.js';
+import { mergedFields, mergedText } from '../write/merge-write.js';
 
 export interface InsertResult {
   file_path: string;
   insert_line: number;
   structured_patch: PatchHunk[];
+  merged?: MergedResult;
 }
 
 /**
@@ -32,14 +35,16 @@ export async function runInsert(
     tool: 'Edit',
     requireRead: 'any',
     unit: 'lines',
+    // insert_line counts lines of the version the session viewed: a stale insert is made there and merged.
+    merge: { decode: (bytes) => decodeText(bytes, override) },
     precheck: (current) => {
       if (current.bytes === null) throw new ToolError('FILE_NOT_FOUND', `File ${target.relative} does not exist. Use create to make it.`);
     },
     compute: (current) => compute(current, target, insertLine, text, override),
   });
   return {
-    result: { file_path: target.relative, insert_line: insertLine, structured_patch: out.structuredPatch },
-    text: `The file ${target.relative} has been edited: the text was inserted after line ${insertLine}.`,
+    result: { file_path: target.relative, insert_line: insertLine, structured_patch: out.structuredPatch, ...mergedFields(out.merged) },
+    text: mergedText(`The file ${target.relative} has been edited: the text was inserted after line ${insertLine}.`, out.merged),
     metrics: { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions },
   };
 }

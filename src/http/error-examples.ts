@@ -29,8 +29,8 @@ const EXAMPLES: Partial<Record<ErrorCode, ErrorExample>> = {
   WRONG_TOOL: { message: 'analysis.ipynb is a notebook: edit it with NotebookEdit.', details: {} },
   FILE_NOT_READ: { message: 'Read src/app.py first: this session has not read it.', details: {} },
   FILE_MODIFIED_SINCE_READ: {
-    message: 'src/app.py changed on disk since this session read it. Read it again.',
-    details: { diff: '@@ -1 +1 @@\n-a\n+b\n' },
+    message: 'src/app.py changed on disk since this session read it; your change touches that change (line 1). Read it again.',
+    details: { diff: '@@ -1 +1 @@\n-a\n+b\n', conflict: [[1, 1]] },
   },
   FILE_EXISTS: { message: 'src/app.py already exists and is not empty; use a non-empty old_string.', details: {} },
   NO_CHANGE: { message: 'old_string and new_string are the same: nothing would change.', details: {} },

@@ -1,4 +1,4 @@
-import type { ReadObservation, ReadRecord, ReadStateStore, WriteObservation } from './types.js';
+import type { ReadObservation, ReadRecord, ReadStateStore, SeenRange, WriteObservation } from './types.js';
 import { TextCache } from './text-cache.js';
 import { mergeRanges, sameStamp } from './unchanged.js';
 import {
@@ -56,7 +56,7 @@ export class MemoryReadStateStore implements ReadStateStore {
     if (!prev) return;
     if (version.bytes && version.hash) this.texts.put(version.hash, version.bytes);
     const total = version.total;
-    const seen = total === null ? prev.seen : prev.seen.filter(([a]) => a <= total).map(([a, b]) => [a, Math.min(b, total)] as const);
+    const seen = clipRanges(prev.seen, total);
     this.put(session, realPath, { ...prev, stamp: version.stamp, hash: version.hash, total, seen, lastRangeKey: null, advanced: true });
   }
 
@@ -97,7 +97,7 @@ export class MemoryReadStateStore implements ReadStateStore {
       hash: write.hash,
       unit: write.unit,
       total: write.total,
-      seen: write.total !== null && write.total > 0 ? [[1, write.total]] : [],
+      seen: write.seen ? clipRanges(write.seen, write.total) : write.total !== null && write.total > 0 ? [[1, write.total]] : [],
       lastRangeKey: null,
       ...(write.unit === 'cells' && write.total !== null ? { positions: write.positions ?? { shown: write.total, moves: [] } } : {}),
     });
@@ -199,4 +199,9 @@ export class MemoryReadStateStore implements ReadStateStore {
     this.lastSweep = now;
     for (const [id, s] of this.sessions) if (now - s.lastActive > this.options.ttlMs) this.drop(id, s);
   }
+}
+
+/** Ranges cut to a version of `total` lines (unknown: kept as they are). */
+function clipRanges(seen: readonly SeenRange[], total: number | null): SeenRange[] {
+  return total === null ? [...seen] : seen.filter(([a]) => a <= total).map(([a, b]) => [a, Math.min(b, total)] as const);
 }

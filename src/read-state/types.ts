@@ -70,6 +70,8 @@ export interface WriteObservation {
   positions?: CellPositions;
   /** The bytes written (kept in the text cache). */
   bytes?: Buffer;
+  /** Ranges seen of the new version; absent: all of it. A merged write keeps those it had seen of the version it read. */
+  seen?: SeenRange[];
 }
 
 /** Per-session read state. Swappable; the in-memory one is picked at start-up. */

@@ -83,7 +83,8 @@ export async function commitFiles(ctx: CommitContext, plan: MultiPlan): Promise<
     }
     const changes = await plan.compute(loaded);
     for (const c of changes) {
-      assertNoAddedSecret([c.target.relative, keyOf(ctx, c.target)], c.before, c.after);
+      // A merged change is judged on the session's own change, never on the other writer's.
+      assertNoAddedSecret([c.target.relative, keyOf(ctx, c.target)], c.merged?.ownBefore ?? c.before, c.merged?.ownAfter ?? c.after);
       await slice();
     }
     const committed = await writeAll(ctx, plan.tool, changes, pool);
@@ -190,10 +191,12 @@ async function finish(ctx: CommitContext, tool: WriteToolName, pool: FolderPool,
   const patch = await makePatchSliced(change.target.relative, change.before, change.after);
   // lstat of the entry in the checked folder, recorded only while it is the file written.
   const written = change.bytes !== null ? entryIfInode(pool, change.target.real, s.name, s.ino) : null;
-  if (written && change.bytes !== null) {
+  const seen = change.merged?.seen ?? 'full';
+  if (written && change.bytes !== null && seen !== 'none') {
     // A large file's hash in the thread pool: a 30 MB hunk must not hold the event loop.
     const hash = change.bytes.length >= POOL_HASH_BYTES ? await sha256HexInPool(change.bytes) : sha256Hex(change.bytes);
     recordWrite(ctx, change.target.real, written, {
+      ...(seen === 'full' ? {} : { seen }),
       hash,
       unit: 'lines',
       total: countTextLines(change.after),

@@ -2,6 +2,7 @@ import type fs from 'node:fs';
 import type { ResolvedPath } from '../paths/types.js';
 import type { Log, WriteContext } from './context.js';
 import type { CurrentFile } from './load-current.js';
+import type { MergedWrite } from './merge-write.js';
 
 /** A multi-file commit also logs an interrupted commit's cause. */
 export type CommitContext = WriteContext & { log: Log };
@@ -21,4 +22,6 @@ export interface PlannedChange {
   previous?: fs.Stats | null;
   /** The current bytes' hash when the read state already knew it. */
   knownHash?: string | null;
+  /** Set when the change was merged with another writer's (merge-write.ts): `before` is then the current text. */
+  merged?: MergedWrite;
 }

@@ -16,7 +16,8 @@ import { countTextLines } from './text-lines.js';
 import { loadCurrent, type CurrentFile } from './load-current.js';
 import { announce, keepHistory, recordWrite } from './write-steps.js';
 import type { StaleDiffPlan } from './stale-diff.js';
-import { assertStillCurrent, checkReadState, type ReadRequirement } from './staleness.js';
+import { assertStillCurrent, checkReadOrBase, type ReadRequirement } from './staleness.js';
+import { mergeStale, type MergedWrite, type MergePlan } from './merge-write.js';
 
 export { MAX_WRITE_BYTES, type CurrentFile } from './load-current.js';
 
@@ -71,6 +72,11 @@ export interface WritePlan<T> {
    * a read moved forward still counts as stale.
    */
   staleDiff?: StaleDiffPlan;
+  /**
+   * Merge a stale write with the current file when the read version is known (merge-write.ts):
+   * how this tool decodes the file. Absent: a stale read is refused.
+   */
+  merge?: MergePlan;
   /** Create missing parent folders (Write). */
   createParents?: boolean;
   /** Tool checks that answer before the read-state ones (Edit's FILE_NOT_FOUND, FILE_EXISTS). */
@@ -91,6 +97,8 @@ export interface WriteOutcome<T> {
   /** Bytes written (0 for a delete). */
   bytes: number;
   extra: T;
+  /** Set when the write was merged with a change made since the session's read. */
+  merged?: MergedWrite;
 }
 
 export async function runWrite<T>(ctx: WriteContext, target: ResolvedPath, plan: WritePlan<T>): Promise<WriteOutcome<T>> {
@@ -120,6 +128,7 @@ interface Locked<T> {
   extra: T;
   computed: ComputedWrite<T>;
   patch: TextPatch;
+  merged?: MergedWrite;
 }
 
 /**
@@ -145,18 +154,29 @@ async function writeInDir<T>(
 ): Promise<Locked<T>> {
   const current = await loadCurrent(ctx.root, dir, target.real, target.denied);
   plan.precheck?.(current);
-  const knownHash =
-    current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat, plan.staleDiff) : null;
-  const computed = await plan.compute(current);
+  const { bytes: loaded, stat } = current;
+  const checked = loaded && stat ? checkReadOrBase(ctx, target, plan.requireRead, loaded, stat, plan.staleDiff, !!plan.merge) : null;
+  const knownHash = typeof checked === 'string' ? checked : null;
+  let computed: ComputedWrite<T>;
+  let merged: MergedWrite | undefined;
+  if (checked !== null && typeof checked === 'object' && plan.merge && loaded && stat) {
+    const done = await mergeStale(ctx, target, { bytes: loaded, stat }, checked, { ...plan, merge: plan.merge }, plan.compute);
+    merged = done.merged;
+    const { decode, extra } = done.ours;
+    computed = { bytes: done.bytes, before: merged.theirs, after: done.text, ...(decode ? { decode } : {}), extra };
+  } else computed = await plan.compute(current);
   const realRel = historyKey(ctx.root, target);
   const reached = [target.relative, realRel];
   // Only a protected file's texts are looked at (a tool may decode them only when asked).
-  if (reached.some(isProtectedFile)) assertNoAddedSecret(reached, computed.before, computed.after);
+  // A merged write is judged on the session's own change, never on the other writer's.
+  if (reached.some(isProtectedFile)) {
+    assertNoAddedSecret(reached, merged?.ownBefore ?? computed.before, merged?.ownAfter ?? computed.after);
+  }
   const at = dir ? dir.at(path.basename(target.real)) : target.real;
   const change = computed.bytes === null ? 'delete' : current.bytes ? 'update' : 'create';
   const keep = () => keepHistory(ctx, plan.tool, realRel, { at, current, knownHash, change });
   const lastCheck = (now: string, entry?: fs.Stats | null) => assertStillCurrent(now, current, entry);
-  const base = { bytes: computed.bytes?.length ?? 0, extra: computed.extra, computed };
+  const base = { bytes: computed.bytes?.length ?? 0, extra: computed.extra, computed, ...(merged ? { merged } : {}) };
   if (computed.bytes === null) {
     const version = await keep();
     await discardOnFailure(ctx, realRel, () => version, atomicDelete({ root: ctx.root, target, dir, lastCheck, fs: plan.fs }));
@@ -165,7 +185,8 @@ async function writeInDir<T>(
     return { ...base, type: 'delete', version, patch };
   }
   const type = current.bytes ? 'update' : 'create';
-  const step = { type, key: realRel, computed, bytes: computed.bytes, current, kept: keep(), lastCheck, release, dir } as const;
+  const seen = merged?.seen ?? 'full';
+  const step = { type, key: realRel, computed, bytes: computed.bytes, current, kept: keep(), lastCheck, release, dir, seen } as const;
   const stored = await store(ctx, target, plan, step);
   return { ...base, type, ...stored };
 }
@@ -193,6 +214,8 @@ interface StoreStep {
   release: () => void;
   /** The target's checked folder; null when it does not exist yet (the writer makes it). */
   dir: CheckedDir | null;
+  /** What the session has seen of the new version: all (any write), or for a merge only what it had seen. */
+  seen: MergedWrite['seen'];
 }
 
 /** The atomic write, with the history version kept alongside and the read state recorded. */
@@ -232,8 +255,9 @@ async function store(
     afterRename: (written) => {
       derive();
       // Not recorded without the written file's own stats: the next write then needs a read.
-      if (written)
+      if (written && step.seen !== 'none')
         recordWrite(ctx, target.real, written, {
+          ...(step.seen === 'full' ? {} : { seen: step.seen }),
           hash: hash!,
           unit: plan.unit,
           total: total!,

@@ -23,3 +23,18 @@ export const gitDiffSchema = z
     deletions: z.number().int().nonnegative().describe('Lines removed relative to HEAD.'),
   })
   .describe('Present only when the workspace is inside a git work tree.');
+
+export const mergedSchema = z
+  .object({
+    diff: z.string().describe('Unified diff, with line numbers, from the version this session read to the one it found on disk.'),
+    lines: z
+      .array(z.tuple([z.number().int().positive(), z.number().int().positive()]))
+      .describe("The other writer's changed regions in the written file: 1-based, inclusive [start, end] lines."),
+    truncated: z
+      .literal(true)
+      .optional()
+      .describe('Present when the diff was cut at 200 lines: read the file again before the next change.'),
+  })
+  .describe(
+    'Present when the file had changed since this session read it and the two changes touched no common or adjacent line: both were kept in the written file.',
+  );

@@ -27,20 +27,22 @@ export function staleError(
   rec: ReadRecord,
   current: { bytes: Buffer; stat: Stats },
   plan?: StaleDiffPlan,
+  conflict?: Conflict,
 ): ToolError {
   const read = plan && rec.hash !== null ? ctx.readState.bytesOf(rec.hash) : undefined;
-  if (!plan || !read) return plainStale(target);
+  if (!plan || !read) return plainStale(target, conflict);
   const after = plan.decode(current.bytes);
   const patch = makePatch(target.relative, plan.decode(read), after);
   const lines = formatGitPatch(target.relative, patch.hunks, { before: false, after: false }).split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
-  const intro = `File ${target.relative} has been modified since it was read (by the user or another tool). What changed since your read:`;
+  const intro = `File ${target.relative} has been modified since it was read (by the user or another tool).${conflictNote(conflict)} What changed since your read:`;
+  const more = conflict ? { conflict } : {};
   if (lines.length > MAX_DIFF_LINES) {
     const diff = `${lines.slice(0, MAX_DIFF_LINES).join('\n')}\n`;
     return new ToolError(
       'FILE_MODIFIED_SINCE_READ',
       `${intro}\n${diff}… (the diff goes on past ${MAX_DIFF_LINES} lines). Read the file again before writing to it.`,
-      { diff, truncated: true },
+      { diff, truncated: true, ...more },
     );
   }
   const diff = lines.length === 0 ? '' : `${lines.join('\n')}\n`;
@@ -54,13 +56,23 @@ export function staleError(
   return new ToolError(
     'FILE_MODIFIED_SINCE_READ',
     `${intro}\n${diff}Your read of ${target.relative} now covers the current version: if the change did not touch the text you are replacing, retry the same call; otherwise adjust it to the current text.`,
-    { diff },
+    { diff, ...more },
   );
 }
 
-export function plainStale(target: ResolvedPath): ToolError {
+export function plainStale(target: ResolvedPath, conflict?: Conflict): ToolError {
   return new ToolError(
     'FILE_MODIFIED_SINCE_READ',
-    `File ${target.relative} has been modified since it was read (by the user or another tool). Read it again before writing to it.`,
+    `File ${target.relative} has been modified since it was read (by the user or another tool).${conflictNote(conflict)} Read it again before writing to it.`,
+    conflict ? { conflict } : undefined,
   );
+}
+
+/** Where a tried merge found both changes on the same or adjacent lines: 1-based, inclusive lines of the current file. */
+export type Conflict = Array<[start: number, end: number]>;
+
+function conflictNote(conflict?: Conflict): string {
+  if (!conflict) return '';
+  const at = conflict.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ');
+  return ` Your change could not be merged with that change: both touch the same or adjacent lines (${conflict.length === 1 && conflict[0]![0] === conflict[0]![1] ? 'line' : 'lines'} ${at} of the current file).`;
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { ToolError } from '../errors.js';
+import type { ReadRecord } from '../read-state/types.js';
 import { hasSeenInFull, isUnchangedSince, sameStamp, stampOf } from '../read-state/unchanged.js';
 import type { ResolvedPath } from '../paths/types.js';
 import type { WriteContext } from './context.js';
@@ -7,6 +8,12 @@ import { SAFE_OPEN, type CurrentFile } from './load-current.js';
 import { plainStale, staleError, type StaleDiffPlan } from './stale-diff.js';
 
 export type ReadRequirement = 'none' | 'any' | 'full';
+
+/** The session's read is of an older version whose bytes the text cache still holds: a merge may be tried. */
+export interface StaleBase {
+  rec: ReadRecord;
+  base: Buffer;
+}
 
 /** Returns the current bytes' hash when the session's record already holds it (stamp unchanged). */
 export function checkReadState(
@@ -17,6 +24,25 @@ export function checkReadState(
   stat: fs.Stats,
   staleDiff?: StaleDiffPlan,
 ): string | null {
+  const checked = checkReadOrBase(ctx, target, need, bytes, stat, staleDiff, false);
+  return typeof checked === 'object' && checked !== null ? null : checked;
+}
+
+/**
+ * checkReadState, except that a stale read whose version is still known (the text cache) and
+ * that would be good enough on that version is returned for a merge (`mergeable`) instead of
+ * refused: Write's needs a read in full of it, and a record moved forward by a stale diff is
+ * not a read of the file a whole-file write may replace.
+ */
+export function checkReadOrBase(
+  ctx: WriteContext,
+  target: ResolvedPath,
+  need: ReadRequirement,
+  bytes: Buffer,
+  stat: fs.Stats,
+  staleDiff: StaleDiffPlan | undefined,
+  mergeable: boolean,
+): string | null | StaleBase {
   if (need === 'none') return null;
   const rec = ctx.readState.get(ctx.session, target.real);
   if (!rec) {
@@ -25,7 +51,12 @@ export function checkReadState(
       `File ${target.relative} has not been read yet in this session. Read it first before writing to it.`,
     );
   }
-  if (!isUnchangedSince(rec, stampOf(stat), bytes)) throw staleError(ctx, target, rec, { bytes, stat }, staleDiff);
+  if (!isUnchangedSince(rec, stampOf(stat), bytes)) {
+    const usable = mergeable && !(rec.advanced && !staleDiff) && (need !== 'full' || hasSeenInFull(rec));
+    const base = usable && rec.hash !== null ? ctx.readState.bytesOf(rec.hash) : undefined;
+    if (base) return { rec, base };
+    throw staleError(ctx, target, rec, { bytes, stat }, staleDiff);
+  }
   // A record moved forward by a stale edit's diff lets edits land, not whole-file writes.
   if (rec.advanced && !staleDiff) throw plainStale(target);
   if (need === 'full' && !hasSeenInFull(rec)) {

@@ -213,7 +213,8 @@ export interface paths {
         /**
          * Edit: Replaces exact text in a file: old_string becomes new_string.
          * @description Replaces exact text in a file: old_string becomes new_string.
-         *     - Read the file first in this session (any range); if it changed on disk since, read it again.
+         *     - Read the file first in this session (any range).
+         *     - If the file changed on disk since your read, your edit is made on the version you read and merged with that change when the two touch no common or adjacent line: both land, and result.merged shows the other change (its diff and lines). If they touch, nothing is written (FILE_MODIFIED_SINCE_READ with the diff and the conflicting lines): adjust to the current text and retry.
          *     - old_string should match the file exactly (as Read shows it, without the line-number prefix) and occur once; add surrounding lines to make it unique, or set replace_all to change every occurrence.
          *     - Near misses still land when the target is unambiguous: curly quotes, Read prefixes left in, trailing blanks, indentation off by one consistent change (new_string is re-indented the same way), look-alike characters. result.match says which.
          *     - New text must not stand in for code with a placeholder line such as "// ... existing code ...": send the full text (or allow_placeholders: true to write such a line literally).
@@ -240,7 +241,8 @@ export interface paths {
         /**
          * MultiEdit: Makes several search/replace edits to one file in one call: all of them land, or none does.
          * @description Makes several search/replace edits to one file in one call: all of them land, or none does.
-         *     - Read the file first in this session (any range); if it changed on disk since, read it again.
+         *     - Read the file first in this session (any range).
+         *     - If the file changed on disk since your read, your edits are made on the version you read and merged with that change when the two touch no common or adjacent line: both land, and result.merged shows the other change (its diff and lines). If they touch, nothing is written (FILE_MODIFIED_SINCE_READ with the diff and the conflicting lines): adjust to the current text and retry.
          *     - Edits apply in order; each old_string is matched against the text the edits before it left, with the same rules as Edit (unique unless replace_all).
          *     - Only the matched text changes: encoding, BOM and line endings of the rest stay byte for byte.
          *     - A missing file is created when the first edit has an empty old_string.
@@ -265,7 +267,8 @@ export interface paths {
         /**
          * Write: Writes a whole file: creates it (with missing parent folders) or replaces its content.
          * @description Writes a whole file: creates it (with missing parent folders) or replaces its content.
-         *     - To overwrite an existing file, Read all of it first in this session; if it changed on disk since, read it again.
+         *     - To overwrite an existing file, Read all of it first in this session.
+         *     - If it changed on disk since that read, your content is merged with that change when your changes (against the version you read) touch no common or adjacent line: both land, and result.merged shows the other change. Otherwise nothing is written (FILE_MODIFIED_SINCE_READ with the conflicting lines): read it again.
          *     - Prefer Edit to change part of a file: it sends less and cannot drop lines you did not mean to touch.
          *     - The content is written exactly as given; an existing file keeps its encoding and BOM.
          *     - For .ipynb the content must be notebook JSON (this is how a broken notebook is repaired).
@@ -430,7 +433,7 @@ export interface paths {
          * @description Applies a V4A patch (the apply_patch format) to one or more files, all or nothing.
          *     - Format: "*** Begin Patch", then per file "*** Add File: <path>" (every line starting "+"), "*** Delete File: <path>", or "*** Update File: <path>" (optionally "*** Move to: <path>") with hunks, then "*** End Patch".
          *     - A hunk starts with "@@" (optionally "@@ <a def/class line>" to say where; several @@ lines narrow further), then lines starting " " (context, about 3 before and after), "-" (removed), "+" (added). "*** End of File" pins a hunk to the end.
-         *     - Read each file you update or delete first in this session (any range); if it changed on disk since, read it again.
+         *     - Read each file you update or delete first in this session (any range). An updated file that changed on disk since is patched as you read it and merged with that change when the two touch no common or adjacent line (the file's entry gets merged: the other change's diff and lines); a conflict in any file writes nothing (FILE_MODIFIED_SINCE_READ with the conflicting lines).
          *     - If any file fails (context not found, not read, already exists, …) nothing is written; fix the patch and send it whole again.
          *     - Every file keeps its encoding, BOM and line endings; added lines take the file's line ending.
          *     - Not for .ipynb updates: use NotebookEdit (Add File of a whole notebook is fine).
@@ -1708,9 +1711,15 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "FILE_MODIFIED_SINCE_READ",
-                     *         "message": "src/app.py changed on disk since this session read it. Read it again.",
+                     *         "message": "src/app.py changed on disk since this session read it; your change touches that change (line 1). Read it again.",
                      *         "details": {
-                     *           "diff": "@@ -1 +1 @@\n-a\n+b\n"
+                     *           "diff": "@@ -1 +1 @@\n-a\n+b\n",
+                     *           "conflict": [
+                     *             [
+                     *               1,
+                     *               1
+                     *             ]
+                     *           ]
                      *         }
                      *       }
                      *     }
@@ -2381,6 +2390,21 @@ export interface operations {
                                 /** @description Lines removed relative to HEAD. */
                                 deletions: number;
                             };
+                            /** @description Present when the file had changed since this session read it and the two changes touched no common or adjacent line: both were kept in the written file. */
+                            merged?: {
+                                /** @description Unified diff, with line numbers, from the version this session read to the one it found on disk. */
+                                diff: string;
+                                /** @description The other writer's changed regions in the written file: 1-based, inclusive [start, end] lines. */
+                                lines: [
+                                    number,
+                                    number
+                                ][];
+                                /**
+                                 * @description Present when the diff was cut at 200 lines: read the file again before the next change.
+                                 * @enum {boolean}
+                                 */
+                                truncated?: true;
+                            };
                         };
                         /** @description What an agent shows its model. */
                         text: string;
@@ -2783,6 +2807,21 @@ export interface operations {
                                 /** @description Lines removed relative to HEAD. */
                                 deletions: number;
                             };
+                            /** @description Present when the file had changed since this session read it and the two changes touched no common or adjacent line: both were kept in the written file. */
+                            merged?: {
+                                /** @description Unified diff, with line numbers, from the version this session read to the one it found on disk. */
+                                diff: string;
+                                /** @description The other writer's changed regions in the written file: 1-based, inclusive [start, end] lines. */
+                                lines: [
+                                    number,
+                                    number
+                                ][];
+                                /**
+                                 * @description Present when the diff was cut at 200 lines: read the file again before the next change.
+                                 * @enum {boolean}
+                                 */
+                                truncated?: true;
+                            };
                         };
                         /** @description What an agent shows its model. */
                         text: string;
@@ -3160,6 +3199,21 @@ export interface operations {
                                 additions: number;
                                 /** @description Lines removed relative to HEAD. */
                                 deletions: number;
+                            };
+                            /** @description Present when the file had changed since this session read it and the two changes touched no common or adjacent line: both were kept in the written file. */
+                            merged?: {
+                                /** @description Unified diff, with line numbers, from the version this session read to the one it found on disk. */
+                                diff: string;
+                                /** @description The other writer's changed regions in the written file: 1-based, inclusive [start, end] lines. */
+                                lines: [
+                                    number,
+                                    number
+                                ][];
+                                /**
+                                 * @description Present when the diff was cut at 200 lines: read the file again before the next change.
+                                 * @enum {boolean}
+                                 */
+                                truncated?: true;
                             };
                         };
                         /** @description What an agent shows its model. */
@@ -5607,6 +5661,21 @@ export interface operations {
                                     /** @description The hunk lines, each prefixed with " " (context), "-" (removed) or "+" (added). */
                                     lines: string[];
                                 }[];
+                                /** @description Present when the file had changed since this session read it and the two changes touched no common or adjacent line: both were kept in the written file. */
+                                merged?: {
+                                    /** @description Unified diff, with line numbers, from the version this session read to the one it found on disk. */
+                                    diff: string;
+                                    /** @description The other writer's changed regions in the written file: 1-based, inclusive [start, end] lines. */
+                                    lines: [
+                                        number,
+                                        number
+                                    ][];
+                                    /**
+                                     * @description Present when the diff was cut at 200 lines: read the file again before the next change.
+                                     * @enum {boolean}
+                                     */
+                                    truncated?: true;
+                                };
                             }[];
                         };
                         /** @description What an agent shows its model. */

@@ -7,7 +7,9 @@ import { decodeText, dominantLineBreak, encodeText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import type { PlannedChange } from '../../write/commit-files.js';
 import type { CurrentFile } from '../../write/load-current.js';
-import { checkReadState } from '../../write/staleness.js';
+import { checkReadOrBase, type StaleBase } from '../../write/staleness.js';
+import { mergeStale, type MergedWrite } from '../../write/merge-write.js';
+import type { StaleDiffPlan } from '../../write/stale-diff.js';
 import { refuseNotebook } from '../edit/checks.js';
 import { assertRoundTrip } from '../edit/run.js';
 import type { ResolvedPath, ToolContext } from '../types.js';
@@ -27,6 +29,8 @@ export interface OpOutcome {
   resolved: ResolvedOp;
   changes: PlannedChange[];
   rung: Rung | null;
+  /** Set when the file had changed since the session's read and the update was merged with that change. */
+  merged?: MergedWrite;
 }
 
 export async function resolveOps(ctx: ToolContext, ops: FileOp[]): Promise<ResolvedOp[]> {
@@ -80,17 +84,20 @@ async function planOp(
   if (op.kind === 'update' && current.bytes !== null) {
     refuseNotebook(target, current, encodingOverrideFor(ctx.settings.encodings, target.relative));
   }
-  const existing = requireExisting(ctx, target, current);
+  const existing = requireExisting(ctx, target, current, op.kind === 'update');
   if (op.kind === 'delete') {
     const before = decodeText(existing.bytes, encodingOverrideFor(ctx.settings.encodings, target.relative)).text;
     const change: PlannedChange = { target, current, bytes: null, type: 'delete', before, after: '', knownHash: existing.knownHash };
     return { resolved, changes: [change], rung: null };
   }
-  const updated = await planUpdate(ctx, target, existing.bytes, op.hunks, allowPlaceholders);
-  const base = { before: updated.before, after: updated.after, knownHash: existing.knownHash };
+  const hunks = op.hunks;
+  const onBytes = (bytes: Buffer) => planUpdate(ctx, target, bytes, hunks, allowPlaceholders);
+  const updated = existing.stale ? await planMerged(ctx, target, current, existing.stale, onBytes) : await onBytes(existing.bytes);
+  const merged = (updated as Partial<{ merged: MergedWrite }>).merged;
+  const base = { before: updated.before, after: updated.after, knownHash: existing.knownHash, ...(merged ? { merged } : {}) };
   if (dest === null) {
     const changes = updated.after === updated.before ? [] : [{ target, current, bytes: updated.bytes, type: 'update' as const, ...base }];
-    return { resolved, changes, rung: updated.rung };
+    return { resolved, changes, rung: updated.rung, ...(merged ? { merged } : {}) };
   }
   const destCurrent = loaded.get(dest.real)!;
   if (destCurrent.bytes !== null) throw fileExists(dest, `cannot move ${target.relative} there`);
@@ -112,7 +119,7 @@ async function planOp(
     after: '',
     knownHash: existing.knownHash,
   };
-  return { resolved, changes: [moved, removed], rung: updated.rung };
+  return { resolved, changes: [moved, removed], rung: updated.rung, ...(merged ? { merged } : {}) };
 }
 
 function fileExists(target: ResolvedPath, what: string): ToolError {
@@ -130,16 +137,48 @@ function planAdd(target: ResolvedPath, current: CurrentFile, lines: string[]): P
   return { target, current, bytes: encodeText(after, { encoding: 'utf-8', bom: false }), type: 'create', before: '', after };
 }
 
-/** Update and Delete: the file exists and the session read it (any range), unchanged since. */
-function requireExisting(ctx: ToolContext, target: ResolvedPath, current: CurrentFile): { bytes: Buffer; knownHash: string | null } {
+/**
+ * Update and Delete: the file exists and the session read it (any range), unchanged since —
+ * or, for an Update, read in a version the text cache still holds, to merge with (`stale`).
+ */
+function requireExisting(
+  ctx: ToolContext,
+  target: ResolvedPath,
+  current: CurrentFile,
+  mergeable: boolean,
+): { bytes: Buffer; knownHash: string | null; stale?: StaleBase } {
   if (current.bytes === null || current.stat === null) {
     throw new ToolError('FILE_NOT_FOUND', `File ${target.relative} does not exist. To create it, use *** Add File.`);
   }
   // A stale read answers with the diff since it, and moves forward when shown whole.
-  const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
-  const knownHash = checkReadState(ctx, target, 'any', current.bytes, current.stat, { decode: (b) => decodeText(b, override).text });
-  return { bytes: current.bytes, knownHash };
+  const checked = checkReadOrBase(ctx, target, 'any', current.bytes, current.stat, staleDiffOf(ctx, target), mergeable);
+  if (checked !== null && typeof checked === 'object') return { bytes: current.bytes, knownHash: null, stale: checked };
+  return { bytes: current.bytes, knownHash: checked };
 }
+
+function staleDiffOf(ctx: ToolContext, target: ResolvedPath): StaleDiffPlan {
+  const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
+  return { decode: (b) => decodeText(b, override).text };
+}
+
+/** The file's hunks applied to the version the session read, merged with the current file (merge-write.ts). */
+async function planMerged(
+  ctx: ToolContext,
+  target: ResolvedPath,
+  current: CurrentFile,
+  stale: StaleBase,
+  onBytes: (bytes: Buffer) => Promise<Updated>,
+): Promise<Updated & { merged: MergedWrite }> {
+  const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
+  const merge = { decode: (b: Buffer) => decodeText(b, override) };
+  const now = { bytes: current.bytes!, stat: current.stat! };
+  const done = await mergeStale(ctx, target, now, stale, { merge, staleDiff: staleDiffOf(ctx, target) }, (onBase) =>
+    onBytes(onBase.bytes!),
+  );
+  return { before: done.merged.theirs, after: done.text, bytes: done.bytes, rung: done.ours.rung, merged: done.merged };
+}
+
+type Updated = { before: string; after: string; bytes: Buffer; rung: Rung };
 
 async function planUpdate(
   ctx: ToolContext,
@@ -147,7 +186,7 @@ async function planUpdate(
   bytes: Buffer,
   hunks: Parameters<typeof applyHunks>[1],
   allowPlaceholders: boolean,
-) {
+): Promise<Updated> {
   const decoded = decodeText(bytes, encodingOverrideFor(ctx.settings.encodings, target.relative));
   assertRoundTrip(bytes, decoded, target);
   const applied = await applyHunks(decoded.text, hunks, target.relative, dominantLineBreak(decoded.text), allowPlaceholders);

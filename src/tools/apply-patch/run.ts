@@ -33,7 +33,9 @@ export async function runApplyPatch(input: ApplyPatchInput, ctx: ToolContext): P
     linesAdded: files.reduce((n, f) => n + f.additions, 0),
     linesRemoved: files.reduce((n, f) => n + f.deletions, 0),
   };
-  return { result: { files }, text: summary(files), metrics };
+  // A file merged with another writer's change says so, with that change's diff.
+  const notes = outcomes.flatMap((o) => (o.merged ? [o.merged.answer.text] : []));
+  return { result: { files }, text: [summary(files), ...notes].join('\n'), metrics };
 }
 
 /** One result entry per file section; a Move's patch is the change from the old to the new content. */
@@ -43,7 +45,12 @@ function describe(outcome: OpOutcome, committed: Map<PlannedChange, CommittedCha
   const first = outcome.changes[0];
   const main = first ? mine(first) : null;
   const hunks = main?.patch.hunks ?? [];
-  const base = { file_path: target.relative, structured_patch: hunks, ...(outcome.rung ? { match: outcome.rung } : {}) };
+  const base = {
+    file_path: target.relative,
+    structured_patch: hunks,
+    ...(outcome.rung ? { match: outcome.rung } : {}),
+    ...(outcome.merged ? { merged: outcome.merged.answer.merged } : {}),
+  };
   const counts = { additions: main?.patch.additions ?? 0, deletions: main?.patch.deletions ?? 0 };
   if (op.kind === 'add') return { ...base, type: 'create', ...counts };
   if (op.kind === 'delete') return { ...base, type: 'delete', additions: 0, deletions: counts.deletions };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { structuredPatchSchema } from '../../write/result-schemas.js';
+import { structuredPatchSchema, mergedSchema } from '../../write/result-schemas.js';
 
 export const patchOperation = z
   .strictObject({
@@ -59,6 +59,7 @@ export const patchedFile = z
       .optional()
       .describe('Updates: the loosest matching rung any of its hunks needed.'),
     structured_patch: structuredPatchSchema,
+    merged: mergedSchema.optional(),
   })
   .describe('One file the patch changed.');
 

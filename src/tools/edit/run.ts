@@ -9,6 +9,7 @@ import { applyEdit, assertNoPlaceholder } from './apply-edit.js';
 import { assertRoundTrip, precheckEdit, refuseNotebook } from './checks.js';
 import type { EditExtra, EditInput, EditResult } from './schema.js';
 import { editTextOffLoop } from '../../off-loop/off-loop.js';
+import { mergedFields, mergedText } from '../../write/merge-write.js';
 
 /** ApplyPatch imports the round-trip guard from here. */
 export { assertRoundTrip } from './checks.js';
@@ -23,6 +24,7 @@ export async function runEdit(input: EditInput, ctx: ToolContext, target: Resolv
     tool: 'Edit',
     requireRead: 'any',
     staleDiff: { decode: (bytes) => decodeText(bytes, override).text },
+    merge: { decode: (bytes) => decodeText(bytes, override) },
     unit: 'lines',
     createParents: true,
     precheck: (current) => {
@@ -40,8 +42,9 @@ export async function runEdit(input: EditInput, ctx: ToolContext, target: Resolv
       match: out.extra.match,
       structured_patch: out.structuredPatch,
       ...(out.gitDiff ? { git_diff: out.gitDiff } : {}),
+      ...mergedFields(out.merged),
     },
-    text: `The file ${target.relative} has been updated successfully.`,
+    text: mergedText(`The file ${target.relative} has been updated successfully.`, out.merged),
     metrics: { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions },
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RUNGS, type Rung } from '../../match/index.js';
-import { gitDiffSchema, structuredPatchSchema } from '../../write/result-schemas.js';
+import { gitDiffSchema, mergedSchema, structuredPatchSchema } from '../../write/result-schemas.js';
 
 /** Write omission placeholder lines (`// ... existing code ...`) as given. */
 export const allowPlaceholders = z
@@ -38,6 +38,7 @@ export const editResult = z
     match: matchRung,
     structured_patch: structuredPatchSchema,
     git_diff: gitDiffSchema.optional(),
+    merged: mergedSchema.optional(),
   })
   .describe('What Edit changed.');
 

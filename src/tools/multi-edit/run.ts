@@ -7,6 +7,7 @@ import { applyEdit, assertNoPlaceholder, type EditApplied, type OneEdit } from '
 import { assertRoundTrip, fileExists, precheckEdit, refuseNotebook } from '../edit/checks.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import type { MultiEditInput, MultiEditResult } from './schema.js';
+import { mergedFields, mergedText } from '../../write/merge-write.js';
 
 interface MultiEditExtra {
   replacements: number;
@@ -33,6 +34,7 @@ export async function runMultiEdit(input: MultiEditInput, ctx: ToolContext, targ
     tool: 'MultiEdit',
     requireRead: 'any',
     staleDiff: { decode: (bytes) => decodeText(bytes, override).text },
+    merge: { decode: (bytes) => decodeText(bytes, override) },
     unit: 'lines',
     createParents: true,
     precheck: (current) => {
@@ -49,8 +51,9 @@ export async function runMultiEdit(input: MultiEditInput, ctx: ToolContext, targ
       matches: out.extra.matches,
       structured_patch: out.structuredPatch,
       ...(out.gitDiff ? { git_diff: out.gitDiff } : {}),
+      ...mergedFields(out.merged),
     },
-    text: `The file ${target.relative} has been updated successfully.`,
+    text: mergedText(`The file ${target.relative} has been updated successfully.`, out.merged),
     metrics: { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions },
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { gitDiffSchema, structuredPatchSchema } from '../../write/result-schemas.js';
+import { gitDiffSchema, mergedSchema, structuredPatchSchema } from '../../write/result-schemas.js';
 import { allowPlaceholders, matchRung } from '../edit/schema.js';
 
 export const MAX_EDITS = 100;
@@ -30,6 +30,7 @@ export const multiEditResult = z
     matches: z.array(matchRung).describe('The rung that found each edit’s old_string, in order.'),
     structured_patch: structuredPatchSchema,
     git_diff: gitDiffSchema.optional(),
+    merged: mergedSchema.optional(),
   })
   .describe('What MultiEdit changed.');
 

@@ -10,6 +10,7 @@ import type { WriteInput, WriteResult } from './schema.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
 import { countTextLines } from '../../write/text-lines.js';
 import { withLazyTexts } from '../../write/lazy-texts.js';
+import { mergedFields, mergedText } from '../../write/merge-write.js';
 
 interface WriteExtra {
   /** The replaced text, decoded when the answer is built; null for a new file. */
@@ -25,6 +26,8 @@ export async function runWriteTool(input: WriteInput, ctx: ToolContext, target: 
     requireRead: 'full',
     unit: cells === null ? 'lines' : 'cells',
     createParents: true,
+    // A notebook is merged cell by cell, never as lines of its JSON: a stale one is refused.
+    ...(cells === null ? { merge: { decode: (bytes: Buffer) => decodeText(bytes, override) } } : {}),
     compute: (current) => compute(input, target.relative, current, override, cells),
   });
   const created = out.type === 'create';
@@ -33,10 +36,13 @@ export async function runWriteTool(input: WriteInput, ctx: ToolContext, target: 
       type: created ? 'create' : 'update',
       file_path: target.relative,
       structured_patch: out.structuredPatch,
-      original_file: out.extra.original?.() ?? null,
+      original_file: out.merged ? out.merged.theirs : (out.extra.original?.() ?? null),
       ...(out.gitDiff ? { git_diff: out.gitDiff } : {}),
+      ...mergedFields(out.merged),
     },
-    text: created ? `File created successfully at: ${target.relative}` : `The file ${target.relative} has been updated successfully.`,
+    text: created
+      ? `File created successfully at: ${target.relative}`
+      : mergedText(`The file ${target.relative} has been updated successfully.`, out.merged),
     metrics: { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions },
   };
 }

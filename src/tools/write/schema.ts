@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { gitDiffSchema, structuredPatchSchema } from '../../write/result-schemas.js';
+import { gitDiffSchema, mergedSchema, structuredPatchSchema } from '../../write/result-schemas.js';
 import { allowPlaceholders } from '../edit/schema.js';
 
 export const writeInput = z.strictObject({
@@ -17,6 +17,7 @@ export const writeResult = z
     structured_patch: structuredPatchSchema,
     original_file: z.string().nullable().describe('The previous content (decoded text); null when the file was created.'),
     git_diff: gitDiffSchema.optional(),
+    merged: mergedSchema.optional(),
   })
   .describe('What Write changed.');
 
