@@ -29,9 +29,6 @@ import { installSlicedJson } from './http/sliced-json.js';
 import { installJsonBody } from './http/json-body.js';
 import { VERSION } from './version.js';
 
-/** How far before listening the watcher's catch-up looks (file times come from a coarse clock). */
-const WATCH_CLOCK_MARGIN_MS = 100;
-
 export interface BuildOptions {
   /** Fastify/pino logger options; tests pass `false`. Default: `config.logLevel` to stdout (JSON lines; readable lines on a terminal). */
   logger?: FastifyServerOptions['logger'];
@@ -85,12 +82,9 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   registerToolList(app, tools);
   registerMcpRoutes(app, services, tools, { stateless: config.mcpStateless, idleMs: config.sessionTtlMs });
   registerCompatRoutes(app, services, tools);
-  // The watcher's first scan runs once the service answers, never before (start-up cost);
-  // what changed from this moment until it is armed is caught up then. The margin covers the
-  // kernel's coarse file-time clock, which may lag this one by a tick.
+  // The watcher's first scan runs once the service answers, never before (start-up cost).
   app.addHook('onListen', (done) => {
-    const since = Date.now() - WATCH_CLOCK_MARGIN_MS;
-    if (services.watcher !== null) setImmediate(() => void services.watcher?.start(since));
+    if (services.watcher !== null) setImmediate(() => void services.watcher?.start());
     done();
   });
   app.addHook('onClose', async () => {

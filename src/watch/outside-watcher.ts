@@ -1,7 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { EventHub } from '../events/event-hub.js';
-import { catchUp } from './catch-up.js';
 import { IgnoreOracle } from './ignore-oracle.js';
 import { isAbsent, probe, type OwnWrites } from './own-writes.js';
 
@@ -10,9 +9,7 @@ import { isAbsent, probe, type OwnWrites } from './own-writes.js';
  * `source: "outside"`, using @parcel/watcher (inotify on Linux, FSEvents on macOS; its native
  * builds ship inside its npm packages). Choices:
  * - Armed in the background after the service listens, loaded by dynamic import: a sidecar
- *   that is never asked about outside changes pays nothing at start-up. Changes made between
- *   start-up and the watches being in place are caught up once armed (catch-up.ts): files by
- *   their change times, folders that gained or lost entries as a `rescan`.
+ *   that is never asked about outside changes pays nothing at start-up.
  * - Coalesced per file: the first change to a path opens a 250 ms window; when it closes each
  *   path is looked at once (lstat) and reported once as create, update or delete by what is
  *   there now. A path created and removed inside one window is not reported.
@@ -66,8 +63,6 @@ const NEW_FOLDER_BUDGET = 1000;
 const GIT_IGNORES = ['.git', '**/.git'];
 /** Paths whose last reported state is remembered (a few MiB at most). */
 const MAX_REPORTED = 50_000;
-/** Folders changed before the watcher was armed, each its own `rescan`; past this, one for the root. */
-const MAX_CATCH_UP_RESCANS = 100;
 
 export class OutsideWatcher {
   private readonly coalesceMs: number;
@@ -93,11 +88,8 @@ export class OutsideWatcher {
     return { ...this.counters };
   }
 
-  /**
-   * Subscribes (resolves once the watches are in place and, given `since` — the start-up time
-   * in ms — what changed since then has been looked at); never throws.
-   */
-  async start(since?: number): Promise<void> {
+  /** Subscribes (resolves once the watches are in place); never throws. */
+  async start(): Promise<void> {
     this.counters.state = 'starting';
     let subscribe: SubscribeFn;
     try {
@@ -119,35 +111,7 @@ export class OutsideWatcher {
       }
       await this.startPartial(subscribe, onEvents);
     }
-    if (since !== undefined && !this.closed) await this.catchUp(since);
     if (this.closed) await this.close();
-  }
-
-  /** Reports what changed between `since` and now, through the same window as live events. */
-  private async catchUp(since: number): Promise<void> {
-    const folders: string[] = [];
-    try {
-      await catchUp(
-        this.options.root,
-        since,
-        {
-          files: (events) => this.onEvents(null, events),
-          createdFolder: (absolute) => this.onEvents(null, [{ type: 'create', path: absolute }]),
-          changedFolder: (rel) => folders.push(rel),
-        },
-        () => this.closed,
-      );
-    } catch (err) {
-      this.options.log.warn({ err }, 'changes made before the watcher was armed could not all be looked at');
-      folders.push('.');
-    }
-    if (this.closed || folders.length === 0) return;
-    // A removal leaves no trace but its folder's change: the client lists the folder again.
-    if (folders.includes('.') || folders.length > MAX_CATCH_UP_RESCANS) return this.rescan('.');
-    for (const rel of folders) {
-      // Security: a deny-read folder is not even named.
-      if (!this.options.denied(rel)) this.rescan(rel, await this.oracle.ignored(rel, true));
-    }
   }
 
   /** The kernel's watch limit was hit: the root's own files, then each top-level folder that fits. */
