@@ -64,16 +64,6 @@ export function binaryRead(job: ReadJob, sha256: string, head: Uint8Array): Tool
   );
 }
 
-/** A whole-file read (an MCP resource) of a text file over 256 KiB; the Read tool pages it instead. */
-export function unpagedTooLarge(path: string, size: number): ToolError {
-  return new ToolError(
-    'FILE_TOO_LARGE',
-    `${path} is ${humanSize(size)}, over the 256 KiB returned whole. Call the Read tool instead: it answers the first lines ` +
-      `that fit and the offset to continue from (or read only the lines you need with offset and limit).`,
-    { size, max_size: MAX_UNPAGED_BYTES },
-  );
-}
-
 export function imageTooLarge(path: string, size: number): ToolError {
   return new ToolError(
     'FILE_TOO_LARGE',
