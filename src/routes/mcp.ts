@@ -154,7 +154,8 @@ async function direct(
   headers: Record<string, string> = {},
 ): Promise<void> {
   hijack(reply);
-  const answer = await requestLog.run(log, () => answerRequest(served.shared, body, { session, log }, modern));
+  // The logger goes in the context: no AsyncLocalStorage scope (one more store every promise of the call would carry).
+  const answer = await answerRequest(served.shared, body, { session, log }, modern);
   writeMessage(reply.request.raw, reply.raw, 200, answer, headers);
 }
 
