@@ -89,9 +89,8 @@ describe('MCP resources', () => {
     expect(err.message).toContain('GET /v1/files/six.bin');
   });
 
-  it('answers JSON-RPC errors carrying the sidefile code: missing, denied, outside, too large, not file:///', async () => {
+  it('answers JSON-RPC errors carrying the sidefile code: missing, denied, outside, not file:///', async () => {
     await put('secrets/key.txt', 'hunter2\n');
-    await put('big.txt', 'x'.repeat(300 * 1024));
     const missing = await rpcError(client.readResource({ uri: 'file:///nope.txt' }));
     expect(missing.code).toBe(-32002);
     expect(missing.data).toEqual({ code: 'FILE_NOT_FOUND', details: {} });
@@ -99,7 +98,6 @@ describe('MCP resources', () => {
       ['file:///secrets/key.txt', 'PATH_DENIED'],
       ['file:///../outside.txt', 'PATH_OUTSIDE_WORKSPACE'],
       ['file:///%2e%2e/%2e%2e/etc/passwd', 'PATH_OUTSIDE_WORKSPACE'],
-      ['file:///big.txt', 'FILE_TOO_LARGE'],
     ];
     for (const [uri, code] of cases) {
       const err = await rpcError(client.readResource({ uri }));

@@ -23,6 +23,15 @@ export const textEditorInput = z.strictObject({
     .tuple([z.number().int(), z.number().int()])
     .optional()
     .describe('view: [first, last] 1-based lines; last -1 reads to the end.'),
+  column: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      'view: a long line from this character (1-based), up to 2,000 characters of it; with view_range [line, line] ' +
+        '(no view_range: line 1). The closing line of a cut line names it.',
+    ),
   file_text: z.string().optional().describe('create: the whole content.'),
   old_str: z.string().optional().describe('str_replace: the text to replace.'),
   new_str: z.string().optional().describe('str_replace: the replacement; insert: the text to insert (as insert_text).'),
@@ -79,7 +88,18 @@ async function view(deps: TextEditorDeps, input: TextEditorInput, opts: CallOpti
   if (target.stat?.isDirectory()) return viewFolder(deps, target, opts);
   const range = input.view_range;
   const body: Record<string, unknown> = { file_path: input.path };
-  if (range) {
+  if (input.column !== undefined) {
+    // One line, from a character: Read's offset, limit 1 and column.
+    const [first, last] = range ?? [1, 1];
+    if (first < 1 || last !== first) {
+      throw new ToolError(
+        'INVALID_INPUT',
+        `column views one line: give view_range [line, line] with it (or no view_range for line 1), not [${first}, ${last}].`,
+        { fields: [{ field: 'body.view_range', message: 'Must be [line, line] with column' }] },
+      );
+    }
+    Object.assign(body, { offset: first, limit: 1, column: input.column });
+  } else if (range) {
     const [first, last] = range;
     if (first < 1 || (last !== -1 && last < first)) {
       throw new ToolError(
@@ -94,18 +114,25 @@ async function view(deps: TextEditorDeps, input: TextEditorInput, opts: CallOpti
 }
 
 /**
- * Read's closing line in this tool's terms: an offset to continue from becomes a view_range. A
- * long line's column is Read's alone (the text editor has no column), so that hint stays as is.
- * The closing line is the text's last line, the only one not numbered that starts with `(`.
+ * Read's closing line in this tool's terms: an offset to continue from becomes a view_range, a
+ * long line's column a view_range of that line with `column`. The closing line is the text's
+ * last line, the only one not numbered that starts with `(`; a text of no numbered line (a
+ * column past a line's end, an empty file) is a message, rewritten whole.
  */
 function forViews(text: string): string {
   const at = text.lastIndexOf('\n(');
-  if (at < 0) return text;
-  const closing = text
-    .slice(at + 1)
+  if (at >= 0) return text.slice(0, at + 1) + inViewTerms(text.slice(at + 1));
+  return /^ *\d+\u2192/.test(text) ? text : inViewTerms(text);
+}
+
+function inViewTerms(closing: string): string {
+  return closing
     .replace(/as much as one Read returns/, 'as much as one view shows')
-    .replace(/To read more, call Read with offset (\d+)\./, 'To see more, view with view_range [$1, -1].');
-  return text.slice(0, at + 1) + closing;
+    .replace(/call Read with offset (\d+), limit 1 and column (\d+)\./g, 'view with view_range [$1, $1] and column $2.')
+    .replace(/To read more, call Read with offset (\d+)\./, 'To see more, view with view_range [$1, -1].')
+    .replace(/To read on, call Read with offset (\d+)\./, 'To read on, view with view_range [$1, -1].')
+    .replace(/Call Read with offset (\d+) and no column\./, 'View with view_range [$1, -1] and no column.')
+    .replace(/Call Read with a column from 1 to (\d+)\./, 'View with a column from 1 to $1.');
 }
 
 function tool(deps: TextEditorDeps, name: string): ToolDefinition {

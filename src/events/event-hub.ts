@@ -3,27 +3,11 @@ import type { WriteEvent } from '../write/types.js';
 import type { EventHubOptions, EventSink } from './event-types.js';
 import { ALL, frameWanted, type ChangeFilter, type ChangeListener } from './change-filter.js';
 import { RING_SIZE, fileChangedFrame, type FileChangedData, type Frame } from './replay.js';
+import { FanoutQueue } from './fanout-queue.js';
 
 export { frameWanted, type ChangeFilter, type ChangeListener } from './change-filter.js';
 
 export type { EventHubOptions, EventSink } from './event-types.js';
-
-/**
- * A frame goes out to this many streams before the fan-out checks the clock; past FANOUT_SLICE_MS
- * in one turn it yields, so a frame sent to thousands of streams never holds the event loop.
- */
-const FANOUT_CHECK_EVERY = 64;
-const FANOUT_SLICE_MS = 8;
-
-/** A frame on its way to the streams that were open when it was published. */
-interface Fanout {
-  frame: string;
-  version: string | null;
-  /** The event a frame carries, for the streams' path filters; none for a heartbeat. */
-  about: Frame | undefined;
-  sinks: EventSink[];
-  next: number;
-}
 
 /** Told of every successful write, as the streams are (MCP resource subscriptions). */
 export type ChangeSubscriber = (event: WriteEvent) => void;
@@ -72,7 +56,8 @@ export class EventHub {
   private closed = false;
   private droppedCount = 0;
   /** Frames being written to the streams, in publish order: each stream gets them in that order. */
-  private readonly fanouts: Fanout[] = [];
+  /** Frames on their way to the streams that were open when each was published. */
+  private readonly fanout = new FanoutQueue();
   private readonly subscribers = new Set<ChangeSubscriber>();
   private readonly listeners = new Map<ChangeListener, ChangeFilter>();
   private readonly filters = new Map<EventSink, ChangeFilter>();
@@ -212,7 +197,7 @@ export class EventHub {
       this.finish(sink, 'event: shutdown\ndata: {"reason":"server shutting down"}\n\n');
     this.clients.clear();
     this.pending.clear();
-    this.fanouts.length = 0;
+    this.fanout.clear();
   }
 
   stats(): { clients: number; dropped: number } {
@@ -224,26 +209,10 @@ export class EventHub {
    * skipped, one opened meanwhile does not get it (it was not open when it was published).
    */
   private broadcast(frame: string, version: string | null = null, about?: Frame): void {
-    this.fanouts.push({ frame, version, about, sinks: [...this.clients], next: 0 });
-    if (this.fanouts.length === 1) this.fanOut();
-  }
-
-  private fanOut(): void {
-    const started = performance.now();
-    let sent = 0;
-    while (this.fanouts.length > 0) {
-      const job = this.fanouts[0]!;
-      while (job.next < job.sinks.length) {
-        if (++sent % FANOUT_CHECK_EVERY === 0 && performance.now() - started > FANOUT_SLICE_MS) {
-          setImmediate(() => this.fanOut());
-          return;
-        }
-        const sink = job.sinks[job.next++]!;
-        // A stream that asked for some paths only (`?path=`) gets only their events.
-        if (job.about === undefined || frameWanted(job.about, this.filters.get(sink) ?? ALL)) this.deliver(sink, job.frame, job.version);
-      }
-      this.fanouts.shift();
-    }
+    this.fanout.push([...this.clients], (sink) => {
+      // A stream that asked for some paths only (`?path=`) gets only their events.
+      if (about === undefined || frameWanted(about, this.filters.get(sink) ?? ALL)) this.deliver(sink, frame, version);
+    });
   }
 
   private deliver(sink: EventSink, frame: string, version: string | null): void {

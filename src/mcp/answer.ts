@@ -1,6 +1,7 @@
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../version.js';
 import { errorObject, HANDLERS, type McpShared, type RequestContext } from './handlers.js';
+import { SplicedToolResult } from './tool-result.js';
 
 /** The 2026-07-28 revision: stateless, per-request version. */
 export const MODERN_VERSION = '2026-07-28';
@@ -27,6 +28,22 @@ const RESOURCE_NOT_FOUND_2025 = -32002;
 export type RequestMessage = { jsonrpc: '2.0'; id: string | number; method: string; params?: Record<string, unknown> };
 
 /**
+ * A JSON-RPC response serialized already (a tool result spliced from the REST answer's JSON):
+ * the JSON value of `message()`.
+ */
+export class SerializedMessage {
+  constructor(
+    readonly json: Buffer,
+    readonly message: () => JSONRPCMessage,
+  ) {}
+}
+
+/** The response as a plain object, for a caller that serializes it itself (the SDK transport). */
+export function plainMessage(answer: JSONRPCMessage | SerializedMessage): JSONRPCMessage {
+  return answer instanceof SerializedMessage ? answer.message() : answer;
+}
+
+/**
  * The JSON-RPC response to one request of a method in HANDLERS. `modern` is the 2026 era's
  * version (null in 2025): its results gain `resultType`, the server's identity and, for the
  * cacheable ones, `ttlMs` and `cacheScope`.
@@ -36,10 +53,11 @@ export async function answerRequest(
   request: RequestMessage,
   ctx: RequestContext,
   modern: string | null,
-): Promise<JSONRPCMessage> {
+): Promise<JSONRPCMessage | SerializedMessage> {
   const handler = HANDLERS.get(request.method)!;
   try {
     const result = await handler(shared, request.params ?? {}, ctx);
+    if (result instanceof SplicedToolResult) return spliced(request, result, modern);
     if (modern === null) return { jsonrpc: '2.0', id: request.id, result } as JSONRPCMessage;
     return { jsonrpc: '2.0', id: request.id, result: modernResult(request.method, result) } as JSONRPCMessage;
   } catch (err) {
@@ -49,6 +67,21 @@ export async function answerRequest(
     return { jsonrpc: '2.0', id: request.id, error } as JSONRPCMessage;
   }
 }
+
+/** The response around a spliced tool result, in the key order of the object path's JSON. */
+function spliced(request: RequestMessage, result: SplicedToolResult, modern: string | null): SerializedMessage {
+  // The 2026 era's fields after structuredContent, as modernResult adds them to a result without _meta.
+  const more = modern === null ? '' : `,${JSON.stringify(modernResult(request.method, {})).slice(1, -1)}`;
+  const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":`);
+  const json = Buffer.concat([head, result.json(more), CLOSE]);
+  const message = (): JSONRPCMessage => {
+    const plain = result.plain() as Record<string, unknown>;
+    return { jsonrpc: '2.0', id: request.id, result: modern === null ? plain : modernResult(request.method, plain) } as JSONRPCMessage;
+  };
+  return new SerializedMessage(json, message);
+}
+
+const CLOSE = Buffer.from('}');
 
 /** A result as the 2026 era gives it. */
 export function modernResult(method: string, result: Record<string, unknown>): Record<string, unknown> {

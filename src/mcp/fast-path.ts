@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SerializedMessage } from './answer.js';
 
 /**
  * Writes one JSON-RPC message as the whole answer to a POST, without the SDK's transport: the
  * transport builds a web Request and Response per request and reads the Response back, which
  * cost as much as the tool call itself. A client that accepts JSON gets JSON with a length (one
- * piece, not chunked); one that accepts only `text/event-stream` gets a one-event stream.
+ * piece, not chunked); one that accepts only `text/event-stream` gets a one-event stream. A
+ * SerializedMessage's bytes are sent as they are.
  */
 export function writeMessage(
   req: IncomingMessage,
@@ -13,15 +15,19 @@ export function writeMessage(
   message: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const json = JSON.stringify(message);
+  const json = message instanceof SerializedMessage ? message.json : JSON.stringify(message);
   if (wantsStream(req.headers.accept)) {
     res.writeHead(status, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-    res.end(`event: message\ndata: ${json}\n\n`);
+    // JSON holds no raw line break: the message is one `data:` line.
+    res.end(typeof json === 'string' ? `${EVENT_HEAD}${json}\n\n` : Buffer.concat([Buffer.from(EVENT_HEAD), json, EVENT_END]));
     return;
   }
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) });
   res.end(json);
 }
+
+const EVENT_HEAD = 'event: message\ndata: ';
+const EVENT_END = Buffer.from('\n\n');
 
 /** Only when the client lists `text/event-stream` and not JSON (nor a wildcard). */
 export function wantsStream(accept: string | undefined): boolean {

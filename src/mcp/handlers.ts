@@ -6,7 +6,7 @@ import type { Log, ToolDefinition } from '../tools/types.js';
 import { asToolError } from '../write/fs-errors.js';
 import { FILE_URI_TEMPLATE, protocolError, readResource, resourceError } from './resources.js';
 import { mcpToolsOf } from './tool-list.js';
-import { errorResult, successResult } from './tool-result.js';
+import { errorResult, SplicedToolResult, toolResult } from './tool-result.js';
 
 /** The HTTP request's logger while a request's handlers run (request id and era come along). */
 export const requestLog = new AsyncLocalStorage<Log>();
@@ -34,7 +34,7 @@ export interface RequestContext {
 }
 
 type Params = Record<string, unknown>;
-type Handler = (shared: McpShared, params: Params, ctx: RequestContext) => Promise<Record<string, unknown>>;
+type Handler = (shared: McpShared, params: Params, ctx: RequestContext) => Promise<Record<string, unknown> | SplicedToolResult>;
 
 function stringParam(params: Params, name: string, method: string): string {
   const value = params[name];
@@ -48,14 +48,19 @@ function stringParam(params: Params, name: string, method: string): string {
  * tool's INVALID_INPUT naming the field, as REST answers them: a tool result the model can read
  * and correct, not a JSON-RPC error.
  */
-async function callToolRequest(shared: McpShared, params: Params, ctx: RequestContext): Promise<Record<string, unknown>> {
+async function callToolRequest(
+  shared: McpShared,
+  params: Params,
+  ctx: RequestContext,
+): Promise<Record<string, unknown> | SplicedToolResult> {
   const name = stringParam(params, 'name', 'tools/call');
   const tool = shared.tools.get(name);
   // A protocol error, as the MCP specification lists it, not a tool result.
   if (!tool) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 100)}`);
   try {
     const answer = await callTool(shared.services, tool, params.arguments ?? {}, { session: ctx.session, log: ctx.log, transport: 'mcp' });
-    return successResult(answer) as Record<string, unknown>;
+    const result = toolResult(answer);
+    return result instanceof SplicedToolResult ? result : (result as Record<string, unknown>);
   } catch (err) {
     // callTool logged and answered it already (telemetry, INTERNAL's cause): now a tool result.
     return errorResult(asToolError(err)) as Record<string, unknown>;

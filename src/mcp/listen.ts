@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { AppServices } from '../app-services.js';
+import { FanoutQueue } from '../events/fanout-queue.js';
 import type { Log } from '../tools/types.js';
 import { SERVER_INFO_META } from './answer.js';
 import { protocolError } from './resources.js';
@@ -29,6 +30,7 @@ function event(message: unknown): string {
  */
 export class ListenStreams {
   private readonly open = new Set<Listener>();
+  private readonly fanout = new FanoutQueue();
 
   constructor(
     private readonly services: AppServices,
@@ -85,19 +87,25 @@ export class ListenStreams {
     });
   }
 
-  /** A change to `real` (root-relative `relative`): to every stream it concerns. */
+  /**
+   * A change to `real` (root-relative `relative`): to every stream it concerns, in slices
+   * (FanoutQueue), so thousands of streams do not hold the event loop. A stream closed
+   * meanwhile is skipped; one opened meanwhile does not get it.
+   */
   changed(real: string, relative: string): void {
-    for (const listener of this.open) {
+    this.fanout.push([...this.open], (listener) => {
+      if (!this.open.has(listener)) return;
       const uri = coveredUri(listener.subscriptions, real, relative);
-      if (uri === null) continue;
+      if (uri === null) return;
       listener.res.write(
         event({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { _meta: { [SUBSCRIPTION_ID]: listener.id }, uri } }),
       );
-    }
+    });
   }
 
   /** Shutdown: each stream gets the listen request's completion result, then ends. */
   closeAll(): void {
+    this.fanout.clear();
     for (const listener of this.open) {
       const result = { resultType: 'complete', _meta: { ...SERVER_INFO_META, [SUBSCRIPTION_ID]: listener.id } };
       listener.res.end(event({ jsonrpc: '2.0', id: listener.id, result }));

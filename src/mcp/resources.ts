@@ -6,16 +6,20 @@ import { openResolved, type OpenedFile } from '../paths/open-resolved.js';
 import { decodeText } from '../text/codec.js';
 import { encodingOverrideFor } from '../text/overrides.js';
 import { SNIFF_BYTES, sniff, sniffFile, type SniffResult } from '../text/sniff.js';
-import { unpagedTooLarge } from '../tools/read/read-loaded.js';
-import { MAX_IMAGE_BYTES, MAX_UNPAGED_BYTES } from '../tools/read/format.js';
+import { DEFAULT_LIMIT, HASH_LIMIT_BYTES, MAX_IMAGE_BYTES, MAX_UNPAGED_BYTES, humanSize } from '../tools/read/format.js';
+import { fitPage } from '../tools/read/fit-page.js';
+import { SLICED_SCAN_BYTES } from '../tools/read/sliced-scan.js';
+import { pageOfBytes, pageOfLargeBytes, textOutput } from '../tools/read/text-file.js';
 import type { Log, ResolvedPath } from '../tools/types.js';
 
 /**
  * MCP resources: every workspace file is `file:///<path relative to the root>`.
  * Decisions:
- * - a resource read returns the whole file: text up to Read's unpaged 256 KiB (larger text is
- *   read with the Read tool in pages), images and other binary files as a base64 blob up to
- *   5 MiB (larger ones through the Files API);
+ * - a resource read returns the whole file: text up to Read's unpaged 256 KiB, images and
+ *   other binary files as a base64 blob up to 5 MiB (larger ones through the Files API);
+ * - a larger text file (up to 64 MiB) answers as Read does without a range: the first lines that
+ *   fit (at most 2,000 lines, 100,000 characters), then a second content, the note of how far
+ *   that goes and how to read on with the Read tool (PARTIAL_META on both says the lines);
  * - a resource read is not a Read: it records no read state and logs no tool call;
  * - `resources/list` lists nothing: a workspace can hold millions of files, and hosts find
  *   files with Glob/LS; the template says how to name any of them.
@@ -90,34 +94,81 @@ function blobTooLarge(path: string, size: number): ToolError {
   );
 }
 
-/** What a whole-file read of this file may return; throws for what it may not. */
-async function loadWhole(opened: OpenedFile): Promise<{ data: Buffer; kind: SniffResult }> {
+/** Text files up to this size are paged as Read pages them (loaded whole, as Read loads them). */
+export const MAX_PAGED_TEXT_BYTES = HASH_LIMIT_BYTES;
+
+/** A text file too large to page here: the Read tool streams it. */
+function textTooLarge(path: string, size: number): ToolError {
+  return new ToolError(
+    'FILE_TOO_LARGE',
+    `${path} is ${humanSize(size)}, over the 64 MiB a resource read pages. Call the Read tool instead: it answers the first ` +
+      `lines that fit and the offset to continue from (or read only the lines you need with offset and limit).`,
+    { size, max_size: MAX_PAGED_TEXT_BYTES },
+  );
+}
+
+/** The whole file, when a resource read may load it; throws for what it may not. */
+async function load(opened: OpenedFile): Promise<{ data: Buffer; kind: SniffResult }> {
   const path = opened.target.relative;
   const size = opened.stat.size;
   // Security: bounded before reading, so a huge file is never pulled into memory.
   if (size > MAX_UNPAGED_BYTES) {
     const kind = sniff(await readHead(opened, SNIFF_BYTES));
-    if (kind.kind === 'text') throw unpagedTooLarge(path, size);
-    if (size > MAX_BLOB_BYTES) throw blobTooLarge(path, size);
+    if (kind.kind === 'text' && size > MAX_PAGED_TEXT_BYTES) throw textTooLarge(path, size);
+    if (kind.kind !== 'text' && size > MAX_BLOB_BYTES) throw blobTooLarge(path, size);
   }
   const data = await readHead(opened, size);
   // Read's rule for a whole file: a NUL past the sniffed head makes it binary too (sniffFile).
   return { data, kind: sniffFile(data) };
 }
 
-/** `resources/read`: the decoded text of a text file, or an image as a base64 blob. */
+/** `_meta` key of a partial text resource: the lines its first content holds. */
+export const PARTIAL_META = 'sidefile/partial';
+
+/** `resources/read`: the decoded text of a text file (its first page past 256 KiB), or a base64 blob. */
 export async function readResource(services: AppServices, uri: string): Promise<ReadResourceResult> {
   const opened = await openResolved(services.root, await resolveUri(services, uri));
   try {
     const path = opened.target.relative;
-    const { data, kind } = await loadWhole(opened);
+    const { data, kind } = await load(opened);
     if (kind.kind === 'image') return { contents: [{ uri, mimeType: kind.mediaType, blob: data.toString('base64') }] };
-    // Resources read bytes as they are: a binary file Read refuses is a blob here.
-    if (kind.kind === 'binary') return { contents: [{ uri, mimeType: 'application/octet-stream', blob: data.toString('base64') }] };
-    const decoded = decodeText(data, encodingOverrideFor(services.settings.encodings, path));
+    // Resources read bytes as they are: a binary file Read refuses is a blob here. One whose head
+    // looked like text (so loaded past the blob bound) and that is binary further on is refused.
+    if (kind.kind === 'binary') {
+      if (data.length > MAX_BLOB_BYTES) throw blobTooLarge(path, data.length);
+      return { contents: [{ uri, mimeType: 'application/octet-stream', blob: data.toString('base64') }] };
+    }
+    const override = encodingOverrideFor(services.settings.encodings, path);
     const mimeType = path.endsWith('.ipynb') ? 'application/x-ipynb+json' : 'text/plain';
-    return { contents: [{ uri, mimeType, text: decoded.text }] };
+    if (data.length <= MAX_UNPAGED_BYTES) return { contents: [{ uri, mimeType, text: decodeText(data, override).text }] };
+    return await firstPage(uri, mimeType, path, data, override, opened);
   } finally {
     await opened.handle.close();
   }
+}
+
+/** A text file over 256 KiB: Read's page without a range, and its closing line as a note. */
+async function firstPage(
+  uri: string,
+  mimeType: string,
+  path: string,
+  data: Buffer,
+  override: string | undefined,
+  opened: OpenedFile,
+): Promise<ReadResourceResult> {
+  const { stat, target } = opened;
+  const version = `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}`;
+  // A file of several MiB is scanned in slices (no long turn of the event loop), as Read does.
+  const page =
+    data.length >= SLICED_SCAN_BYTES
+      ? await pageOfLargeBytes(data, override, 1, DEFAULT_LIMIT, target.real, version)
+      : pageOfBytes(data, override, 1, DEFAULT_LIMIT);
+  const out = textOutput(path, fitPage(page, true), undefined, false);
+  const { file } = out.result;
+  const meta = { [PARTIAL_META]: { start_line: file.start_line, num_lines: file.num_lines, total_lines: file.total_lines } };
+  const contents: ReadResourceResult['contents'] = [{ uri, mimeType, text: file.content, _meta: meta }];
+  // Read's closing line: how far the page goes and how to read on (none when the page is the whole file).
+  const at = out.text.lastIndexOf('\n(');
+  if (at >= 0) contents.push({ uri, mimeType: 'text/plain', text: out.text.slice(at + 1), _meta: meta });
+  return { contents };
 }

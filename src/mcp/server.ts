@@ -4,7 +4,7 @@ import { SubscribeRequestSchema, UnsubscribeRequestSchema, type JSONRPCMessage }
 import type { Log } from '../tools/types.js';
 import { VERSION } from '../version.js';
 import { HANDLERS, INSTRUCTIONS, requestLog, type McpShared } from './handlers.js';
-import { answerRequest } from './answer.js';
+import { answerRequest, plainMessage } from './answer.js';
 import { subscribe, unsubscribe, type Subscriptions } from './subscriptions.js';
 
 /** One 2025-era MCP session's state: the sidefile session it calls tools in, and its subscriptions. */
@@ -59,7 +59,9 @@ export function routeHandled(transport: Transport, shared: McpShared, state: Mcp
     if (!isHandledRequest(message)) return sdk?.(message, extra);
     const log = requestLog.getStore() ?? shared.services.log;
     void answerRequest(shared, message, { session: state.session, log }, null).then((response) =>
-      transport.send(response, { relatedRequestId: message.id }).catch((err: unknown) => log.warn({ err }, 'MCP answer not sent')),
+      transport
+        .send(plainMessage(response), { relatedRequestId: message.id })
+        .catch((err: unknown) => log.warn({ err }, 'MCP answer not sent')),
     );
   };
 }

@@ -5,8 +5,16 @@ import { SessionTable, type LiveSession } from './session-table.js';
 
 const silent = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} };
 
-function fakeSession(id: string, closed: string[], subscriptions: Array<[string, string]> = []): LiveSession {
-  const server = { close: async () => void closed.push(id) } as unknown as Server;
+function fakeSession(
+  id: string,
+  closed: string[],
+  subscriptions: Array<[string, string]> = [],
+  sent: Array<[string, string]> = [],
+): LiveSession {
+  const server = {
+    close: async () => void closed.push(id),
+    sendResourceUpdated: async ({ uri }: { uri: string }) => void sent.push([id, uri]),
+  } as unknown as Server;
   return {
     id,
     state: { session: id, subscriptions: new Map(subscriptions.map(([real, uri]) => [real, { uri, folder: false }])) },
@@ -43,12 +51,14 @@ describe('the live MCP session table', () => {
     expect(table.get('new')?.id).toBe('new');
   });
 
-  it('finds the sessions subscribed to a real path with the URI each used', () => {
+  it('announces a change to the sessions subscribed to its real path, with the URI each used', () => {
+    const sent: Array<[string, string]> = [];
     const table = new SessionTable({ max: 10, idleMs: 500, log: silent });
-    table.add(fakeSession('a', [], [['/ws/x.txt', 'file:///x.txt']]));
-    table.add(fakeSession('b', [], [['/ws/y.txt', 'file:///y.txt']]));
-    table.add(fakeSession('c', [], [['/ws/x.txt', 'file:///./x.txt']]));
-    expect([...table.subscribers('/ws/x.txt', 'x.txt')].map(([s, uri]) => [s.id, uri])).toEqual([
+    table.add(fakeSession('a', [], [['/ws/x.txt', 'file:///x.txt']], sent));
+    table.add(fakeSession('b', [], [['/ws/y.txt', 'file:///y.txt']], sent));
+    table.add(fakeSession('c', [], [['/ws/x.txt', 'file:///./x.txt']], sent));
+    table.changed('/ws/x.txt', 'x.txt');
+    expect(sent).toEqual([
       ['a', 'file:///x.txt'],
       ['c', 'file:///./x.txt'],
     ]);

@@ -1,8 +1,12 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { FanoutQueue } from '../events/fanout-queue.js';
 import type { Log } from '../tools/types.js';
 import { coveredUri } from './subscriptions.js';
 import type { McpSessionState } from './server.js';
+
+/** Updates sent per turn of the event loop (each a few tens of µs in the SDK and the socket). */
+const SENDS_PER_TURN = 64;
 
 /** One live MCP session: its SDK server, its transport and what it is subscribed to. */
 export interface LiveSession {
@@ -29,6 +33,8 @@ export interface SessionTableOptions {
 export class SessionTable {
   private readonly live = new Map<string, LiveSession>();
   private readonly now: () => number;
+  /** The SDK's send writes to the stream in promises, after the slice: a count bounds the turn. */
+  private readonly fanout = new FanoutQueue(SENDS_PER_TURN);
 
   constructor(private readonly options: SessionTableOptions) {
     this.now = options.now ?? Date.now;
@@ -80,14 +86,23 @@ export class SessionTable {
   }
 
   async closeAll(): Promise<void> {
+    this.fanout.clear();
     await Promise.all([...this.live.keys()].map((id) => this.close(id)));
   }
 
-  /** Sessions with a subscription covering this real path, with the URI to announce to each. */
-  *subscribers(real: string, relative: string): Generator<[LiveSession, string]> {
-    for (const entry of this.live.values()) {
+  /**
+   * A change to `real` (root-relative `relative`): `notifications/resources/updated`, with the
+   * URI it subscribed with, to every session a subscription of which covers it — on the
+   * session's GET stream. In slices (FanoutQueue): thousands of sessions do not hold the loop.
+   * A session closed meanwhile is skipped.
+   */
+  changed(real: string, relative: string): void {
+    this.fanout.push([...this.live.values()], (entry) => {
+      if (this.live.get(entry.id) !== entry) return false;
       const uri = coveredUri(entry.state.subscriptions, real, relative);
-      if (uri !== null) yield [entry, uri];
-    }
+      if (uri === null) return false;
+      entry.server.sendResourceUpdated({ uri }).catch((err: unknown) => this.options.log.warn({ err }, 'MCP resource update not sent'));
+      return true;
+    });
   }
 }

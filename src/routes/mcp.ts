@@ -60,9 +60,7 @@ export function registerMcpRoutes(
   const sweeper = setInterval(() => table.sweep(), Math.min(60_000, options.idleMs)).unref();
   const unsubscribe = services.events.subscribe((event) => {
     const { real, relative } = event.path;
-    for (const [live, uri] of table.subscribers(real, relative)) {
-      live.server.sendResourceUpdated({ uri }).catch((err: unknown) => services.log.warn({ err }, 'MCP resource update not sent'));
-    }
+    table.changed(real, relative);
     listens.changed(real, relative);
   });
   // preClose: before the server waits for connections to end, so open SSE streams close.
@@ -156,7 +154,8 @@ async function direct(
   headers: Record<string, string> = {},
 ): Promise<void> {
   hijack(reply);
-  const answer = await requestLog.run(log, () => answerRequest(served.shared, body, { session, log }, modern));
+  // The logger goes in the context: no AsyncLocalStorage scope (one more store every promise of the call would carry).
+  const answer = await answerRequest(served.shared, body, { session, log }, modern);
   writeMessage(reply.request.raw, reply.raw, 200, answer, headers);
 }
 

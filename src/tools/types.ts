@@ -28,7 +28,7 @@ export interface ToolContext extends WriteContext {
   settings: ToolSettings;
   /** Resolves another path with the same checks as callTool (used by restore and tests). */
   resolve(input: string, access: Access, kind?: TargetKind): Promise<ResolvedPath>;
-  /** Who asked: a REST call's Read answer is made from the file's bytes (ToolOutput.json). */
+  /** Who asked: a REST or MCP call's Read answer is made from the file's bytes (ToolOutput.json). */
   transport?: Transport;
 }
 

@@ -5417,6 +5417,8 @@ export interface operations {
                         number,
                         number
                     ];
+                    /** @description view: a long line from this character (1-based), up to 2,000 characters of it; with view_range [line, line] (no view_range: line 1). The closing line of a cut line names it. */
+                    column?: number;
                     /** @description create: the whole content. */
                     file_text?: string;
                     /** @description str_replace: the text to replace. */

@@ -4,7 +4,7 @@ import { readNotebookOffLoop } from '../../off-loop/off-loop.js';
 import type { FileStamp, ReadUnit } from '../../read-state/types.js';
 import { sniffMediaType } from '../../text/media-type.js';
 import { SNIFF_BYTES, sniffFile } from '../../text/sniff.js';
-import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
+import type { ResolvedPath, ToolContext, ToolOutput, Transport } from '../types.js';
 import type { HashCache } from './hash-cache.js';
 import { MAX_IMAGE_BYTES, MAX_UNPAGED_BYTES, humanSize } from './format.js';
 import type { ReadInput, ReadResult, TextReadResult } from './schema.js';
@@ -61,16 +61,6 @@ export function binaryRead(job: ReadJob, sha256: string, head: Uint8Array): Tool
     `${path} is ${kind} of ${humanSize(job.st.size)}, which Read cannot show as text. ` +
       `Move its bytes with the Files API (GET or PUT /v1/files/${path}); Write may replace it and ApplyPatch may delete it.`,
     { size: job.st.size, sha256, media_type: mediaType },
-  );
-}
-
-/** A whole-file read (an MCP resource) of a text file over 256 KiB; the Read tool pages it instead. */
-export function unpagedTooLarge(path: string, size: number): ToolError {
-  return new ToolError(
-    'FILE_TOO_LARGE',
-    `${path} is ${humanSize(size)}, over the 256 KiB returned whole. Call the Read tool instead: it answers the first lines ` +
-      `that fit and the offset to continue from (or read only the lines you need with offset and limit).`,
-    { size, max_size: MAX_UNPAGED_BYTES },
   );
 }
 
@@ -161,8 +151,7 @@ export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutpu
     return out;
   }
   const page = fitPage(await pageOf(job.limit), unrangedLarge(job.input, bytes.length));
-  // Only a REST answer is sent as JSON bytes; MCP and the dialects read `text` and `content`.
-  const out = textOutput(path, page, notebookError, job.ctx.transport === 'rest');
+  const out = textOutput(path, page, notebookError, sendsJson(job.ctx.transport));
   if (notebookError !== undefined) {
     out.text = `${notebookNote(path, notebookError)}\n${out.text}`;
     delete out.json;
@@ -171,4 +160,13 @@ export async function readLoaded(job: ReadJob, bytes: Buffer): Promise<ToolOutpu
   // Not spread: that would read the lazy `text`.
   out.metrics = { bytes: bytes.length };
   return out;
+}
+
+/**
+ * Whether the caller sends the answer as JSON made from the page's bytes (ToolOutput.json): REST
+ * sends it as it is, MCP splices its `result` and `text` into the tool result. The compat
+ * front end reads `text` and `content` only.
+ */
+export function sendsJson(transport: Transport | undefined): boolean {
+  return transport === 'rest' || transport === 'mcp';
 }

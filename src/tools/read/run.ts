@@ -10,7 +10,7 @@ import { DEFAULT_LIMIT, MAX_IMAGE_BYTES, MAX_PAGE_LINES, MAX_UNPAGED_BYTES, UNCH
 import type { HashCache } from './hash-cache.js';
 import type { LineIndexCache } from './line-index.js';
 import { sha256Of } from '../../files/etag.js';
-import { binaryRead, columnOfPage, imageTooLarge, readLoaded, record, unrangedLarge, type ReadJob } from './read-loaded.js';
+import { binaryRead, columnOfPage, imageTooLarge, readLoaded, record, sendsJson, unrangedLarge, type ReadJob } from './read-loaded.js';
 import { fitPage } from './fit-page.js';
 import { SYNC_READ_MAX_BYTES, readSmallSync } from './read-small.js';
 import type { ReadInput, ReadResult } from './schema.js';
@@ -85,8 +85,8 @@ export function makeRunRead(options: ReadToolOptions) {
       hashes: options.hashes,
     });
     const syncMax = Math.min(SYNC_READ_MAX_BYTES, options.hugeFileBytes);
-    // Only a REST answer is sent as JSON bytes, and only it can be made beside the loop.
-    if (ctx.transport === 'rest' && !notebook && input.column === undefined && target.stat.isFile() && target.stat.size <= syncMax) {
+    // Only an answer sent as JSON bytes can be made beside the loop.
+    if (sendsJson(ctx.transport) && !notebook && input.column === undefined && target.stat.isFile() && target.stat.size <= syncMax) {
       const out = await readOffLoop(job(target, target.stat), syncMax);
       if (out) return out;
     }
