@@ -10,7 +10,7 @@ import type { CellPositions } from '../../read-state/types.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { withLazyTexts } from '../../write/lazy-texts.js';
 import type { NotebookEditInput, NotebookEditResult } from './schema.js';
-import { afterMove, renumberedText } from '../../notebook/positions.js';
+import { afterMove, movedPositionsText, renumberedText } from '../../notebook/positions.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
 
 /**
@@ -45,6 +45,7 @@ export async function runNotebookEdit(
       cell_type: edit.cellType,
       language: edit.language,
       edit_mode: edit.editMode,
+      ...(edit.match !== undefined ? { match: edit.match } : {}),
     },
     text: resultText(edit, input.new_source ?? ''),
     metrics: { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions },
@@ -52,12 +53,19 @@ export async function runNotebookEdit(
 }
 
 function resultText(edit: EditFacts, newSource: string): string {
-  const { move } = edit;
+  const move = edit.moves[0];
   // Say when later cell-N positions were renumbered (a notebook whose cells have ids
   // is edited by id, and its ids do not move).
-  const later = move === null || edit.cellId !== `cell-${move.at}` ? 0 : edit.totalCells - move.at - (move.kind === 'insert' ? 1 : 0);
+  const byPosition = move !== undefined && edit.cellId === `cell-${move.at}`;
+  const later = !byPosition ? 0 : edit.totalCells - move.at - (move.kind === 'insert' ? 1 : 0);
   if (edit.editMode === 'insert') return `Inserted cell ${edit.cellId}${renumberedText('insert', move?.at ?? 0, later)}`;
   if (edit.editMode === 'delete') return `Deleted cell ${edit.cellId}${renumberedText('delete', move?.at ?? 0, later)}`;
+  if (edit.editMode === 'edit') return `Edited cell ${edit.cellId}\n${edit.shown ?? ''}`;
+  if (edit.editMode === 'move' && edit.moved !== undefined) {
+    const { from, to, after } = edit.moved;
+    const where = after === '' ? 'to the top' : `after ${after}`;
+    return `Moved cell ${edit.cellId} ${where}${byPosition ? movedPositionsText(from, to) : ` (index ${from} → ${to})`}`;
+  }
   return `Updated cell ${edit.cellId} with ${newSource}`;
 }
 
@@ -85,7 +93,13 @@ async function compute(
     newSource: input.new_source,
     cellType: input.cell_type,
     editMode: input.edit_mode,
+    oldString: input.old_string,
+    newString: input.new_string,
+    replaceAll: input.replace_all,
+    allowPlaceholders: input.allow_placeholders,
+    afterCellId: input.after_cell_id,
     positions,
+    label: target.relative,
   };
   const decode = (encoding: string) => (bytes: Buffer) => decodeText(bytes, encoding).text;
   // A large notebook is decoded, parsed, edited and encoded on the worker thread.
@@ -121,6 +135,6 @@ async function compute(
 
 /** The positions the session has been shown once this edit lands. */
 function positionsAfter(positions: CellPositions | undefined, edit: EditFacts): CellPositions {
-  const before = edit.totalCells - (edit.move?.kind === 'insert' ? 1 : edit.move?.kind === 'delete' ? -1 : 0);
-  return afterMove(positions, before, edit.move);
+  const before = edit.moves.reduce((n, m) => n + (m.kind === 'insert' ? -1 : 1), edit.totalCells);
+  return afterMove(positions, before, edit.moves);
 }
