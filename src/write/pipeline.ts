@@ -1,4 +1,5 @@
 import type fs from 'node:fs';
+import { ToolError } from '../errors.js';
 import type { CellPositions, ReadUnit } from '../read-state/types.js';
 import { POOL_HASH_BYTES, sha256Hex, sha256HexInPool } from '../read-state/unchanged.js';
 import path from 'node:path';
@@ -76,6 +77,12 @@ export interface WritePlan<T> {
   /** Tool checks that answer before the read-state ones (Edit's FILE_NOT_FOUND, FILE_EXISTS). */
   precheck?(current: CurrentFile): void;
   compute(current: CurrentFile): ComputedWrite<T> | Promise<ComputedWrite<T>>;
+  /**
+   * Merged, not refused (NotebookEdit): when the session's read is stale and the version it read
+   * is still in the text cache, the write is computed from that version (`base`) and the current
+   * file instead of refused; the tool throws its own FILE_MODIFIED_SINCE_READ on a conflict.
+   */
+  mergeStale?(base: Buffer, current: CurrentFile): ComputedWrite<T> | Promise<ComputedWrite<T>>;
   /** Test seam for the atomic writer's file-system calls. */
   fs?: WriterFs;
 }
@@ -145,9 +152,17 @@ async function writeInDir<T>(
 ): Promise<Locked<T>> {
   const current = await loadCurrent(ctx.root, dir, target.real, target.denied);
   plan.precheck?.(current);
-  const knownHash =
-    current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat, plan.staleDiff) : null;
-  const computed = await plan.compute(current);
+  let knownHash: string | null = null;
+  let merged: ComputedWrite<T> | null = null;
+  try {
+    knownHash =
+      current.bytes && current.stat ? checkReadState(ctx, target, plan.requireRead, current.bytes, current.stat, plan.staleDiff) : null;
+  } catch (err) {
+    const base = plan.mergeStale ? readBase(ctx, target, err) : undefined;
+    if (base === undefined || !plan.mergeStale) throw err;
+    merged = await plan.mergeStale(base, current);
+  }
+  const computed = merged ?? (await plan.compute(current));
   const realRel = historyKey(ctx.root, target);
   const reached = [target.relative, realRel];
   // Only a protected file's texts are looked at (a tool may decode them only when asked).
@@ -168,6 +183,14 @@ async function writeInDir<T>(
   const step = { type, key: realRel, computed, bytes: computed.bytes, current, kept: keep(), lastCheck, release, dir } as const;
   const stored = await store(ctx, target, plan, step);
   return { ...base, type, ...stored };
+}
+
+/** The bytes the session read, when its read is stale only because the file changed and the text cache has them. */
+function readBase(ctx: WriteContext, target: ResolvedPath, err: unknown): Buffer | undefined {
+  if (!(err instanceof ToolError) || err.code !== 'FILE_MODIFIED_SINCE_READ') return undefined;
+  const rec = ctx.readState.get(ctx.session, target.real);
+  if (rec === undefined || rec.advanced || rec.hash === null) return undefined;
+  return ctx.readState.bytesOf(rec.hash);
 }
 
 /** A version kept for a write that then failed is not history (nothing replaced it): drop it. */

@@ -1,5 +1,6 @@
 import { ToolError } from '../../errors.js';
-import type { NotebookEditOutcome } from '../../notebook/edit.js';
+import type { NotebookEditRequest } from '../../notebook/edit.js';
+import { computeMerged, mergedIntro, type EditFacts } from './merge.js';
 import { editNotebookOffLoop } from '../../off-loop/off-loop.js';
 import { decodeText } from '../../text/codec.js';
 import { editNotebookBytes } from '../../notebook/edit-bytes.js';
@@ -35,7 +36,8 @@ export async function runNotebookEdit(
     requireRead: 'any',
     unit: 'cells',
     precheck: (current) => precheck(current, target),
-    compute: (current) => compute(input, current, target, { override, positions: ctx.readState.get(ctx.session, target.real)?.positions }),
+    compute: (current) => compute(input, current, target, { override, positions: positionsOf(ctx, target) }),
+    mergeStale: (base, current) => computeMerged(requestOf(input, target, positionsOf(ctx, target)), base, current, target, override),
   });
   const edit = out.extra;
   return {
@@ -46,8 +48,9 @@ export async function runNotebookEdit(
       language: edit.language,
       edit_mode: edit.editMode,
       ...(edit.match !== undefined ? { match: edit.match } : {}),
+      ...(edit.merged !== undefined ? { merged: edit.merged } : {}),
     },
-    text: resultText(edit, input.new_source ?? ''),
+    text: (edit.merged === undefined ? '' : mergedIntro(target.relative, edit.merged.diff)) + resultText(edit, input.new_source ?? ''),
     metrics: { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions },
   };
 }
@@ -78,17 +81,12 @@ function precheck(current: CurrentFile, target: ResolvedPath): void {
   }
 }
 
-type EditFacts = Omit<NotebookEditOutcome, 'text' | 'splice'>;
+function positionsOf(ctx: ToolContext, target: ResolvedPath): CellPositions | undefined {
+  return ctx.readState.get(ctx.session, target.real)?.positions;
+}
 
-async function compute(
-  input: NotebookEditInput,
-  current: CurrentFile,
-  target: ResolvedPath,
-  opts: { override?: string; positions?: CellPositions },
-): Promise<ComputedWrite<EditFacts>> {
-  const { override, positions } = opts;
-  const original = current.bytes as Buffer;
-  const request = {
+function requestOf(input: NotebookEditInput, target: ResolvedPath, positions: CellPositions | undefined): NotebookEditRequest {
+  return {
     cellId: input.cell_id,
     newSource: input.new_source,
     cellType: input.cell_type,
@@ -101,6 +99,17 @@ async function compute(
     positions,
     label: target.relative,
   };
+}
+
+async function compute(
+  input: NotebookEditInput,
+  current: CurrentFile,
+  target: ResolvedPath,
+  opts: { override?: string; positions?: CellPositions },
+): Promise<ComputedWrite<EditFacts>> {
+  const { override, positions } = opts;
+  const original = current.bytes as Buffer;
+  const request = requestOf(input, target, positions);
   const decode = (encoding: string) => (bytes: Buffer) => decodeText(bytes, encoding).text;
   // A large notebook is decoded, parsed, edited and encoded on the worker thread.
   const far = await editNotebookOffLoop(original, target.relative, request, override);
