@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isToolError, ToolError } from '../../errors.js';
+import { isToolError, type ToolError } from '../../errors.js';
 import { makeWriteTestbed, type WriteTestbed } from '../../../test/support/test-context.js';
 import { runNotebookEdit } from './run.js';
 import { notebookEditInput } from './schema.js';
