@@ -118,7 +118,7 @@ function matchCells(base: string[], theirs: string[]): { map: Array<number | und
       for (let k = 0; k < count; k++) theirMoves.push({ kind: 'delete', at: j });
       i += count;
     } else if (part.added) {
-      for (let k = 0; k < count; k++) theirMoves.push({ kind: 'insert', at: j + k });
+      for (let k = 0; k < count; k++) theirMoves.push({ kind: 'insert', at: j + k, unseen: true });
       j += count;
     } else {
       for (let k = 0; k < count; k++) map[i + k] = j + k;

@@ -22,7 +22,7 @@ export function meantCellNow(positions: CellPositions, n: number): number | null
   const { moves } = positions;
   let from = -1;
   for (let i = moves.length - 1; i >= 0; i -= 1) {
-    if (moves[i]!.kind === 'insert' && moves[i]!.at === n) {
+    if (moves[i]!.kind === 'insert' && moves[i]!.at === n && moves[i]!.unseen !== true) {
       from = i;
       break;
     }
