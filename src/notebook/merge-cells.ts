@@ -106,13 +106,27 @@ function locateIn(doc: NotebookDocument, cellId: string, request: NotebookEditRe
   return findCell(doc.cells, cellId, allowEnd);
 }
 
+/** Past this many changed cells the cells between the common ends are taken as all changed (bounded work). */
+const MAX_CELL_EDITS = 2000;
+
 /** Base index → index in theirs of each cell they left byte-identical, and their inserts and deletes as moves. */
 function matchCells(base: string[], theirs: string[]): { map: Array<number | undefined>; theirMoves: CellMove[] } {
   const map: Array<number | undefined> = new Array(base.length).fill(undefined);
+  let head = 0;
+  while (head < base.length && head < theirs.length && base[head] === theirs[head]) head++;
+  let tail = 0;
+  while (tail < base.length - head && tail < theirs.length - head && base[base.length - 1 - tail] === theirs[theirs.length - 1 - tail])
+    tail++;
+  const middle = { removed: base.slice(head, base.length - tail), added: theirs.slice(head, theirs.length - tail) };
+  const parts = diffArrays(middle.removed, middle.added, { maxEditLength: MAX_CELL_EDITS }) ?? [
+    { value: middle.removed, count: middle.removed.length, removed: true, added: false },
+    { value: middle.added, count: middle.added.length, removed: false, added: true },
+  ];
   const theirMoves: CellMove[] = [];
-  let i = 0;
-  let j = 0;
-  for (const part of diffArrays(base, theirs)) {
+  for (let k = 0; k < head; k++) map[k] = k;
+  let i = head;
+  let j = head;
+  for (const part of parts) {
     const count = part.count ?? part.value.length;
     if (part.removed) {
       for (let k = 0; k < count; k++) theirMoves.push({ kind: 'delete', at: j });
@@ -126,6 +140,7 @@ function matchCells(base: string[], theirs: string[]): { map: Array<number | und
       j += count;
     }
   }
+  for (let k = 0; k < tail; k++) map[i + k] = j + k;
   return { map, theirMoves };
 }
 
