@@ -60,12 +60,12 @@ export class CellMembers {
 
   /** The value's text as it is now, or undefined. */
   raw(key: string): string | undefined {
-    return this.members.find((m) => m.key === key)?.value;
+    return this.members.findLast((m) => m.key === key)?.value;
   }
 
   /** Sets a member's value text: in place when it exists, else added (sorted in a sorted file, else last). */
   setRaw(key: string, value: string): void {
-    const existing = this.members.find((m) => m.key === key);
+    const existing = this.members.findLast((m) => m.key === key);
     if (existing !== undefined) {
       existing.value = value;
       return;

@@ -169,6 +169,17 @@ describe("layouts other than Jupyter's", () => {
     expect(out.text).toBe(mixed.replace('"B"', '"C"'));
   });
 
+  it('keeps the bytes of the source lines an edit leaves alone, escapes included', () => {
+    const text = jupyter(nb([md('a', ['é']), code('b', ['caf\u00e9\n', 'x = 1\n', 'y = "\u00e9"'])])).replace(
+      /"caf\u00e9\\n"/,
+      '"caf\\u00e9\\n"',
+    );
+    expect(text).toContain('"caf\\u00e9\\n"');
+    const out = editNotebook(text, { editMode: 'edit', cellId: 'b', oldString: 'x = 1', newString: 'x = 2' });
+    expect(out.text).toContain('"caf\\u00e9\\n",\n    "x = 2\\n",\n    "y = \\"é\\""');
+    expect(JSON.parse(out.text).cells[1].source).toEqual(['caf\u00e9\n', 'x = 2\n', 'y = "\u00e9"']);
+  });
+
   it('keeps a BOM in front', () => {
     const out = editNotebook('\ufeff' + jupyter(nb([md('a', ['A'])])), replace('a', 'B'));
     expect(out.text).toBe('\ufeff' + jupyter(nb([md('a', ['B'])])));

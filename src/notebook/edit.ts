@@ -9,6 +9,7 @@ import { childStyle, learnStyle, styleAt, type ContainerStyle } from './json-sty
 import type { ScannedValue } from './json-scan.js';
 import { cellIdAt, cellSource, cellType, isObject } from './model.js';
 import { splitSourceLines } from './stringify.js';
+import { writeSourceList } from './source-list.js';
 import { assertCellNotMoved } from './positions.js';
 import type { CellMove, CellPositions } from '../read-state/types.js';
 
@@ -148,7 +149,7 @@ function cellStyleOf(doc: NotebookDocument, index: number): ContainerStyle {
 /** How a list-of-lines source is written: as the cell's own non-empty list is, else one level in. */
 function sourceStyle(doc: NotebookDocument, span: ScannedValue | undefined, cell: ContainerStyle): ContainerStyle {
   const inner = childStyle(cell);
-  const value = span?.members?.find((m) => m.key === 'source')?.value;
+  const value = span?.members?.findLast((m) => m.key === 'source')?.value;
   if (value === undefined || value.kind !== 'array') return inner;
   return styleAt(doc.text, value.start, inner) ?? inner;
 }
@@ -164,8 +165,12 @@ function rewriteCell(doc: NotebookDocument, index: number, source: string, newTy
   const oldType = cellType(original);
   const type = newType ?? oldType;
   const cell = CellMembers.fromText(doc.text, span, doc.traits, cellStyleOf(doc, index));
-  const listSource = isObject(original) ? original['source'] === undefined || Array.isArray(original['source']) : true;
-  cell.set('source', sourceValue(source, listSource), sourceStyle(doc, span, cell.style));
+  const oldSource = isObject(original) ? original['source'] : undefined;
+  const style = sourceStyle(doc, span, cell.style);
+  if (oldSource === undefined || Array.isArray(oldSource)) {
+    const value = span.members?.findLast((m) => m.key === 'source')?.value;
+    cell.setRaw('source', writeSourceList(doc.text, value, oldSource, splitSourceLines(source), style, doc.traits.asciiOnly));
+  } else cell.set('source', source, style);
   if (type !== oldType) cell.set('cell_type', type);
   if (type === 'code') {
     // A code cell whose source changed has not run: its outputs no longer belong to it.
