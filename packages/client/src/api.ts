@@ -3430,13 +3430,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "notebook_path": "analysis.ipynb",
-                 *       "cell_id": "look",
-                 *       "new_source": "df.describe()"
-                 *     }
-                 */
                 "application/json": {
                     /** @description The .ipynb notebook to edit: relative to the workspace root, or absolute inside it. */
                     notebook_path: string;
@@ -3475,18 +3468,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "notebook_path": "analysis.ipynb",
-                     *         "cell_id": "look",
-                     *         "cell_type": "code",
-                     *         "language": "python",
-                     *         "edit_mode": "replace"
-                     *       },
-                     *       "text": "Updated cell look with df.describe()"
-                     *     }
-                     */
                     "application/json": {
                         /** @description What NotebookEdit changed. */
                         result: {
