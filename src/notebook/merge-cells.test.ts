@@ -110,4 +110,49 @@ describe('merging a NotebookEdit by cell', () => {
       { kind: 'insert', at: 5, unseen: true },
     ]);
   });
+
+  it('matches cells by value: a notebook saved again in another layout still merges, and keeps that layout', () => {
+    const base: Cell[] = [
+      { id: 'c0', source: 'b0' },
+      { id: 'c1', source: 'b1' },
+    ];
+    const theirs =
+      JSON.stringify(
+        {
+          cells: base.map((c) => ({ cell_type: 'markdown', id: c.id, metadata: {}, source: [c.source] })),
+          metadata: {},
+          nbformat: 4,
+          nbformat_minor: 5,
+        },
+        null,
+        1,
+      ) + '\n';
+    const changed = theirs.replace('"b0"', '"t0"');
+    const out = mergeCellEdit(notebook(base, true), changed, { editMode: 'replace', cellId: 'c1', newSource: 'ours' }, 'n.ipynb');
+    expect(out.outcome.text).toBe(changed.replace('"b1"', '"ours"'));
+  });
+
+  it('refuses rather than guess between two equal cells the other writer moved around', () => {
+    // [S, A, S] became [A, S, S]: which S is the one the session was shown first cannot be told.
+    const base: Cell[] = [
+      { id: 's', source: 'same' },
+      { id: 'a', source: 'A' },
+      { id: 's', source: 'same' },
+    ];
+    const their = [base[1]!, base[0]!, base[2]!];
+    const err = (() => {
+      try {
+        mergeCellEdit(
+          notebook(base, false),
+          notebook(their, false),
+          { editMode: 'replace', cellId: 'cell-0', newSource: 'ours' },
+          'n.ipynb',
+        );
+        return null;
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(isToolError(err) && [err.code, err.details]).toMatchObject(['FILE_MODIFIED_SINCE_READ', { conflict: ['cell-0'] }]);
+  });
 });

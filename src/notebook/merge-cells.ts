@@ -11,7 +11,7 @@ import { assertCellNotMoved } from './positions.js';
 /**
  * Merged, not refused, for notebooks: the session's NotebookEdit was meant for the version it read
  * (*base*); the file now holds another writer's version (*theirs*). Cells are matched between
- * the two by their bytes (a cell the other writer left alone is byte-identical). When the cells
+ * the two by their values (a cell the other writer left alone is equal, in any layout). When the cells
  * the edit touches — the edited cell; for an insert, delete or move also the neighbours whose
  * positions it relies on — are unchanged and still side by side, the edit is applied to theirs,
  * naming the same cells (by id, or by their position in theirs), and nothing of theirs is lost.
@@ -33,11 +33,12 @@ export function mergeCellEdit(
   name: string,
   makeId: () => string = randomCellId,
 ): MergedCells {
-  const was = openNotebook(base);
   const now = openNotebook(theirs);
-  const baseCells = cellTexts(was);
-  const theirCells = cellTexts(now);
-  const { map, theirMoves } = matchCells(baseCells, theirCells);
+  const was = openBase(base, name);
+  const baseCells = cellKeys(was);
+  const theirCells = cellKeys(now);
+  const { map: aligned, theirMoves, head, tail } = matchCells(baseCells, theirCells);
+  const map = certainOnly(aligned, baseCells, theirCells, { head, tail });
   const locate = (id: string, allowEnd = false) => locateIn(was, id, request, allowEnd);
   const translate = (index: number): string => {
     const id = cellIdAt(was.cells[index], index);
@@ -93,8 +94,33 @@ export function mergeCellEdit(
   return { outcome, merged: { diff, lines: theirRegions(patch.hunks, theirs, outcome) }, theirMoves };
 }
 
-function cellTexts(doc: NotebookDocument): string[] {
-  return (doc.cellsNode.items ?? []).map((item) => doc.text.slice(item.start, item.end));
+/** The version read, when it was a notebook NotebookEdit can edit; else the read is simply stale. */
+function openBase(base: string, name: string): NotebookDocument {
+  try {
+    return openNotebook(base);
+  } catch {
+    throw new ToolError(
+      'FILE_MODIFIED_SINCE_READ',
+      `File ${name} has been modified since it was read (by the user or another tool). Read it again before writing to it.`,
+    );
+  }
+}
+
+/**
+ * What makes two cells the same cell unchanged: equal values, whatever their layout or key order
+ * (a notebook saved again by Jupyter in its own layout still merges).
+ */
+function cellKeys(doc: NotebookDocument): string[] {
+  return doc.cells.map((cell) => JSON.stringify(cell, sortedKeys));
+}
+
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (!isObject(value)) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, value[k]]),
+  );
 }
 
 /** The session's cell in the version it read (its positions checked as for any edit). */
@@ -110,7 +136,10 @@ function locateIn(doc: NotebookDocument, cellId: string, request: NotebookEditRe
 const MAX_CELL_EDITS = 2000;
 
 /** Base index → index in theirs of each cell they left byte-identical, and their inserts and deletes as moves. */
-function matchCells(base: string[], theirs: string[]): { map: Array<number | undefined>; theirMoves: CellMove[] } {
+function matchCells(
+  base: string[],
+  theirs: string[],
+): { map: Array<number | undefined>; theirMoves: CellMove[]; head: number; tail: number } {
   const map: Array<number | undefined> = new Array(base.length).fill(undefined);
   let head = 0;
   while (head < base.length && head < theirs.length && base[head] === theirs[head]) head++;
@@ -141,7 +170,31 @@ function matchCells(base: string[], theirs: string[]): { map: Array<number | und
     }
   }
   for (let k = 0; k < tail; k++) map[i + k] = j + k;
-  return { map, theirMoves };
+  return { map, theirMoves, head, tail };
+}
+
+/**
+ * Between the common ends, a cell equal to another cell could be aligned with its twin: such a
+ * cell counts as not found, so an edit never lands on a cell other than the one meant.
+ */
+function certainOnly(
+  map: Array<number | undefined>,
+  base: string[],
+  theirs: string[],
+  ends: { head: number; tail: number },
+): Array<number | undefined> {
+  const count = (cells: string[]) => {
+    const seen = new Map<string, number>();
+    for (const key of cells) seen.set(key, (seen.get(key) ?? 0) + 1);
+    return seen;
+  };
+  const inBase = count(base);
+  const inTheirs = count(theirs);
+  return map.map((to, i) => {
+    if (to === undefined || i < ends.head || i >= base.length - ends.tail) return to;
+    const key = base[i]!;
+    return inBase.get(key) === 1 && inTheirs.get(key) === 1 ? to : undefined;
+  });
 }
 
 /** The lines the other writer changed, as 1-based [start, end] lines of the merged file. */
