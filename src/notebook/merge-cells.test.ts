@@ -133,19 +133,16 @@ describe('merging a NotebookEdit by cell', () => {
   });
 
   it('refuses rather than guess between two equal cells the other writer moved around', () => {
-    // [S, A, S] became [A, S, S]: which S is the one the session was shown first cannot be told.
-    const base: Cell[] = [
-      { id: 's', source: 'same' },
-      { id: 'a', source: 'A' },
-      { id: 's', source: 'same' },
-    ];
-    const their = [base[1]!, base[0]!, base[2]!];
+    // [X, S, Y, S, Z] became [X, Y, S, Q, Z]: Y moved up and the last S changed, or the first S moved
+    // down and the last changed — which S the session was shown as cell-3 cannot be told.
+    const base: Cell[] = ['X', 'S', 'Y', 'S', 'Z'].map((source, i) => ({ id: `c${i}`, source }));
+    const their = ['X', 'Y', 'S', 'Q', 'Z'].map((source, i) => ({ id: `c${i}`, source }));
     const err = (() => {
       try {
         mergeCellEdit(
           notebook(base, false),
           notebook(their, false),
-          { editMode: 'replace', cellId: 'cell-0', newSource: 'ours' },
+          { editMode: 'replace', cellId: 'cell-3', newSource: 'ours' },
           'n.ipynb',
         );
         return null;
@@ -153,6 +150,6 @@ describe('merging a NotebookEdit by cell', () => {
         return e;
       }
     })();
-    expect(isToolError(err) && [err.code, err.details]).toMatchObject(['FILE_MODIFIED_SINCE_READ', { conflict: ['cell-0'] }]);
+    expect(isToolError(err) && [err.code, err.details]).toMatchObject(['FILE_MODIFIED_SINCE_READ', { conflict: ['cell-3'] }]);
   });
 });
