@@ -155,4 +155,15 @@ describe('NotebookEdit on a notebook changed since the read', () => {
     expect(await text()).toBe(theirs.replace('["A"]', '["A2"]'));
     expect(out.result.merged?.lines).toEqual([[4, 4]]);
   });
+
+  it('lands every one of ten sessions editing different cells of the version they all read, at once', async () => {
+    const ids = Array.from({ length: 10 }, (_, i) => `c${i}`);
+    await fsp.writeFile(file(), compact(ids.map((id) => [id, id.toUpperCase()])));
+    for (const id of ids) await bed.markRead('n.ipynb', id);
+    const outs = await Promise.all(
+      ids.map((id) => edit(id, { cell_id: id, edit_mode: 'edit', old_string: id.toUpperCase(), new_string: `${id} done` })),
+    );
+    expect(await text()).toBe(compact(ids.map((id) => [id, `${id} done`])));
+    expect(outs.filter((o) => o.result.merged !== undefined)).toHaveLength(9);
+  });
 });
