@@ -59,6 +59,8 @@ export interface ComputedWrite<T> {
   hash?: string;
   /** NotebookEdit: the cell positions the session has been shown after this edit. */
   positions?: CellPositions;
+  /** False: the session has not seen the new version (a merge whose diff was too long to show). */
+  recordsRead?: boolean;
 }
 
 export interface WritePlan<T> {
@@ -255,7 +257,8 @@ async function store(
     afterRename: (written) => {
       derive();
       // Not recorded without the written file's own stats: the next write then needs a read.
-      if (written)
+      // A merged write whose diff was cut in the answer leaves the session's read where it was.
+      if (written && computed.recordsRead !== false)
         recordWrite(ctx, target.real, written, {
           hash: hash!,
           unit: plan.unit,

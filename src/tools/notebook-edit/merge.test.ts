@@ -166,4 +166,26 @@ describe('NotebookEdit on a notebook changed since the read', () => {
     expect(await text()).toBe(compact(ids.map((id) => [id, `${id} done`])));
     expect(outs.filter((o) => o.result.merged !== undefined)).toHaveLength(9);
   });
+
+  it('shows 200 lines of a longer diff, and then the session has not seen the merged version', async () => {
+    await bothRead(
+      compact([
+        ['a', 'A'],
+        ['b', 'B'],
+        ['c', 'C'],
+      ]),
+    );
+    // A person's editor puts 300 lines in front of the cells.
+    const theirs = (await text()).replace(
+      '{"cells": [\n',
+      `{"cells": [\n${'  {"cell_type": "markdown", "metadata": {}, "source": []},\n'.repeat(300)}`,
+    );
+    await fsp.writeFile(file(), theirs);
+    const out = await edit('B', { cell_id: 'c', new_source: 'C2' });
+    expect(out.text).toContain('\n… (the diff goes on; Read the notebook to see all of it)\nUpdated cell c with C2');
+    expect(await text()).toBe(theirs.replace('["C"]', '["C2"]'));
+    // Its read is still of the version before: its own change to c now stands in the way.
+    const err = await failure('B', { cell_id: 'c', new_source: 'C3' });
+    expect([err.code, (err.details as { conflict: string[] }).conflict]).toEqual(['FILE_MODIFIED_SINCE_READ', ['c']]);
+  });
 });

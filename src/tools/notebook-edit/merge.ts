@@ -41,11 +41,17 @@ export function computeMerged(
     total: facts.totalCells,
     decode: (bytes) => decodeText(bytes, decoded.encoding).text,
     extra: { ...facts, merged },
+    // The session has seen the merged version only when the answer shows the whole diff.
+    recordsRead: diffLines(merged.diff) <= MAX_DIFF_LINES,
     ...(positions ? { positions } : {}),
   };
 }
 
 /** The first sentences of a merged answer: that the notebook had changed, whose change was kept, and the diff. */
+function diffLines(diff: string): number {
+  return diff.split('\n').length - (diff.endsWith('\n') ? 1 : 0);
+}
+
 export function mergedIntro(path: string, diff: string): string {
   const lines = diff.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
