@@ -84,11 +84,18 @@ describe('NotebookEdit positions', () => {
   it('keeps each session to the positions it was shown', async () => {
     expect((await read('nb.ipynb', 'other')).status).toBe(200);
     await edit({ notebook_path: 'nb.ipynb', cell_id: 'cell-0', edit_mode: 'insert', cell_type: 'code', new_source: 'x = 0' });
-    // The other session's read is stale now: it must read again, which shows the new positions.
-    const stale = await edit({ notebook_path: 'nb.ipynb', cell_id: 'cell-2', new_source: 'b = 20' }, 'other');
-    expect([stale.status, stale.body.error.code]).toEqual([409, 'FILE_MODIFIED_SINCE_READ']);
+    // The other session's read is stale: its edit is merged onto the cell it was shown as cell-2 (now cell-3).
+    const merged = await edit({ notebook_path: 'nb.ipynb', cell_id: 'cell-2', new_source: 'c = 30' }, 'other');
+    expect([merged.status, merged.body.result.cell_id]).toEqual([200, 'cell-3']);
+    // The other writer's lines in the new file, as the diff aligns the inserted cell.
+    expect(merged.body.result.merged.lines).toEqual([[18, 26]]);
+    expect(await sources('nb.ipynb')).toEqual(['a = 1', 'x = 0', 'b = 2', 'c = 30']);
+    // Its positions follow the other writer's insert too: b = 2, shown to it as cell-1, is now cell-2.
+    const moved = await edit({ notebook_path: 'nb.ipynb', cell_id: 'cell-1', new_source: 'b = 20' }, 'other');
+    expect([moved.status, moved.body.error.code, moved.body.error.details.now]).toEqual([409, 'CELL_MOVED', 'cell-2']);
     expect((await read('nb.ipynb', 'other')).status).toBe(200);
     expect((await edit({ notebook_path: 'nb.ipynb', cell_id: 'cell-2', new_source: 'b = 20' }, 'other')).status).toBe(200);
+    expect(await sources('nb.ipynb')).toEqual(['a = 1', 'x = 0', 'b = 20', 'c = 30']);
   });
 
   it('never checks a real cell id', async () => {

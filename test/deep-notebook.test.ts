@@ -24,11 +24,16 @@ describe('a notebook nested 100,000 levels deep', () => {
     expect(read.status).toBe(200);
     expect(read.body.result.type).toBe('text');
     expect(read.body.result.file.notebook_error).toContain('nests deeper than 512 levels');
-    for (const edit_mode of ['replace', 'insert', 'delete']) {
-      const res = await t.request
-        .post('/v1/tools/notebook_edit')
-        .send({ notebook_path: 'deep.ipynb', cell_id: 'cell-0', new_source: 'b', cell_type: 'code', edit_mode });
-      expect([res.status, res.body.error.code], edit_mode).toEqual([422, 'INVALID_NOTEBOOK']);
+    const bodies = [
+      { edit_mode: 'replace', new_source: 'b', cell_type: 'code' },
+      { edit_mode: 'insert', new_source: 'b', cell_type: 'code' },
+      { edit_mode: 'delete' },
+      { edit_mode: 'edit', old_string: 'a', new_string: 'b' },
+      { edit_mode: 'move', after_cell_id: '' },
+    ];
+    for (const body of bodies) {
+      const res = await t.request.post('/v1/tools/notebook_edit').send({ notebook_path: 'deep.ipynb', cell_id: 'cell-0', ...body });
+      expect([res.status, res.body.error.code], body.edit_mode).toEqual([422, 'INVALID_NOTEBOOK']);
       expect(res.body.error.message).toContain('nests deeper than 512 levels');
     }
     expect(await fsp.readFile(path.join(t.root, 'deep.ipynb'), 'utf8')).toBe(deep);

@@ -169,7 +169,6 @@ describe.each(v4)('NotebookEdit on %s', (rel) => {
 
   it('parses and serializes without an edit byte-identically', () => {
     const doc = openNotebook(text);
-    expect(doc.reformatted).toBe(false);
     expect(doc.bom + doc.text).toBe(text);
   });
 

@@ -87,6 +87,8 @@ describe('the OpenAPI document for a reader', () => {
       ['write', 'Write', 0],
       ['read', 'Read', 1],
       ['notebook_edit', 'NotebookEdit', 0],
+      ['notebook_edit', 'NotebookEdit', 1],
+      ['notebook_edit', 'NotebookEdit', 2],
     ];
     for (const [slug, tool, i] of steps) {
       const ex = TOOL_EXAMPLES[tool]!;

@@ -144,11 +144,30 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
     ],
   },
   NotebookEdit: {
-    requests: [{ notebook_path: 'analysis.ipynb', cell_id: 'look', new_source: 'df.describe()' }],
+    requests: [
+      { notebook_path: 'analysis.ipynb', cell_id: 'look', new_source: 'df.describe()' },
+      { notebook_path: 'analysis.ipynb', cell_id: 'load', edit_mode: 'edit', old_string: 'data.csv', new_string: 'sales.csv' },
+      { notebook_path: 'analysis.ipynb', cell_id: 'look', edit_mode: 'move', after_cell_id: '' },
+    ],
     responses: [
       {
         result: { notebook_path: 'analysis.ipynb', cell_id: 'look', cell_type: 'code', language: 'python', edit_mode: 'replace' },
         text: 'Updated cell look with df.describe()',
+      },
+      {
+        result: {
+          notebook_path: 'analysis.ipynb',
+          cell_id: 'load',
+          cell_type: 'code',
+          language: 'python',
+          edit_mode: 'edit',
+          match: 'exact',
+        },
+        text: "Edited cell load\n     2→df = pd.read_csv('sales.csv')",
+      },
+      {
+        result: { notebook_path: 'analysis.ipynb', cell_id: 'look', cell_type: 'code', language: 'python', edit_mode: 'move' },
+        text: 'Moved cell look to the top (index 1 → 0)',
       },
     ],
   },

@@ -1,21 +1,19 @@
 import { ToolError } from '../errors.js';
 import { MAX_NOTEBOOK_DEPTH } from './json-depth.js';
-import { scanJson, scanJsonNesting, type ScannedValue } from './json-scan.js';
-import { detectEol, detectLayout, jupyterLayout, type JsonLayout } from './layout.js';
+import { scanJsonNesting, type ScannedValue } from './json-scan.js';
+import { learnStyle, type ContainerStyle } from './json-style.js';
+import { detectTraits, type JsonTraits } from './layout.js';
 import { notebookLanguage, parseNotebook, TOO_DEEP, type JsonObject } from './model.js';
-import { reformatJson } from './reformat.js';
 
 /** A notebook opened for a cell edit: its values, and where its cells sit in its text. */
 export interface NotebookDocument {
-  /** The JSON text the edit splices into (re-indented when the layout was not recognized). */
+  /** The JSON text the edit splices into (the file's text without its BOM). */
   text: string;
   /** A leading BOM character, put back in front of the result. */
   bom: string;
-  /** True when the file's layout was not recognized and it was re-indented. */
-  reformatted: boolean;
-  /** Length of the text given to openNotebook (BOM included). */
-  inputLength: number;
-  layout: JsonLayout;
+  traits: JsonTraits;
+  /** The root object's whitespace, as the file writes it. */
+  rootStyle: ContainerStyle;
   root: JsonObject;
   cells: unknown[];
   /** The `cells` array's span, with each cell's span and members. */
@@ -38,7 +36,7 @@ function invalid(why: string): ToolError {
  */
 export function openNotebook(input: string): NotebookDocument {
   const bom = input.charCodeAt(0) === 0xfeff ? '\ufeff' : '';
-  let text = input.slice(bom.length);
+  const text = input.slice(bom.length);
   const parsed = parseNotebook(text, { depthCheckedAfter: true });
   if (!parsed.ok) throw invalid(parsed.error);
   // One pass locates the cells and measures the nesting (parseNotebook's own depth pass skipped).
@@ -52,22 +50,13 @@ export function openNotebook(input: string): NotebookDocument {
         'Convert it (jupyter nbconvert --to notebook --nbformat 4) or rewrite it with Write as nbformat 4.',
     );
   }
-  let located = cellsOf(scanned.value);
-  let layout = detectLayout(text, located.root, located.cells);
-  let reformatted = false;
-  if (layout === null) {
-    const eol = detectEol(text);
-    text = reformatJson(text, ' ', eol);
-    located = locate(text);
-    layout = detectLayout(text, located.root, located.cells) ?? jupyterLayout(eol);
-    reformatted = true;
-  }
+  const located = cellsOf(scanned.value);
   return {
     text,
     bom,
-    reformatted,
-    inputLength: input.length,
-    layout,
+    traits: detectTraits(text, located.root, located.cells),
+    // The root has members (at least "cells" and "nbformat"), so it always has a style.
+    rootStyle: learnStyle(text, located.root, null) as ContainerStyle,
     root,
     cells,
     cellsNode: located.cells,
@@ -79,10 +68,6 @@ export function openNotebook(input: string): NotebookDocument {
 
 /** Depth 3: root members → the cells array → each cell's members (their values skipped). */
 const LOCATE_DEPTH = 3;
-
-function locate(text: string): { root: ScannedValue; cells: ScannedValue } {
-  return cellsOf(scanJson(text, LOCATE_DEPTH));
-}
 
 function cellsOf(root: ScannedValue): { root: ScannedValue; cells: ScannedValue } {
   // JSON.parse keeps the last of duplicate keys; so do we.

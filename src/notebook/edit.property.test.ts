@@ -122,7 +122,6 @@ describe('editNotebook on generated Jupyter notebooks', () => {
           };
           const out = editNotebook(jupyterDump(nb, layout), request, () => 'fresh');
           expect(out.text).toBe(jupyterDump(expected(nb, request, index, 'fresh'), layout));
-          expect(out.reformatted).toBe(false);
         },
       ),
       { numRuns: 400, seed: 20261130 },

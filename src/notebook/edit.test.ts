@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { editNotebook, type NotebookEditRequest } from './edit.js';
-import { reformatJson } from './reformat.js';
 import { scanJson } from './json-scan.js';
 import { splitSourceLines } from './stringify.js';
 
@@ -144,7 +143,6 @@ describe("layouts other than Jupyter's", () => {
     const text = JSON.stringify(nb([md('a', ['A'])]), null, '\t') + '\n';
     const out = editNotebook(text, replace('a', 'B'));
     expect(out.text).toBe(JSON.stringify(nb([md('a', ['B'])]), null, '\t') + '\n');
-    expect(out.reformatted).toBe(false);
   });
 
   it('writes non-ASCII as \\uXXXX in a notebook saved with ensure_ascii', () => {
@@ -155,17 +153,12 @@ describe("layouts other than Jupyter's", () => {
     expect(JSON.parse(out.text).cells[0].source).toEqual(['naïve — 概要']);
   });
 
-  it('re-indents a minified notebook with 1 space, moving only whitespace', () => {
+  it('edits a minified notebook in place: only the source value changes', () => {
     const text =
       '{"cells":[{"cell_type":"markdown","id":"a","metadata":{"v":1.0,"e":"\\u00e9"},"source":"A"},' +
       '{"cell_type":"markdown","id":"b","metadata":{},"source":"B"}],"metadata":{"x":1e5},"nbformat":4,"nbformat_minor":5}';
     const out = editNotebook(text, replace('b', 'C'));
-    expect(out.reformatted).toBe(true);
-    expect(out.text).toContain('\n   "metadata": {\n    "v": 1.0,\n    "e": "\\u00e9"\n   },');
-    expect(out.text).toContain('"x": 1e5');
-    const value = JSON.parse(out.text);
-    expect(value.cells[1].source).toBe('C');
-    expect(value.cells[0]).toEqual(JSON.parse(text).cells[0]);
+    expect(out.text).toBe(text.replace('"source":"B"', '"source":"C"'));
   });
 
   it('keeps mixed line endings outside the cell, and writes the dominant one inside it', () => {
@@ -173,8 +166,18 @@ describe("layouts other than Jupyter's", () => {
     const cut = lf.indexOf('  {', lf.indexOf('"id": "a"'));
     const mixed = lf.slice(0, cut).replace(/\n/g, '\r\n') + lf.slice(cut); // CRLF up to cell b, LF from there
     const out = editNotebook(mixed, replace('b', 'C'));
-    expect(out.reformatted).toBe(false);
     expect(out.text).toBe(mixed.replace('"B"', '"C"'));
+  });
+
+  it('keeps the bytes of the source lines an edit leaves alone, escapes included', () => {
+    const text = jupyter(nb([md('a', ['é']), code('b', ['caf\u00e9\n', 'x = 1\n', 'y = "\u00e9"'])])).replace(
+      /"caf\u00e9\\n"/,
+      '"caf\\u00e9\\n"',
+    );
+    expect(text).toContain('"caf\\u00e9\\n"');
+    const out = editNotebook(text, { editMode: 'edit', cellId: 'b', oldString: 'x = 1', newString: 'x = 2' });
+    expect(out.text).toContain('"caf\\u00e9\\n",\n    "x = 2\\n",\n    "y = \\"é\\""');
+    expect(JSON.parse(out.text).cells[1].source).toEqual(['caf\u00e9\n', 'x = 2\n', 'y = "\u00e9"']);
   });
 
   it('keeps a BOM in front', () => {
@@ -197,10 +200,5 @@ describe('building blocks', () => {
       ['b', '[1, {"c": "\\\\\\""}]'],
       ['d', 'null'],
     ]);
-  });
-
-  it('re-indents without changing a token', () => {
-    const text = '{"a":[1.50,{"b" : "\\u00e9,:{"}],"c":{},"d":[]}';
-    expect(reformatJson(text, ' ', '\n')).toBe('{\n "a": [\n  1.50,\n  {\n   "b": "\\u00e9,:{"\n  }\n ],\n "c": {},\n "d": []\n}');
   });
 });

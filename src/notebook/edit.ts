@@ -1,13 +1,20 @@
 import { ToolError } from '../errors.js';
+import type { Rung } from '../match/index.js';
 import { findCell, freshCellId, notebookHasIds, randomCellId } from './cell-ids.js';
-import { CellBuilder, lineIndentAt } from './cell-text.js';
+import { CellMembers } from './cell-members.js';
+import { cellsStyle, deleteSplice, insertSplice, moveSplice, type TextSplice } from './cells-splice.js';
 import { openNotebook, type NotebookDocument } from './document.js';
-import { cellIdAt, cellType, isObject } from './model.js';
+import { editSource } from './edit-source.js';
+import { childStyle, learnStyle, styleAt, type ContainerStyle } from './json-style.js';
+import type { ScannedValue } from './json-scan.js';
+import { cellIdAt, cellSource, cellType, isObject } from './model.js';
 import { splitSourceLines } from './stringify.js';
+import { writeSourceList } from './source-list.js';
 import { assertCellNotMoved } from './positions.js';
 import type { CellMove, CellPositions } from '../read-state/types.js';
 
-export type EditMode = 'replace' | 'insert' | 'delete';
+export type { TextSplice } from './cells-splice.js';
+export type EditMode = 'replace' | 'insert' | 'delete' | 'edit' | 'move';
 export type NewCellType = 'code' | 'markdown';
 
 export interface NotebookEditRequest {
@@ -16,34 +23,39 @@ export interface NotebookEditRequest {
   newSource?: string;
   cellType?: NewCellType;
   editMode: EditMode;
+  /** `edit`: the text to find in the cell's source and its replacement. */
+  oldString?: string;
+  newString?: string;
+  replaceAll?: boolean;
+  allowPlaceholders?: boolean;
+  /** `move`: the cell to put it after; "" puts it at the top. */
+  afterCellId?: string;
   /** The positions the session was shown: a `cell-N` id must still name the cell shown at N. */
   positions?: CellPositions;
-}
-
-/** Replace input[start, end) with `insert`: the whole change, in the input text's offsets. */
-export interface TextSplice {
-  start: number;
-  end: number;
-  insert: string;
+  /** How messages name the notebook. */
+  label?: string;
 }
 
 export interface NotebookEditOutcome {
   /** The whole new file text (BOM kept); encode it with the file's encoding. */
   text: string;
-  /** The same change as one splice of the input (the whole text when it was re-indented). */
+  /** The same change as one splice of the input. */
   splice: TextSplice;
-  /** The edited, inserted or deleted cell's id (or cell-N). */
+  /** The edited, inserted, deleted or moved cell's id (or cell-N). */
   cellId: string;
   cellType: string;
   language: string;
   /** What was done: a replace at the end of the notebook is reported as the insert it became. */
   editMode: EditMode;
-  /** True when the file was in no recognizable layout and was re-indented with 1 space. */
-  reformatted: boolean;
   /** Number of cells after the edit. */
   totalCells: number;
-  /** How the edit renumbered cells (null: a replace, nothing moved). */
-  move: CellMove | null;
+  /** How the edit renumbered cells, in order ([] for replace and edit; a move is a delete then an insert). */
+  moves: CellMove[];
+  /** `edit`: the ladder's rung, and the changed lines of the new source numbered as Read numbers them. */
+  match?: Rung;
+  shown?: string;
+  /** `move`: the cell's index before and after, and the cell it now follows ("" = top). */
+  moved?: { from: number; to: number; after: string };
 }
 
 /** Key order nbformat gives a new cell, used when the file does not sort its keys. */
@@ -53,32 +65,43 @@ function invalidInput(field: string, message: string): ToolError {
   return new ToolError('INVALID_INPUT', message, { fields: [{ field: `body.${field}`, message: 'required' }] });
 }
 
-/**
- * Applies one NotebookEdit to a notebook's text. Only the edited cell's bytes change:
- * the new cell text is spliced over the old cell's span, and nothing else is re-serialized.
- */
-export function editNotebook(input: string, request: NotebookEditRequest, makeId: () => string = randomCellId): NotebookEditOutcome {
-  const { editMode, cellId } = request;
-  if (cellId === undefined && editMode !== 'insert') {
-    throw invalidInput(
-      'cell_id',
-      `cell_id is required for edit_mode "${editMode}"; without cell_id only an insert (at the top) is allowed.`,
-    );
+function required(request: NotebookEditRequest): void {
+  const { editMode: mode } = request;
+  if (request.cellId === undefined && mode !== 'insert') {
+    throw invalidInput('cell_id', `cell_id is required for edit_mode "${mode}"; without cell_id only an insert (at the top) is allowed.`);
   }
-  if (editMode === 'insert' && request.cellType === undefined) {
+  if (mode === 'insert' && request.cellType === undefined) {
     throw invalidInput('cell_type', 'cell_type ("code" or "markdown") is required to insert a cell.');
   }
-  if (editMode !== 'delete' && request.newSource === undefined) {
-    throw invalidInput('new_source', `new_source is required for edit_mode "${editMode}" (only a delete may leave it out).`);
+  if ((mode === 'replace' || mode === 'insert') && request.newSource === undefined) {
+    throw invalidInput('new_source', `new_source is required for edit_mode "${mode}".`);
   }
+  if (mode === 'edit' && request.oldString === undefined) throw invalidInput('old_string', 'old_string is required for edit_mode "edit".');
+  if (mode === 'edit' && request.newString === undefined) throw invalidInput('new_string', 'new_string is required for edit_mode "edit".');
+  if (mode === 'move' && request.afterCellId === undefined) {
+    throw invalidInput('after_cell_id', 'after_cell_id is required for edit_mode "move" ("" moves the cell to the top).');
+  }
+}
+
+/**
+ * Applies one NotebookEdit to a notebook's text. Only the bytes of the values it changes move:
+ * members are rewritten in place, new text copies the whitespace of its neighbours, and
+ * nothing else is re-serialized, whatever the file's layout.
+ */
+export function editNotebook(input: string, request: NotebookEditRequest, makeId: () => string = randomCellId): NotebookEditOutcome {
+  required(request);
+  const { editMode, cellId } = request;
   const newSource = request.newSource ?? '';
   const doc = openNotebook(input);
   const locate = (id: string, allowEnd = false) => locateCell(doc.cells, id, request.positions, allowEnd);
   if (editMode === 'delete') return deleteCell(doc, locate(cellId as string));
+  if (editMode === 'move')
+    return moveCell(doc, locate(cellId as string), request.afterCellId === '' ? -1 : locate(request.afterCellId as string));
   if (editMode === 'insert') {
     const at = cellId === undefined ? 0 : locate(cellId) + 1;
     return insertCell(doc, at, request.cellType as NewCellType, newSource, makeId);
   }
+  if (editMode === 'edit') return editCell(doc, locate(cellId as string), request);
   const index = locate(cellId as string, true);
   if (index === doc.cells.length) return insertCell(doc, index, request.cellType ?? 'code', newSource, makeId);
   return replaceCell(doc, index, newSource, request.cellType);
@@ -94,44 +117,41 @@ function locateCell(cells: unknown[], cellId: string, positions: CellPositions |
   return findCell(cells, cellId, allowEnd);
 }
 
+type Extra = Pick<NotebookEditOutcome, 'match' | 'shown' | 'moved'>;
+
 function finish(
   doc: NotebookDocument,
   change: TextSplice,
-  cell: { id: string; at: number },
-  type: string,
-  mode: EditMode,
+  cell: { id: string; type: string; mode: EditMode },
+  moves: CellMove[],
+  extra: Extra = {},
 ): NotebookEditOutcome {
-  const { id: cellId, at } = cell;
   const text = doc.bom + doc.text.slice(0, change.start) + change.insert + doc.text.slice(change.end);
   const offset = doc.bom.length;
-  const splice = doc.reformatted
-    ? { start: 0, end: doc.inputLength, insert: text }
-    : { start: change.start + offset, end: change.end + offset, insert: change.insert };
-  const totalCells = doc.cells.length + (mode === 'insert' ? 1 : mode === 'delete' ? -1 : 0);
-  const move = mode === 'replace' ? null : { kind: mode, at };
-  return {
-    text,
-    splice,
-    cellId,
-    cellType: type,
-    language: doc.language,
-    editMode: mode,
-    reformatted: doc.reformatted,
-    totalCells,
-    move,
-  };
+  const splice = { start: change.start + offset, end: change.end + offset, insert: change.insert };
+  const totalCells = doc.cells.length + (cell.mode === 'insert' ? 1 : cell.mode === 'delete' ? -1 : 0);
+  return { text, splice, cellId: cell.id, cellType: cell.type, language: doc.language, editMode: cell.mode, totalCells, moves, ...extra };
 }
 
-function cellSpan(doc: NotebookDocument, index: number) {
+function cellSpan(doc: NotebookDocument, index: number): ScannedValue {
   const span = doc.cellsNode.items?.[index];
   if (span === undefined) throw new Error('cell span missing');
   return span;
 }
 
-function cellIndent(doc: NotebookDocument, index: number): string {
+/** A cell's own style, or (for `{}`) one level inside the cells array. */
+function cellStyleOf(doc: NotebookDocument, index: number): ContainerStyle {
+  const fallback = childStyle(cellsStyle(doc));
   const span = doc.cellsNode.items?.[index];
-  const found = span === undefined ? null : lineIndentAt(doc.text, span.start);
-  return found ?? doc.layout.unit.repeat(2);
+  return span === undefined ? fallback : (learnStyle(doc.text, span, fallback) ?? fallback);
+}
+
+/** How a list-of-lines source is written: as the cell's own non-empty list is, else one level in. */
+function sourceStyle(doc: NotebookDocument, span: ScannedValue | undefined, cell: ContainerStyle): ContainerStyle {
+  const inner = childStyle(cell);
+  const value = span?.members?.findLast((m) => m.key === 'source')?.value;
+  if (value === undefined || value.kind !== 'array') return inner;
+  return styleAt(doc.text, value.start, inner) ?? inner;
 }
 
 /** A list-of-lines source stays a list, a string stays a string. */
@@ -139,41 +159,71 @@ function sourceValue(source: string, asList: boolean): string | string[] {
   return asList ? splitSourceLines(source) : source;
 }
 
-function replaceCell(doc: NotebookDocument, index: number, source: string, newType?: NewCellType): NotebookEditOutcome {
+function rewriteCell(doc: NotebookDocument, index: number, source: string, newType?: NewCellType): { change: TextSplice; type: string } {
   const span = cellSpan(doc, index);
   const original = doc.cells[index];
   const oldType = cellType(original);
   const type = newType ?? oldType;
-  const cell = CellBuilder.fromText(doc.text, span, doc.layout, cellIndent(doc, index));
-  const listSource = isObject(original) ? original['source'] === undefined || Array.isArray(original['source']) : true;
-  cell.set('source', sourceValue(source, listSource));
+  const cell = CellMembers.fromText(doc.text, span, doc.traits, cellStyleOf(doc, index));
+  const oldSource = isObject(original) ? original['source'] : undefined;
+  const style = sourceStyle(doc, span, cell.style);
+  if (oldSource === undefined || Array.isArray(oldSource)) {
+    const value = span.members?.findLast((m) => m.key === 'source')?.value;
+    cell.setRaw('source', writeSourceList(doc.text, value, oldSource, splitSourceLines(source), style, doc.traits.asciiOnly));
+  } else cell.set('source', source, style);
   if (type !== oldType) cell.set('cell_type', type);
   if (type === 'code') {
     // A code cell whose source changed has not run: its outputs no longer belong to it.
-    cell.set('execution_count', null);
-    cell.set('outputs', []);
+    cell.setRaw('execution_count', 'null');
+    cell.setRaw('outputs', '[]');
     cell.delete('attachments'); // not allowed on code cells by the schema
   } else {
     cell.delete('execution_count');
     cell.delete('outputs');
   }
-  const change = { start: span.start, end: span.end, insert: cell.toText() };
-  return finish(doc, change, { id: cellIdAt(original, index), at: index }, type, 'replace');
+  return { change: { start: span.start, end: span.end, insert: cell.toText() }, type };
+}
+
+function replaceCell(doc: NotebookDocument, index: number, source: string, newType?: NewCellType): NotebookEditOutcome {
+  const { change, type } = rewriteCell(doc, index, source, newType);
+  return finish(doc, change, { id: cellIdAt(doc.cells[index], index), type, mode: 'replace' }, []);
+}
+
+function editCell(doc: NotebookDocument, index: number, request: NotebookEditRequest): NotebookEditOutcome {
+  const original = doc.cells[index];
+  const id = cellIdAt(original, index);
+  const edited = editSource(
+    cellSource(original),
+    {
+      oldString: request.oldString as string,
+      newString: request.newString as string,
+      replaceAll: request.replaceAll ?? false,
+      allowPlaceholders: request.allowPlaceholders ?? false,
+    },
+    `cell ${id}${request.label === undefined ? '' : ` of ${request.label}`}`,
+  );
+  const { change, type } = rewriteCell(doc, index, edited.source);
+  const lines = edited.source.split(/\r\n|\r|\n/).slice(edited.firstLine - 1, edited.lastLine);
+  const shown = lines.map((line, i) => `${String(edited.firstLine + i).padStart(6)}→${line}`).join('\n');
+  return finish(doc, change, { id, type, mode: 'edit' }, [], { match: edited.rung, shown });
 }
 
 function insertCell(doc: NotebookDocument, at: number, type: NewCellType, source: string, makeId: () => string): NotebookEditOutcome {
-  const template = doc.cells[at - 1] ?? doc.cells[at];
   const templateIndex = doc.cells[at - 1] !== undefined ? at - 1 : at;
-  const indent = cellIndent(doc, templateIndex);
+  const template = doc.cells[templateIndex];
+  const span = doc.cellsNode.items?.[templateIndex];
+  const style = cellStyleOf(doc, templateIndex);
   const id = notebookHasIds(doc.nbformat, doc.nbformatMinor) ? freshCellId(doc.cells, makeId) : undefined;
   const listSource = !isObject(template) || typeof template['source'] !== 'string';
   const values: Record<string, unknown> = { cell_type: type, metadata: {}, source: sourceValue(source, listSource) };
   if (id !== undefined) values['id'] = id;
   if (type === 'code') Object.assign(values, { execution_count: null, outputs: [] });
-  const cell = new CellBuilder(doc.layout, indent);
-  for (const key of newCellKeys(Object.keys(values), template)) cell.set(key, values[key]);
-  const change = spliceNewCell(doc, at, cell.toText(), indent);
-  return finish(doc, change, { id: id ?? `cell-${at}`, at }, type, 'insert');
+  const cell = CellMembers.empty(style, doc.traits);
+  for (const key of newCellKeys(Object.keys(values), template)) {
+    cell.set(key, values[key], key === 'source' ? sourceStyle(doc, span, style) : undefined);
+  }
+  const change = insertSplice(doc, at, cell.toText());
+  return finish(doc, change, { id: id ?? `cell-${at}`, type, mode: 'insert' }, [{ kind: 'insert', at }]);
 }
 
 /** Keys in the neighbouring cell's order where it has them, then nbformat's order. */
@@ -186,39 +236,35 @@ function newCellKeys(keys: string[], template: unknown): string[] {
   return [...keys].sort((a, b) => rank(a) - rank(b));
 }
 
-/** Inserts a cell's text so it becomes cell `at`, with the separators its neighbours have. */
-function spliceNewCell(doc: NotebookDocument, at: number, cellText: string, indent: string): TextSplice {
-  const { text, layout, cellsNode } = doc;
-  const items = cellsNode.items ?? [];
-  const before = items[at - 1];
-  if (before !== undefined) {
-    return { start: before.end, end: before.end, insert: `,${layout.eol}${indent}${cellText}` };
-  }
-  const first = items[0];
-  if (first !== undefined) {
-    return { start: first.start, end: first.start, insert: `${cellText},${layout.eol}${indent}` };
-  }
-  // Empty "cells": [] becomes a one-cell list, laid out as json.dumps would.
-  const closeIndent = lineIndentAt(text, cellsMemberStart(doc)) ?? layout.unit;
-  const inner = `${layout.eol}${indent}${cellText}${layout.eol}${closeIndent}`;
-  return { start: cellsNode.start + 1, end: cellsNode.end - 1, insert: inner };
-}
-
-/** Where the `"cells"` key starts: the line whose indentation the closing bracket takes. */
-function cellsMemberStart(doc: NotebookDocument): number {
-  const quote = doc.text.lastIndexOf('"cells"', doc.cellsNode.start);
-  return quote >= 0 ? quote : doc.cellsNode.start;
-}
-
 function deleteCell(doc: NotebookDocument, index: number): NotebookEditOutcome {
-  const items = doc.cellsNode.items ?? [];
-  const span = cellSpan(doc, index);
-  const next = items[index + 1];
-  const previous = items[index - 1];
-  let change: TextSplice;
-  if (next !== undefined) change = { start: span.start, end: next.start, insert: '' };
-  else if (previous !== undefined) change = { start: previous.end, end: span.end, insert: '' };
-  else change = { start: doc.cellsNode.start + 1, end: doc.cellsNode.end - 1, insert: '' };
   const original = doc.cells[index];
-  return finish(doc, change, { id: cellIdAt(original, index), at: index }, cellType(original), 'delete');
+  const cell = { id: cellIdAt(original, index), type: cellType(original), mode: 'delete' as const };
+  return finish(doc, deleteSplice(doc, index), cell, [{ kind: 'delete', at: index }]);
+}
+
+/** Moves cell `from` to just after cell `after` (-1: to the top), keeping its bytes. */
+function moveCell(doc: NotebookDocument, from: number, after: number): NotebookEditOutcome {
+  const original = doc.cells[from];
+  const id = cellIdAt(original, from);
+  if (after === from) {
+    throw new ToolError(
+      'INVALID_INPUT',
+      `after_cell_id names the cell being moved (${id}); name the cell it should follow, or "" for the top.`,
+      {
+        fields: [{ field: 'body.after_cell_id', message: 'names the moved cell' }],
+      },
+    );
+  }
+  const to = after < from ? after + 1 : after;
+  const afterId = after < 0 ? '' : cellIdAt(doc.cells[after], after);
+  if (to === from) {
+    const where = after < 0 ? 'at the top' : `right after ${afterId}`;
+    throw new ToolError('NO_CHANGE', `Cell ${id} is already ${where}, so there is nothing to move.`);
+  }
+  const moves: CellMove[] = [
+    { kind: 'delete', at: from },
+    { kind: 'insert', at: to },
+  ];
+  const cell = { id, type: cellType(original), mode: 'move' as const };
+  return finish(doc, moveSplice(doc, from, to), cell, moves, { moved: { from, to, after: afterId } });
 }

@@ -22,7 +22,7 @@ export function meantCellNow(positions: CellPositions, n: number): number | null
   const { moves } = positions;
   let from = -1;
   for (let i = moves.length - 1; i >= 0; i -= 1) {
-    if (moves[i]!.kind === 'insert' && moves[i]!.at === n) {
+    if (moves[i]!.kind === 'insert' && moves[i]!.at === n && moves[i]!.unseen !== true) {
       from = i;
       break;
     }
@@ -61,10 +61,20 @@ function moved(cellId: string, why: string, now: number | null): ToolError {
   );
 }
 
-/** The positions after an edit: its move appended (a replace moves nothing). */
-export function afterMove(positions: CellPositions | undefined, shownNow: number, move: CellMove | null): CellPositions {
+/** The positions after an edit: its moves appended (a replace moves nothing; a move is a delete then an insert). */
+export function afterMove(positions: CellPositions | undefined, shownNow: number, moves: readonly CellMove[]): CellPositions {
   const base = positions ?? { shown: shownNow, moves: [] };
-  return move === null ? base : { shown: base.shown, moves: [...base.moves, move] };
+  return moves.length === 0 ? base : { shown: base.shown, moves: [...base.moves, ...moves] };
+}
+
+/** What a move of the cell at `from` to index `to` did to positions, for a notebook edited by position. */
+export function movedPositionsText(from: number, to: number): string {
+  const [first, last, shift] = from < to ? [from + 1, to, -1] : [to, from - 1, 1];
+  const names =
+    first === last
+      ? `cell-${first} is now cell-${first + shift}`
+      : `cell-${first} … cell-${last} are now cell-${first + shift} … cell-${last + shift}`;
+  return `; it is now cell-${to}, and the cells it passed moved ${shift < 0 ? 'up' : 'down'} one position (${names})`;
 }
 
 /** The contract's renumbering sentence for an insert or delete at `at` with `later` cells after it. */

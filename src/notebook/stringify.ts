@@ -1,29 +1,4 @@
-import type { JsonLayout } from './layout.js';
-
-/**
- * Serializes a value the way the file's own writer would: the detected indent unit, line break
- * and key separator; strings escaped as json.dumps / JSON.stringify do (they agree with
- * ensure_ascii=False), or with every non-ASCII character as \uXXXX for an ensure_ascii file.
- * `indent` is the indentation of the line the value starts on. Keys keep the object's order.
- */
-export function stringifyStyled(value: unknown, layout: JsonLayout, indent: string): string {
-  if (typeof value === 'string') return stringifyString(value, layout.asciiOnly);
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  const inner = indent + layout.unit;
-  const open = layout.eol + inner;
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '[]';
-    const items = value.map((item) => stringifyStyled(item, layout, inner));
-    return `[${open}${items.join(`,${open}`)}${layout.eol}${indent}]`;
-  }
-  const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length === 0) return '{}';
-  const members = entries.map(
-    ([key, item]) => stringifyString(key, layout.asciiOnly) + layout.keySep + stringifyStyled(item, layout, inner),
-  );
-  return `{${open}${members.join(`,${open}`)}${layout.eol}${indent}}`;
-}
-
+/** A JSON string as json.dumps writes it (they agree with JSON.stringify for ensure_ascii=False). */
 export function stringifyString(value: string, asciiOnly: boolean): string {
   const json = JSON.stringify(value);
   if (!asciiOnly) return json;

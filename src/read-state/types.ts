@@ -16,6 +16,8 @@ export type SeenRange = readonly [start: number, end: number];
 export interface CellMove {
   kind: 'insert' | 'delete';
   at: number;
+  /** Another writer's insert, merged in: it moves positions but shows the session nothing. */
+  unseen?: boolean;
 }
 
 /**

@@ -59,6 +59,8 @@ export interface ComputedWrite<T> {
   hash?: string;
   /** NotebookEdit: the cell positions the session has been shown after this edit. */
   positions?: CellPositions;
+  /** False: the session has not seen the new version (a merge whose diff was too long to show). */
+  recordsRead?: boolean;
 }
 
 export interface WritePlan<T> {
@@ -82,6 +84,12 @@ export interface WritePlan<T> {
   /** Tool checks that answer before the read-state ones (Edit's FILE_NOT_FOUND, FILE_EXISTS). */
   precheck?(current: CurrentFile): void;
   compute(current: CurrentFile): ComputedWrite<T> | Promise<ComputedWrite<T>>;
+  /**
+   * Merged, not refused (NotebookEdit): when the session's read is stale and the version it read
+   * is still in the text cache, the write is computed from that version (`base`) and the current
+   * file instead of refused; the tool throws its own FILE_MODIFIED_SINCE_READ on a conflict.
+   */
+  mergeStale?(base: Buffer, current: CurrentFile): ComputedWrite<T> | Promise<ComputedWrite<T>>;
   /** Test seam for the atomic writer's file-system calls. */
   fs?: WriterFs;
 }
@@ -155,11 +163,15 @@ async function writeInDir<T>(
   const current = await loadCurrent(ctx.root, dir, target.real, target.denied);
   plan.precheck?.(current);
   const { bytes: loaded, stat } = current;
-  const checked = loaded && stat ? checkReadOrBase(ctx, target, plan.requireRead, loaded, stat, plan.staleDiff, !!plan.merge) : null;
+  const mergeable = !!plan.merge || !!plan.mergeStale;
+  const checked = loaded && stat ? checkReadOrBase(ctx, target, plan.requireRead, loaded, stat, plan.staleDiff, mergeable) : null;
   const knownHash = typeof checked === 'string' ? checked : null;
   let computed: ComputedWrite<T>;
   let merged: MergedWrite | undefined;
-  if (checked !== null && typeof checked === 'object' && plan.merge && loaded && stat) {
+  if (checked !== null && typeof checked === 'object' && plan.mergeStale) {
+    // A notebook merges by cell, its own way.
+    computed = await plan.mergeStale(checked.base, current);
+  } else if (checked !== null && typeof checked === 'object' && plan.merge && loaded && stat) {
     const done = await mergeStale(ctx, target, { bytes: loaded, stat }, checked, { ...plan, merge: plan.merge }, plan.compute);
     merged = done.merged;
     const { decode, extra } = done.ours;
@@ -255,7 +267,8 @@ async function store(
     afterRename: (written) => {
       derive();
       // Not recorded without the written file's own stats: the next write then needs a read.
-      if (written && step.seen !== 'none')
+      // A merged NotebookEdit whose diff was cut in the answer leaves the session's read where it was.
+      if (written && step.seen !== 'none' && computed.recordsRead !== false)
         recordWrite(ctx, target.real, written, {
           ...(step.seen === 'full' ? {} : { seen: step.seen }),
           hash: hash!,

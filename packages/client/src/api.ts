@@ -290,13 +290,19 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * NotebookEdit: Changes one cell of a Jupyter notebook (.ipynb): replace its source, insert a new cell, or delete it.
-         * @description Changes one cell of a Jupyter notebook (.ipynb): replace its source, insert a new cell, or delete it.
-         *     - Read the notebook first in this session (any range); if it changed on disk since, read it again.
+         * NotebookEdit: Changes one cell of a Jupyter notebook (.ipynb): replace its source, insert a new cell, delete it, edit part of its source, or move it.
+         * @description Changes one cell of a Jupyter notebook (.ipynb): replace its source, insert a new cell, delete it, edit part of its source, or move it.
+         *     - Read the notebook first in this session (any range).
          *     - cell_id is the id Read shows for the cell (or "cell-N" for the 0-based index N).
-         *     - insert puts a new cell after cell_id (at the top without cell_id) and needs cell_type.
-         *     - Replacing a code cell clears its outputs and execution count; a different cell_type converts the cell.
-         *     - Everything else in the notebook stays byte for byte: other cells and their outputs, metadata, key order, indentation, line endings.
+         *     - replace (default): new_source becomes the cell's source; a different cell_type converts the cell.
+         *     - insert puts a new cell after cell_id (at the top without cell_id) and needs cell_type and new_source.
+         *     - delete removes cell_id.
+         *     - edit replaces old_string with new_string inside the source of cell_id only, as Edit does in a file: it must match once in that cell (or set replace_all); small differences in whitespace, indentation, quotes or Read's line numbers are forgiven when the match is unique. Cheaper than resending a long cell.
+         *     - move puts cell_id just after after_cell_id ("" = at the top), keeping the cell as it is (outputs included).
+         *     - Send only the fields the mode uses: a field another mode uses (old_string with replace, new_source with edit, …) is refused.
+         *     - Replacing or editing a code cell clears its outputs and execution count.
+         *     - If the notebook changed on disk since your read and the other change left the cells this edit needs alone, the edit is merged and the answer shows what had changed; otherwise Read it again.
+         *     - Everything else in the notebook stays byte for byte, whatever its layout: other cells and their outputs, metadata, key order, indentation, line endings.
          *     - Not for other files: use Edit. To replace a whole notebook (or repair a broken one), use Write.
          */
         post: operations["toolNotebookEdit"];
@@ -3478,17 +3484,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "notebook_path": "analysis.ipynb",
-                 *       "cell_id": "look",
-                 *       "new_source": "df.describe()"
-                 *     }
-                 */
                 "application/json": {
                     /** @description The .ipynb notebook to edit: relative to the workspace root, or absolute inside it. */
                     notebook_path: string;
-                    /** @description The cell to edit, as Read shows it: the cell's id, or "cell-N" for the 0-based index N. For insert, the new cell goes after it (at the top without it). Required for replace and delete. */
+                    /** @description The cell to act on, as Read shows it: the cell's id, or "cell-N" for the 0-based index N. For insert, the new cell goes after it (at the top without it). Required for replace, delete, edit and move. */
                     cell_id?: string;
                     /** @description The new source of the cell: required for replace and insert, ignored by delete. */
                     new_source?: string;
@@ -3498,11 +3497,21 @@ export interface operations {
                      */
                     cell_type?: "code" | "markdown";
                     /**
-                     * @description replace (default) the cell's source, insert a new cell after cell_id, or delete the cell.
+                     * @description replace (default) the cell's source, insert a new cell after cell_id, delete the cell, edit part of its source (old_string → new_string), or move it after after_cell_id.
                      * @default replace
                      * @enum {string}
                      */
-                    edit_mode?: "replace" | "insert" | "delete";
+                    edit_mode?: "replace" | "insert" | "delete" | "edit" | "move";
+                    /** @description edit: the text to replace in the source of cell_id (found in that cell only). */
+                    old_string?: string;
+                    /** @description edit: the text to replace it with. */
+                    new_string?: string;
+                    /** @description edit: replace every occurrence of old_string in the cell (default false). */
+                    replace_all?: boolean;
+                    /** @description edit: write a new_string line such as "# ... rest of the code ..." as given instead of refusing it (default false). */
+                    allow_placeholders?: boolean;
+                    /** @description move: the cell to put cell_id after, as Read shows it; "" moves it to the top. */
+                    after_cell_id?: string;
                 };
             };
         };
@@ -3513,24 +3522,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "notebook_path": "analysis.ipynb",
-                     *         "cell_id": "look",
-                     *         "cell_type": "code",
-                     *         "language": "python",
-                     *         "edit_mode": "replace"
-                     *       },
-                     *       "text": "Updated cell look with df.describe()"
-                     *     }
-                     */
                     "application/json": {
                         /** @description What NotebookEdit changed. */
                         result: {
                             /** @description The edited notebook, relative to the workspace root. */
                             notebook_path: string;
-                            /** @description The id of the cell replaced, inserted or deleted ("cell-N" in a notebook without cell ids). */
+                            /** @description The id of the cell replaced, inserted, deleted, edited or moved ("cell-N" in a notebook without cell ids). */
                             cell_id: string;
                             /** @description Type of that cell after the edit (for delete: of the deleted cell). */
                             cell_type: string;
@@ -3540,7 +3537,22 @@ export interface operations {
                              * @description What was done; a replace at the index after the last cell is reported as the insert it became.
                              * @enum {string}
                              */
-                            edit_mode: "replace" | "insert" | "delete";
+                            edit_mode: "replace" | "insert" | "delete" | "edit" | "move";
+                            /**
+                             * @description edit: how old_string was found in the cell (the rung of the matching ladder).
+                             * @enum {string}
+                             */
+                            match?: "exact" | "quotes" | "line_numbers" | "trailing_whitespace" | "indentation" | "unicode";
+                            /** @description Present when the notebook had changed since the read and this edit was merged into the current version. */
+                            merged?: {
+                                /** @description Unified diff, with line numbers, from the version this session read to the one it found on disk. */
+                                diff: string;
+                                /** @description The other writer's regions in the new file: 1-based inclusive [start, end] lines. */
+                                lines: [
+                                    number,
+                                    number
+                                ][];
+                            };
                         };
                         /** @description What an agent shows its model. */
                         text: string;

@@ -1,5 +1,6 @@
 import { ToolError } from '../../errors.js';
-import type { NotebookEditOutcome } from '../../notebook/edit.js';
+import type { NotebookEditRequest } from '../../notebook/edit.js';
+import { computeMerged, mergedIntro, type EditFacts } from './merge.js';
 import { editNotebookOffLoop } from '../../off-loop/off-loop.js';
 import { decodeText } from '../../text/codec.js';
 import { editNotebookBytes } from '../../notebook/edit-bytes.js';
@@ -10,7 +11,7 @@ import type { CellPositions } from '../../read-state/types.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { withLazyTexts } from '../../write/lazy-texts.js';
 import type { NotebookEditInput, NotebookEditResult } from './schema.js';
-import { afterMove, renumberedText } from '../../notebook/positions.js';
+import { afterMove, movedPositionsText, renumberedText } from '../../notebook/positions.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
 
 /**
@@ -35,7 +36,8 @@ export async function runNotebookEdit(
     requireRead: 'any',
     unit: 'cells',
     precheck: (current) => precheck(current, target),
-    compute: (current) => compute(input, current, target, { override, positions: ctx.readState.get(ctx.session, target.real)?.positions }),
+    compute: (current) => compute(input, current, target, { override, positions: positionsOf(ctx, target) }),
+    mergeStale: (base, current) => computeMerged(requestOf(input, target, positionsOf(ctx, target)), base, current, target, override),
   });
   const edit = out.extra;
   return {
@@ -45,19 +47,28 @@ export async function runNotebookEdit(
       cell_type: edit.cellType,
       language: edit.language,
       edit_mode: edit.editMode,
+      ...(edit.match !== undefined ? { match: edit.match } : {}),
+      ...(edit.merged !== undefined ? { merged: edit.merged } : {}),
     },
-    text: resultText(edit, input.new_source ?? ''),
+    text: (edit.merged === undefined ? '' : mergedIntro(target.relative, edit.merged.diff)) + resultText(edit, input.new_source ?? ''),
     metrics: { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions },
   };
 }
 
 function resultText(edit: EditFacts, newSource: string): string {
-  const { move } = edit;
+  const move = edit.moves[0];
   // Say when later cell-N positions were renumbered (a notebook whose cells have ids
   // is edited by id, and its ids do not move).
-  const later = move === null || edit.cellId !== `cell-${move.at}` ? 0 : edit.totalCells - move.at - (move.kind === 'insert' ? 1 : 0);
+  const byPosition = move !== undefined && edit.cellId === `cell-${move.at}`;
+  const later = !byPosition ? 0 : edit.totalCells - move.at - (move.kind === 'insert' ? 1 : 0);
   if (edit.editMode === 'insert') return `Inserted cell ${edit.cellId}${renumberedText('insert', move?.at ?? 0, later)}`;
   if (edit.editMode === 'delete') return `Deleted cell ${edit.cellId}${renumberedText('delete', move?.at ?? 0, later)}`;
+  if (edit.editMode === 'edit') return `Edited cell ${edit.cellId}\n${edit.shown ?? ''}`;
+  if (edit.editMode === 'move' && edit.moved !== undefined) {
+    const { from, to, after } = edit.moved;
+    const where = after === '' ? 'to the top' : `after ${after}`;
+    return `Moved cell ${edit.cellId} ${where}${byPosition ? movedPositionsText(from, to) : ` (index ${from} → ${to})`}`;
+  }
   return `Updated cell ${edit.cellId} with ${newSource}`;
 }
 
@@ -70,7 +81,25 @@ function precheck(current: CurrentFile, target: ResolvedPath): void {
   }
 }
 
-type EditFacts = Omit<NotebookEditOutcome, 'text' | 'splice'>;
+function positionsOf(ctx: ToolContext, target: ResolvedPath): CellPositions | undefined {
+  return ctx.readState.get(ctx.session, target.real)?.positions;
+}
+
+function requestOf(input: NotebookEditInput, target: ResolvedPath, positions: CellPositions | undefined): NotebookEditRequest {
+  return {
+    cellId: input.cell_id,
+    newSource: input.new_source,
+    cellType: input.cell_type,
+    editMode: input.edit_mode,
+    oldString: input.old_string,
+    newString: input.new_string,
+    replaceAll: input.replace_all,
+    allowPlaceholders: input.allow_placeholders,
+    afterCellId: input.after_cell_id,
+    positions,
+    label: target.relative,
+  };
+}
 
 async function compute(
   input: NotebookEditInput,
@@ -80,13 +109,7 @@ async function compute(
 ): Promise<ComputedWrite<EditFacts>> {
   const { override, positions } = opts;
   const original = current.bytes as Buffer;
-  const request = {
-    cellId: input.cell_id,
-    newSource: input.new_source,
-    cellType: input.cell_type,
-    editMode: input.edit_mode,
-    positions,
-  };
+  const request = requestOf(input, target, positions);
   const decode = (encoding: string) => (bytes: Buffer) => decodeText(bytes, encoding).text;
   // A large notebook is decoded, parsed, edited and encoded on the worker thread.
   const far = await editNotebookOffLoop(original, target.relative, request, override);
@@ -121,6 +144,6 @@ async function compute(
 
 /** The positions the session has been shown once this edit lands. */
 function positionsAfter(positions: CellPositions | undefined, edit: EditFacts): CellPositions {
-  const before = edit.totalCells - (edit.move?.kind === 'insert' ? 1 : edit.move?.kind === 'delete' ? -1 : 0);
-  return afterMove(positions, before, edit.move);
+  const before = edit.moves.reduce((n, m) => n + (m.kind === 'insert' ? -1 : 1), edit.totalCells);
+  return afterMove(positions, before, edit.moves);
 }
