@@ -42,12 +42,12 @@ export function installSlicedJson(app: FastifyInstance): void {
   });
 }
 
-/** Counts array items down to a few levels, stopping as soon as the count is large. */
+/** Counts array items down to a few levels (an ApplyPatch hunk's lines are six levels down), stopping as soon as the count is large. */
 function isLarge(value: unknown, depth = 0, budget = { items: 0 }): boolean {
   // Before its members are looked at: reading `lines` would parse them.
   if (value instanceof PackedHunk) return true;
   if (typeof value === 'string') return value.length > SLICE_CHARS;
-  if (depth > 5 || typeof value !== 'object' || value === null) return false;
+  if (depth > 7 || typeof value !== 'object' || value === null) return false;
   if (Array.isArray(value)) {
     budget.items += value.length;
     if (budget.items > LARGE_ITEMS) return true;
