@@ -7,8 +7,9 @@ import { applyEdit, assertNoPlaceholder, type EditApplied, type OneEdit } from '
 import { assertRoundTrip, fileExists, precheckEdit, refuseNotebook } from '../edit/checks.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import type { MultiEditInput, MultiEditResult } from './schema.js';
+import { multiEditOffLoop } from '../../off-loop/off-loop.js';
 
-interface MultiEditExtra {
+export interface MultiEditExtra {
   replacements: number;
   matches: Rung[];
 }
@@ -39,7 +40,9 @@ export async function runMultiEdit(input: MultiEditInput, ctx: ToolContext, targ
       refuseNotebook(target, current, override);
       precheckEdit(input.edits[0]!.old_string, target, current);
     },
-    compute: (current) => compute(input, target, current, override),
+    // A large file, or a replace_all past a small size, is matched, spliced and encoded on the worker thread.
+    compute: async (current) =>
+      (await multiEditOffLoop(current.bytes, target.relative, input, override)) ?? computeMultiEdit(input, target, current, override),
   });
   return {
     result: {
@@ -55,7 +58,13 @@ export async function runMultiEdit(input: MultiEditInput, ctx: ToolContext, targ
   };
 }
 
-function compute(input: MultiEditInput, target: ResolvedPath, current: CurrentFile, override?: string): ComputedWrite<MultiEditExtra> {
+/** Every edit in order on the bytes loaded under the lock; pure, so large files run it on the worker thread. */
+export function computeMultiEdit(
+  input: MultiEditInput,
+  target: ResolvedPath,
+  current: Pick<CurrentFile, 'bytes'>,
+  override?: string,
+): ComputedWrite<MultiEditExtra> {
   let encoding: TextEncoding = { encoding: 'utf-8', bom: false };
   let before = '';
   let decode: ((b: Buffer) => string) | undefined;
