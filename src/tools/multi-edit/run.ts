@@ -6,13 +6,8 @@ import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipe
 import { applyEdit, assertNoPlaceholder, type EditApplied, type OneEdit } from '../edit/apply-edit.js';
 import { assertRoundTrip, fileExists, precheckEdit, refuseNotebook } from '../edit/checks.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
-import type { MultiEditInput, MultiEditResult } from './schema.js';
+import type { MultiEditExtra, MultiEditInput, MultiEditResult } from './schema.js';
 import { multiEditOffLoop } from '../../off-loop/off-loop.js';
-
-export interface MultiEditExtra {
-  replacements: number;
-  matches: Rung[];
-}
 
 /**
  * Edit's steps 1–3 once, then every edit in order on the text the edits before it

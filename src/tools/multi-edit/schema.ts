@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Rung } from '../../match/index.js';
 import { gitDiffSchema, structuredPatchSchema } from '../../write/result-schemas.js';
 import { allowPlaceholders, matchRung } from '../edit/schema.js';
 
@@ -34,3 +35,9 @@ export const multiEditResult = z
   .describe('What MultiEdit changed.');
 
 export type MultiEditResult = z.infer<typeof multiEditResult>;
+
+/** What MultiEdit's computation hands the write pipeline beside the bytes (also from the worker thread). */
+export interface MultiEditExtra {
+  replacements: number;
+  matches: Rung[];
+}
