@@ -19,6 +19,7 @@ const wrap = (body: string) => `*** Begin Patch\n${body}*** End Patch\n`;
 const applyPatch = (client: HttpClient, patch: string) => client.request('POST', '/v1/tools/apply_patch', { patch });
 const lines = (count: number, tag: string) =>
   Array.from({ length: count }, (_, i) => `${tag} ${String(i).padStart(10, '0')} ${'x'.repeat(44)}\n`).join('');
+/** Each line of `text` (which ends with a break) prefixed; the result ends with a break. */
 const plus = (text: string) => text.replace(/^/gm, '+').slice(0, -1);
 const minus = (text: string) => text.replace(/^/gm, '-').slice(0, -1);
 
@@ -57,7 +58,7 @@ export const PATCH_STALL_CASES: PatchStallCase[] = [
       await fsp.writeFile(path.join(root, 'p3/log.txt'), 'first\n');
       await client.request('POST', '/v1/tools/read', { file_path: 'p3/log.txt' });
     },
-    call: (client) => applyPatch(client, wrap(`*** Update File: p3/log.txt\n@@\n${plus(lines(500_000, 'app'))}\n`)),
+    call: (client) => applyPatch(client, wrap(`*** Update File: p3/log.txt\n@@\n${plus(lines(500_000, 'app'))}`)),
     expect: 200,
   },
   {
@@ -68,7 +69,7 @@ export const PATCH_STALL_CASES: PatchStallCase[] = [
       await client.request('POST', '/v1/tools/read', { file_path: 'p3/rewrite.txt', offset: 1, limit: 1 });
     },
     call: (client) =>
-      applyPatch(client, wrap(`*** Update File: p3/rewrite.txt\n@@\n${minus(lines(250_000, 'old'))}\n${plus(lines(250_000, 'new'))}\n`)),
+      applyPatch(client, wrap(`*** Update File: p3/rewrite.txt\n@@\n${minus(lines(250_000, 'old'))}${plus(lines(250_000, 'new'))}`)),
     expect: 200,
   },
 ];
