@@ -73,8 +73,12 @@ const CLIENTS = 16;
  * 16 clients at once, each on its own 10 files: phases of `rounds` ApplyPatch steps (10 files
  * each) and of `rounds` steps of 10 sequential Edits, alternating; the summed wall time of each.
  */
-async function concurrent(client: HttpClient, groups: string[][], rounds: number): Promise<{ patch: number; edits: number }> {
-  const counters = new Map<string, number>();
+async function concurrent(
+  client: HttpClient,
+  groups: string[][],
+  rounds: number,
+  counters: Map<string, number>,
+): Promise<{ patch: number; edits: number }> {
   const each = (step: (names: string[], n: number) => Promise<void>) =>
     timed(async () => {
       await Promise.all(
@@ -125,8 +129,8 @@ export async function benchPatch(print: (line: string) => void = console.log, ro
       `patch 1 file x 4 KB   | one ApplyPatch ${one.patch.toFixed(1)} ms, one Edit ${one.edits.toFixed(1)} ms = ` +
         `${(one.edits / one.patch).toFixed(2)}x an Edit's speed (target >= 0.8x)`,
     );
-    await concurrent(many, groups, 2); // warm-up
-    const wide = await concurrent(many, groups, Math.max(2, Math.round(rounds / 8)));
+    await concurrent(many, groups, 2, counters); // warm-up
+    const wide = await concurrent(many, groups, Math.max(2, Math.round(rounds / 8)), counters);
     print(
       `patch 10 files x 4 KB, ${CLIENTS} clients | ApplyPatch phases ${wide.patch.toFixed(0)} ms, 10 sequential Edits per step ${wide.edits.toFixed(0)} ms = ` +
         `${(wide.edits / wide.patch).toFixed(2)}x faster (goal >= 3x)`,
