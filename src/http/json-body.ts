@@ -29,7 +29,11 @@ export function installJsonBody(app: FastifyInstance): void {
     if (bytes.length > LARGE_BODY) {
       parseJsonOffLoop(bytes, 'secure').then(
         // Security: refused exactly as Fastify's parser refuses it (poisoned keys included).
-        (parsed) => (parsed.ok ? done(null, parsed.value) : done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY())),
+        (parsed) => {
+          if (parsed.ok) return done(null, parsed.value);
+          // A worker that stopped (out of memory) is the server's failure, not a bad body.
+          done(parsed.reason === 'invalid' ? new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY() : new Error('the JSON body parser stopped'));
+        },
         done,
       );
       return;

@@ -21,7 +21,8 @@ export type JsonMode =
   /** TextDecoder (a BOM dropped) and JSON.parse: the MCP body, checked by the SDK. */
   | 'plain';
 
-export type JsonOutcome = { ok: true; value: unknown } | { ok: false };
+/** `invalid`: the parser refused the body; `failed`: the worker stopped before answering. */
+export type JsonOutcome = { ok: true; value: unknown } | { ok: false; reason: 'invalid' | 'failed' };
 
 /** Plain CommonJS, so the same code runs from the TypeScript source and the build. */
 const WORKER_SOURCE = `
@@ -89,7 +90,7 @@ class OffLoopParser {
       const done = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
       if (this.waiting.size === 0) worker.unref();
-      done?.(reply.ok ? { ok: true, value: reply.value } : { ok: false });
+      done?.(reply.ok ? { ok: true, value: reply.value } : { ok: false, reason: 'invalid' });
     });
     worker.on('error', () => this.fail(worker));
     worker.on('exit', () => this.fail(worker));
@@ -98,11 +99,11 @@ class OffLoopParser {
     return worker;
   }
 
-  /** A worker that died answers its waiters as unparsable; the next body starts a new one. */
+  /** A worker that died fails its waiters; the next body starts a new one. */
   private fail(worker: Worker): void {
     if (this.worker !== worker) return;
     this.worker = null;
-    for (const done of this.waiting.values()) done({ ok: false });
+    for (const done of this.waiting.values()) done({ ok: false, reason: 'failed' });
     this.waiting.clear();
   }
 }
