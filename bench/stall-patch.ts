@@ -1,6 +1,6 @@
 /**
  * ApplyPatch rows of `npm run bench -- stall`: thousands of files in one
- * patch, and a 30 MB hunk. Each row is the call's time and the slowest `GET /healthz` meanwhile.
+ * patch, and 30 MB hunks (a new file, an append, a rewrite of 15 MB). Each row is the call's time and the slowest `GET /healthz` meanwhile.
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +19,9 @@ const wrap = (body: string) => `*** Begin Patch\n${body}*** End Patch\n`;
 const applyPatch = (client: HttpClient, patch: string) => client.request('POST', '/v1/tools/apply_patch', { patch });
 const lines = (count: number, tag: string) =>
   Array.from({ length: count }, (_, i) => `${tag} ${String(i).padStart(10, '0')} ${'x'.repeat(44)}\n`).join('');
+/** Each line of `text` (which ends with a break) prefixed; the result ends with a break. */
 const plus = (text: string) => text.replace(/^/gm, '+').slice(0, -1);
+const minus = (text: string) => text.replace(/^/gm, '-').slice(0, -1);
 
 export const PATCH_STALL_CASES: PatchStallCase[] = [
   {
@@ -56,7 +58,18 @@ export const PATCH_STALL_CASES: PatchStallCase[] = [
       await fsp.writeFile(path.join(root, 'p3/log.txt'), 'first\n');
       await client.request('POST', '/v1/tools/read', { file_path: 'p3/log.txt' });
     },
-    call: (client) => applyPatch(client, wrap(`*** Update File: p3/log.txt\n@@\n${plus(lines(500_000, 'app'))}\n`)),
+    call: (client) => applyPatch(client, wrap(`*** Update File: p3/log.txt\n@@\n${plus(lines(500_000, 'app'))}`)),
+    expect: 200,
+  },
+  {
+    name: 'ApplyPatch rewriting a 15 MB file (one hunk: 15 MB removed, 15 MB added)',
+    setup: async (root, client) => {
+      await fsp.mkdir(path.join(root, 'p3'), { recursive: true });
+      await fsp.writeFile(path.join(root, 'p3/rewrite.txt'), lines(250_000, 'old'));
+      await client.request('POST', '/v1/tools/read', { file_path: 'p3/rewrite.txt', offset: 1, limit: 1 });
+    },
+    call: (client) =>
+      applyPatch(client, wrap(`*** Update File: p3/rewrite.txt\n@@\n${minus(lines(250_000, 'old'))}${plus(lines(250_000, 'new'))}`)),
     expect: 200,
   },
 ];

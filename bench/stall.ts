@@ -13,6 +13,7 @@ import { startSidefile } from './support/sidefile-server.js';
 import { FAIR_CALLS, benchFairShares, registerPort } from './stall-fair.js';
 import { MATCHING_CALLS } from './stall-matching.js';
 import { PATCH_STALL_CASES } from './stall-patch.js';
+import { BODY_CALLS } from './stall-body.js';
 
 type Print = (line: string) => void;
 const TARGET_MS = 200;
@@ -87,6 +88,7 @@ const CALLS: HeavyCall[] = [
   },
   ...FAIR_CALLS,
   ...PATCH_STALL_CASES,
+  ...BODY_CALLS,
 ];
 
 /** Probes /healthz every 50 ms until `until` settles; returns the slowest probe and the count. */

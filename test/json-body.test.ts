@@ -57,6 +57,27 @@ describe('the parser itself', () => {
   });
 });
 
+describe('a body past 1 MiB, parsed on the worker thread', () => {
+  const pad = 'x'.repeat(2 * 1024 * 1024);
+  it.each([
+    [`{"pad":"${pad}","__proto__":{"x":1}}`, 400],
+    [`{"pad":"${pad}","\\u005f_proto__":{"x":1}}`, 400],
+    [`{"pad":"${pad}","constructor":{"prototype":{"x":1}}}`, 400],
+    [`{"pad":"${pad}",`, 400],
+    [`\ufeff{"pad":"${pad}","a":"constructor"}`, 200],
+    [`{"pad":"${pad}","a":"\\u00e9 é"}`, 200],
+  ])('answers as Fastify does (%#)', async (body, status) => {
+    const app = Fastify({ bodyLimit: 8 * 1024 * 1024 });
+    installJsonBody(app);
+    app.post('/echo', async (request) => request.body);
+    const res = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: body });
+    expect(res.statusCode).toBe(status);
+    if (status === 200) expect(res.json()).toEqual(JSON.parse(body.replace(/^\ufeff/, '')));
+    else expect(res.json().code).toBe('FST_ERR_CTP_INVALID_JSON_BODY');
+    await app.close();
+  });
+});
+
 describe('tool bodies over HTTP keep the prototype-poisoning refusal', () => {
   let t: TestApp;
   beforeEach(async () => {

@@ -34,6 +34,33 @@ describe('POST /v1/tools/multi_edit', () => {
     expect((await bytes('a.go')).toString()).toBe('func f() {\n\ty := 2\n\treturn y\n}\n');
   });
 
+  it('gives the same answers when a replace_all sends the edits to the worker thread (a 100 KB file)', async () => {
+    const text = `${'alpha beta\n'.repeat(10_000)}end\n`;
+    await put('big.txt', text);
+    await readFully(t, 'big.txt');
+    const failed = await multi({
+      file_path: 'big.txt',
+      edits: [
+        { old_string: 'alpha', new_string: 'gamma', replace_all: true },
+        { old_string: 'beta', new_string: 'delta' },
+      ],
+    });
+    expect(failed.status).toBe(422);
+    expect(failed.body.error).toMatchObject({ code: 'MULTIPLE_MATCHES', details: { matches: 10_000, edit_index: 1 } });
+    expect(failed.body.error.message).toMatch(/^edit 2 of 2: /);
+    expect((await bytes('big.txt')).toString()).toBe(text);
+    const res = await multi({
+      file_path: 'big.txt',
+      edits: [
+        { old_string: 'alpha', new_string: 'gamma', replace_all: true },
+        { old_string: 'gamma beta\nend', new_string: 'gamma omega\nend' },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.result).toMatchObject({ file_path: 'big.txt', edits_applied: 2, replacements: 10_001, matches: ['exact', 'exact'] });
+    expect((await bytes('big.txt')).toString()).toBe(`${'gamma beta\n'.repeat(9_999)}gamma omega\nend\n`);
+  });
+
   it('writes nothing when any edit fails, naming it with details.edit_index and "edit 3 of 3"', async () => {
     await put('a.txt', 'one\ntwo\nthree\n');
     await readFully(t, 'a.txt');

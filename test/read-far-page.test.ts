@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from './helpers.js';
-import { probedWhile } from './stall-probe.js';
+import { blockedWhile } from './loop-lag.js';
 
 /**
  * A page far into a large file held in memory (under the 64 MiB line-index bound) does not hold
@@ -22,7 +22,11 @@ afterAll(() => t.close());
 const read = (body: Record<string, unknown>) => t.request.post('/v1/tools/read').send(body);
 
 it('a page near the end of 20,000,000 empty lines, with /healthz answered meanwhile', async () => {
-  const { value: res, maxProbeMs } = await probedWhile(t, () => read({ file_path: 'empty-lines.txt', offset: LINES - 2, limit: 10 }));
+  const {
+    value: res,
+    maxProbeMs,
+    maxBlockMs,
+  } = await blockedWhile(t, () => read({ file_path: 'empty-lines.txt', offset: LINES - 2, limit: 10 }));
   expect(res.status).toBe(200);
   expect(res.body.result.file).toMatchObject({
     start_line: LINES - 2,
@@ -33,6 +37,7 @@ it('a page near the end of 20,000,000 empty lines, with /healthz answered meanwh
   });
   expect(res.body.text).toBe(`${LINES - 2}→\n${LINES - 1}→\n${LINES}→`);
   expect(maxProbeMs).toBeLessThan(500);
+  expect(maxBlockMs).toBeLessThan(1000);
   // Another page of the same version seeks from the marks the first scan left.
   const started = performance.now();
   const mid = await read({ file_path: 'empty-lines.txt', offset: LINES / 2, limit: 2 });
@@ -41,8 +46,9 @@ it('a page near the end of 20,000,000 empty lines, with /healthz answered meanwh
 }, 60_000);
 
 it('a CRLF file: total, line endings and a far page', async () => {
-  const { value: res, maxProbeMs } = await probedWhile(t, () => read({ file_path: 'crlf.txt', offset: LINES / 4, limit: 5 }));
+  const { value: res, maxProbeMs, maxBlockMs } = await blockedWhile(t, () => read({ file_path: 'crlf.txt', offset: LINES / 4, limit: 5 }));
   expect(res.status).toBe(200);
   expect(res.body.result.file).toMatchObject({ num_lines: 1, total_lines: LINES / 4, line_endings: 'CRLF', content: 'ab' });
   expect(maxProbeMs).toBeLessThan(500);
+  expect(maxBlockMs).toBeLessThan(1000);
 }, 60_000);

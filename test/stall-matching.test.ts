@@ -112,4 +112,26 @@ describe('matching is bounded: no call stalls the others', () => {
     console.log(`probe ${maxProbeMs.toFixed(0)} ms, loop held ${maxBlockMs.toFixed(0)} ms`);
     expect(Math.max(maxProbeMs, maxBlockMs)).toBeLessThan(HEALTHZ_BOUND_MS);
   }, 120_000);
+
+  it('MultiEdit replace_all over 1,000,000 matches in a 2,000,000-byte file: every one replaced, off the event loop', async () => {
+    await put('many.txt', oneCharLines(1_000_000));
+    const edits = [
+      { old_string: 'a', new_string: 'xy', replace_all: true },
+      { old_string: 'xy', new_string: 'z', replace_all: true },
+    ];
+    const {
+      value: res,
+      maxProbeMs,
+      maxBlockMs,
+    } = await blockedWhile(t, () => post('multi_edit', { file_path: 'many.txt', edits }).buffer(true).parse(asText));
+    res.body = JSON.parse(res.body as string);
+    expect([res.status, res.body.result?.replacements, res.body.result?.edits_applied]).toEqual([200, 2_000_000, 2]);
+    expect(res.body.result.structured_patch[0]).toMatchObject({ oldStart: 1, oldLines: 1_000_000, newStart: 1, newLines: 1_000_000 });
+    expect(await fsp.readFile(path.join(t.root, 'many.txt'), 'utf8')).toBe('z\n'.repeat(1_000_000));
+    console.log(`probe ${maxProbeMs.toFixed(0)} ms, loop held ${maxBlockMs.toFixed(0)} ms`);
+    expect(Math.max(maxProbeMs, maxBlockMs)).toBeLessThan(HEALTHZ_BOUND_MS);
+    // The session has seen its own write in full: the next edit needs no re-read.
+    const next = await post('multi_edit', { file_path: 'many.txt', edits: [{ old_string: 'z', new_string: 'q', replace_all: true }] });
+    expect([next.status, next.body.result?.replacements]).toEqual([200, 1_000_000]);
+  }, 120_000);
 });

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manyMatches, numberedLines } from '../bench/support/heavy-fixtures.js';
 import { makePatch } from '../src/write/patch.js';
 import { makeTestApp, type TestApp } from './helpers.js';
-import { probedWhile } from './stall-probe.js';
+import { blockedWhile } from './loop-lag.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -26,21 +26,28 @@ describe('no call stalls the others', () => {
       expect((await t.request.post('/v1/tools/read').send({ file_path: 'f.txt', offset, limit: 3000 })).status).toBe(200);
     }
     const started = performance.now();
-    const { value: res, maxProbeMs } = await probedWhile(t, () =>
-      t.request.post('/v1/tools/write').send({ file_path: 'f.txt', content: after }),
-    );
+    const {
+      value: res,
+      maxProbeMs,
+      maxBlockMs,
+    } = await blockedWhile(t, () => t.request.post('/v1/tools/write').send({ file_path: 'f.txt', content: after }));
     expect(res.status).toBe(200);
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(res.body.result.structured_patch).toHaveLength(1);
     expect(res.body.result.structured_patch[0]).toMatchObject({ oldStart: 1, oldLines: 20_000, newStart: 1, newLines: 20_000 });
     expect(await fsp.readFile(path.join(t.root, 'f.txt'), 'utf8')).toBe(after);
     expect(maxProbeMs).toBeLessThan(HEALTHZ_BOUND_MS);
+    expect(maxBlockMs).toBeLessThan(HEALTHZ_BOUND_MS);
   }, 60_000);
 
   it('Edit replace_all over 1,000,000 matches: every one replaced, off the event loop', async () => {
     await fsp.writeFile(path.join(t.root, 'many.txt'), manyMatches(1_000_000));
     expect((await t.request.post('/v1/tools/read').send({ file_path: 'many.txt', offset: 1, limit: 1 })).status).toBe(200);
-    const { value: res, maxProbeMs } = await probedWhile(t, () =>
+    const {
+      value: res,
+      maxProbeMs,
+      maxBlockMs,
+    } = await blockedWhile(t, () =>
       t.request.post('/v1/tools/edit').send({ file_path: 'many.txt', old_string: 'a', new_string: 'xy', replace_all: true }),
     );
     expect(res.status).toBe(200);
@@ -51,6 +58,7 @@ describe('no call stalls the others', () => {
     expect(res.body.result.structured_patch).toEqual(hunks);
     expect(res.text).toBe(JSON.stringify(res.body));
     expect(maxProbeMs).toBeLessThan(HEALTHZ_BOUND_MS);
+    expect(maxBlockMs).toBeLessThan(HEALTHZ_BOUND_MS);
     // The session has seen its own write in full: the next edit needs no re-read.
     const next = await t.request
       .post('/v1/tools/edit')

@@ -20,7 +20,20 @@ describe('stringifySliced', () => {
     const ticking = setInterval(() => (turns += 1), 0);
     const json = await stringifySliced(value);
     clearInterval(ticking);
-    expect(json).toBe(JSON.stringify(value));
+    expect(json.toString()).toBe(JSON.stringify(value));
+    expect(turns).toBeGreaterThan(0);
+  });
+
+  it('escapes and encodes a long string in slices, byte for byte, surrogate pairs whole', async () => {
+    // A pair at every cut a slicer could make, a lone surrogate and escapes in between.
+    const text = `a"\\\n😀é\ud800x`.repeat(1_500_000);
+    const value = { result: { original_file: text }, text: 'done' };
+    let turns = 0;
+    const ticking = setInterval(() => (turns += 1), 0);
+    const body = await stringifySliced(value);
+    clearInterval(ticking);
+    expect(Buffer.isBuffer(body)).toBe(true);
+    expect(body.toString()).toBe(JSON.stringify(value));
     expect(turns).toBeGreaterThan(0);
   });
 

@@ -42,11 +42,12 @@ export function installSlicedJson(app: FastifyInstance): void {
   });
 }
 
-/** Counts array items down to a few levels, stopping as soon as the count is large. */
+/** Counts array items down to a few levels (an ApplyPatch hunk's lines are six levels down), stopping as soon as the count is large. */
 function isLarge(value: unknown, depth = 0, budget = { items: 0 }): boolean {
   // Before its members are looked at: reading `lines` would parse them.
   if (value instanceof PackedHunk) return true;
-  if (depth > 5 || typeof value !== 'object' || value === null) return false;
+  if (typeof value === 'string') return value.length > SLICE_CHARS;
+  if (depth > 7 || typeof value !== 'object' || value === null) return false;
   if (Array.isArray(value)) {
     budget.items += value.length;
     if (budget.items > LARGE_ITEMS) return true;
@@ -57,24 +58,53 @@ function isLarge(value: unknown, depth = 0, budget = { items: 0 }): boolean {
   return false;
 }
 
-/** JSON.stringify(value), in slices; a Buffer (UTF-8) when it holds a PackedHunk's bytes. */
+/** Characters of a string encoded or escaped between two turns of the event loop. */
+const SLICE_CHARS = 4 * 1024 * 1024;
+
+/**
+ * JSON.stringify(value), in slices; a Buffer (UTF-8) when it holds a PackedHunk's bytes or is
+ * long (a string of 32 MiB would be encoded to UTF-8 in one step when sent).
+ */
 export async function stringifySliced(value: unknown): Promise<string | Buffer> {
   const parts: Parts = [];
   await write(value, parts);
-  if (parts.every((p) => typeof p === 'string')) return parts.join('');
+  const strings = parts.every((p) => typeof p === 'string');
+  if (strings && parts.reduce((n, p) => n + p.length, 0) <= SLICE_CHARS) return parts.join('');
   // Strings between buffers are joined first: a few large Buffer.from calls, not one per key.
   const chunks: Buffer[] = [];
   let text = '';
   for (const part of parts) {
-    if (typeof part === 'string') {
+    if (typeof part === 'string' && text.length + part.length <= SLICE_CHARS) {
       text += part;
       continue;
     }
-    chunks.push(Buffer.from(text, 'utf8'), part);
+    chunks.push(Buffer.from(text, 'utf8'));
     text = '';
+    if (typeof part === 'string') text = part;
+    else chunks.push(part);
+    await nextTurn();
   }
   chunks.push(Buffer.from(text, 'utf8'));
   return concatSliced(chunks);
+}
+
+/** Where to cut `text` near `end` so that no surrogate pair is split. */
+function cutAt(text: string, end: number): number {
+  if (end >= text.length) return text.length;
+  const code = text.charCodeAt(end - 1);
+  return code >= 0xd800 && code <= 0xdbff ? end - 1 : end;
+}
+
+/** JSON.stringify of a long string, escaped in slices (escaping is per character). */
+async function writeLongString(text: string, out: Parts): Promise<void> {
+  out.push('"');
+  for (let at = 0; at < text.length;) {
+    const end = cutAt(text, at + SLICE_CHARS);
+    out.push(JSON.stringify(text.slice(at, end)).slice(1, -1));
+    at = end;
+    await nextTurn();
+  }
+  out.push('"');
 }
 
 /** Bytes copied between two turns of the event loop (a few ms of memcpy). */
@@ -106,6 +136,7 @@ async function write(value: unknown, out: Parts): Promise<void> {
     out.push(`${JSON.stringify({ oldStart, oldLines, newStart, newLines }).slice(0, -1)},"lines":`, value.linesJson, '}');
     return;
   }
+  if (typeof value === 'string' && value.length > SLICE_CHARS) return writeLongString(value, out);
   if (typeof value !== 'object' || value === null) {
     out.push(JSON.stringify(value) ?? 'null');
     return;

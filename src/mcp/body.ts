@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { LARGE_BODY, parseJsonOffLoop } from '../http/off-loop-json.js';
 
 /**
  * The `/mcp` request body: one JSON-RPC message.
@@ -13,9 +13,6 @@ import { Worker } from 'node:worker_threads';
 export const NOT_JSON = Symbol('not JSON');
 export const BATCH = Symbol('batch');
 export type McpBody = typeof NOT_JSON | typeof BATCH | unknown;
-
-/** Bodies larger than this are parsed off the event loop. */
-export const LARGE_BODY = 1024 * 1024;
 
 /** The first byte that is not JSON whitespace (space, tab, LF, CR, and a UTF-8 BOM skipped). */
 function firstByte(bytes: Buffer): number | undefined {
@@ -41,71 +38,6 @@ export async function parseMcpBody(bytes: Buffer): Promise<McpBody> {
   if (first === 0x5b) return BATCH; // '['
   if (first !== 0x7b) return NOT_JSON; // not '{': no JSON-RPC message can follow
   if (bytes.length <= LARGE_BODY) return parseHere(bytes.toString('utf8'));
-  return parser().parse(bytes);
-}
-
-/** Plain CommonJS, so the same code runs from the TypeScript source and the build. */
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const decoder = new TextDecoder();
-parentPort.on('message', ({ id, bytes }) => {
-  let value;
-  let ok = true;
-  try { value = JSON.parse(decoder.decode(bytes)); } catch { ok = false; }
-  parentPort.postMessage({ id, ok, value });
-});
-`;
-
-interface Reply {
-  id: number;
-  ok: boolean;
-  value?: unknown;
-}
-
-class OffLoopParser {
-  private worker: Worker | null = null;
-  private next = 0;
-  private readonly waiting = new Map<number, (value: unknown) => void>();
-
-  parse(bytes: Buffer): Promise<unknown> {
-    const id = this.next++;
-    const worker = this.started();
-    return new Promise((resolve) => {
-      this.waiting.set(id, resolve);
-      worker.ref();
-      // A copy the worker owns: Fastify's buffer may share a pool with other requests.
-      const copy = new Uint8Array(bytes);
-      worker.postMessage({ id, bytes: copy }, [copy.buffer]);
-    });
-  }
-
-  private started(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(WORKER_SOURCE, { eval: true });
-    worker.on('message', (reply: Reply) => {
-      const done = this.waiting.get(reply.id);
-      this.waiting.delete(reply.id);
-      if (this.waiting.size === 0) worker.unref();
-      done?.(reply.ok ? reply.value : NOT_JSON);
-    });
-    worker.on('error', () => this.fail(worker));
-    worker.on('exit', () => this.fail(worker));
-    worker.unref();
-    this.worker = worker;
-    return worker;
-  }
-
-  /** A worker that died answers its waiters as unparsable; the next body starts a new one. */
-  private fail(worker: Worker): void {
-    if (this.worker !== worker) return;
-    this.worker = null;
-    for (const done of this.waiting.values()) done(NOT_JSON);
-    this.waiting.clear();
-  }
-}
-
-let shared: OffLoopParser | null = null;
-function parser(): OffLoopParser {
-  shared ??= new OffLoopParser();
-  return shared;
+  const parsed = await parseJsonOffLoop(bytes, 'plain');
+  return parsed.ok ? parsed.value : NOT_JSON;
 }

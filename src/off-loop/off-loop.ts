@@ -6,6 +6,7 @@ import { withLazyTexts } from '../write/lazy-texts.js';
 import type { NotebookEditRequest } from '../notebook/edit.js';
 import type { EditExtra } from '../tools/edit/schema.js';
 import type { EditInput } from '../tools/edit/schema.js';
+import type { MultiEditExtra, MultiEditInput } from '../tools/multi-edit/schema.js';
 import type { ComputedWrite } from '../write/pipeline.js';
 import type { TextPatch } from '../write/patch.js';
 import { fromWire } from './hunks.js';
@@ -64,8 +65,38 @@ export async function editTextOffLoop(
 ): Promise<ComputedWrite<EditExtra> | null> {
   const threshold = input.replace_all ? REPLACE_ALL_OFF_LOOP_BYTES : OFF_LOOP_BYTES;
   if (original === null || original.length < threshold) return null;
-  const job: WorkerJob = { id: 0, kind: 'text-edit', bytes: original, relative, input, ...(override ? { override } : {}) };
-  const reply = (await runOnWorker(job)) as TextEditReply;
+  return textJobOffLoop<EditExtra>(original, {
+    id: 0,
+    kind: 'text-edit',
+    bytes: original,
+    relative,
+    input,
+    ...(override ? { override } : {}),
+  });
+}
+
+/** MultiEdit's edits on the worker thread, past the same sizes as Edit's (any replace_all: the smaller one). */
+export async function multiEditOffLoop(
+  original: Buffer | null,
+  relative: string,
+  input: MultiEditInput,
+  override?: string,
+): Promise<ComputedWrite<MultiEditExtra> | null> {
+  const threshold = input.edits.some((e) => e.replace_all) ? REPLACE_ALL_OFF_LOOP_BYTES : OFF_LOOP_BYTES;
+  if (original === null || original.length < threshold) return null;
+  return textJobOffLoop<MultiEditExtra>(original, {
+    id: 0,
+    kind: 'multi-edit',
+    bytes: original,
+    relative,
+    input,
+    ...(override ? { override } : {}),
+  });
+}
+
+/** A text edit job's reply as the write pipeline takes it: the bytes and patch as they came, texts decoded when asked. */
+async function textJobOffLoop<E>(original: Buffer, job: WorkerJob): Promise<ComputedWrite<E>> {
+  const reply = (await runOnWorker(job)) as TextEditReply<E>;
   const bytes = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
   const decode = (b: Buffer) => decodeText(b, reply.encoding).text;
   return withLazyTexts(original, bytes, decode, {

@@ -4,11 +4,13 @@ import type { NotebookEditOutcome, NotebookEditRequest } from '../notebook/edit.
 import type { ReadNotebookOutcome } from '../notebook/read-notebook.js';
 import type { EditInput } from '../tools/edit/schema.js';
 import type { EditExtra } from '../tools/edit/schema.js';
+import type { MultiEditInput } from '../tools/multi-edit/schema.js';
 
 /** Messages between off-loop.ts and notebook-worker.ts. */
 export type WorkerJob =
   | { id: number; kind: 'edit'; bytes: Uint8Array; relative: string; request: NotebookEditRequest; override?: string }
   | { id: number; kind: 'text-edit'; bytes: Uint8Array; relative: string; input: EditInput; override?: string }
+  | { id: number; kind: 'multi-edit'; bytes: Uint8Array; relative: string; input: MultiEditInput; override?: string }
   | { id: number; kind: 'read'; bytes: Uint8Array; override?: string; path: string; page: { offset?: number; limit?: number } };
 
 /** An edit done on the worker: the new bytes (transferred), its patch and hash, no text. */
@@ -20,18 +22,18 @@ export interface EditReply {
   outcome: Omit<NotebookEditOutcome, 'text' | 'splice'>;
 }
 
-/** An Edit done on the worker: as EditReply, with Edit's own result. */
-export interface TextEditReply {
+/** An Edit or MultiEdit done on the worker: as EditReply, with the tool's own result. */
+export interface TextEditReply<E = EditExtra> {
   bytes: Uint8Array;
   encoding: string;
   patch: WirePatch;
   hash: string;
   /** Lines of the new text (the read state's total). */
   total: number;
-  extra: EditExtra;
+  extra: E;
 }
 
 export type WorkerReply =
-  | { id: number; ok: true; value: EditReply | TextEditReply | ReadNotebookOutcome }
+  | { id: number; ok: true; value: EditReply | TextEditReply<unknown> | ReadNotebookOutcome }
   | { id: number; ok: false; tool: { code: ErrorCode; message: string; details: Record<string, unknown> } }
   | { id: number; ok: false; internal: { name: string; message: string; stack: string } };

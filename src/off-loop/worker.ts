@@ -18,6 +18,7 @@ import { toWire } from './hunks.js';
 import type { WorkerJob, WorkerReply } from './protocol.js';
 import { readNotebook } from '../notebook/read-notebook.js';
 import { computeEdit } from '../tools/edit/run.js';
+import { computeMultiEdit } from '../tools/multi-edit/run.js';
 import type { ResolvedPath } from '../tools/types.js';
 
 function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[] } {
@@ -27,9 +28,13 @@ function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[]
       const value = readNotebook(decodeText(bytes, job.override).text, job.path, job.page);
       return { reply: { id: job.id, ok: true, value }, transfer: [] };
     }
-    if (job.kind === 'text-edit') {
+    if (job.kind === 'text-edit' || job.kind === 'multi-edit') {
       // Only `relative` of the target is read (for messages).
-      const computed = computeEdit(job.input, { relative: job.relative } as ResolvedPath, { bytes }, job.override);
+      const target = { relative: job.relative } as ResolvedPath;
+      const computed =
+        job.kind === 'text-edit'
+          ? computeEdit(job.input, target, { bytes }, job.override)
+          : computeMultiEdit(job.input, target, { bytes }, job.override);
       const out = new Uint8Array(computed.bytes as Buffer);
       const patch = toWire(makeJsonPatch(job.relative, computed.before, computed.afterView ?? computed.after));
       const value = {

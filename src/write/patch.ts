@@ -143,8 +143,7 @@ function* patchSteps(name: string, before: string, after: TextView, context: num
   if ('hunks' in plan) return { hunks: plan.hunks, ...(plan.counts ?? countLines(plan.hunks)) };
   yield;
   const { whole } = plan;
-  const hunks = yield* wholeRegionSteps(whole.before, whole.after, context, whole.skippedLines);
-  return { hunks, ...countLines(hunks) };
+  return yield* wholeRegionSteps(whole.before, whole.after, context, whole.skippedLines);
 }
 
 /** A patch whose hunks carry the JSON text of their lines (see PackedHunk) instead of the lines. */

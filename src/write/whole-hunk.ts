@@ -24,7 +24,7 @@ export function wholeRegionHunk(before: string, after: string, context: number, 
   const steps = wholeRegionSteps(before, after, context, skippedLines);
   for (;;) {
     const step = steps.next();
-    if (step.done) return step.value;
+    if (step.done) return step.value.hunks;
   }
 }
 
@@ -35,12 +35,19 @@ export const LINES_PER_SLICE = 200_000;
  * The same hunk, built in slices: the generator yields after every LINES_PER_SLICE lines, so
  * an async caller can let other calls run in between (a 5,000,000-line region takes seconds).
  */
-export function* wholeRegionSteps(before: string, after: string, context: number, skippedLines: number): Generator<void, PatchHunk[]> {
+export function* wholeRegionSteps(
+  before: string,
+  after: string,
+  context: number,
+  skippedLines: number,
+): Generator<void, { hunks: PatchHunk[]; additions: number; deletions: number }> {
   const region = wholeRegion(before, after, context, skippedLines);
-  if (region === null) return [];
+  if (region === null) return { hunks: [], additions: 0, deletions: 0 };
+  yield;
   const lines: string[] = [];
   for (const part of region.parts) yield* pushLines(lines, part.sign, part.text, part.from, part.to);
-  return [{ ...region.header, lines }];
+  // The counts come from the region: no second pass over millions of lines.
+  return { hunks: [{ ...region.header, lines }], additions: region.additions, deletions: region.deletions };
 }
 
 /** A hunk's line numbers, in the diff package's key order. */

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { journalEntries } from '../../src/write/journal.js';
 import { FdTempFile } from '../../src/write/temp-file.js';
 import { makeTestApp, type TestApp } from '../helpers.js';
-import { probedWhile } from '../stall-probe.js';
+import { blockedWhile } from '../loop-lag.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -55,7 +55,7 @@ describe.runIf(hasProcFd)('ApplyPatch over 10,000 files: all or nothing, bounded
   it('adds 10,000 files in new folders: 200, every file written, descriptors bounded', async () => {
     const body = Array.from({ length: FILES }, (_, i) => `*** Add File: d${i % 100}/f${i}.txt\n+line ${i}\n`).join('');
     const baseline = fs.readdirSync('/proc/self/fd').length;
-    const { value: probed, maxFds } = await maxOpenFds(() => probedWhile(t, () => apply(wrap(body))));
+    const { value: probed, maxFds } = await maxOpenFds(() => blockedWhile(t, () => apply(wrap(body))));
     const res = probed.value;
     expect([res.status, res.body.error?.code]).toEqual([200, undefined]);
     expect(res.body.result.files).toHaveLength(FILES);
@@ -64,16 +64,18 @@ describe.runIf(hasProcFd)('ApplyPatch over 10,000 files: all or nothing, bounded
     expect((await tree()).filter((e) => !e.endsWith('/'))).toHaveLength(FILES);
     expect(maxFds - baseline).toBeLessThan(300);
     expect(probed.maxProbeMs).toBeLessThan(HEALTHZ_BOUND_MS);
+    expect(probed.maxBlockMs).toBeLessThan(HEALTHZ_BOUND_MS);
   }, 120_000);
 
   it('adds 10,000 files, each in its own new folder: 200, descriptors bounded', async () => {
     const body = Array.from({ length: FILES }, (_, i) => `*** Add File: n${i}/f.txt\n+${i}\n`).join('');
     const baseline = fs.readdirSync('/proc/self/fd').length;
-    const { value: probed, maxFds } = await maxOpenFds(() => probedWhile(t, () => apply(wrap(body))));
+    const { value: probed, maxFds } = await maxOpenFds(() => blockedWhile(t, () => apply(wrap(body))));
     expect([probed.value.status, probed.value.body.error?.code]).toEqual([200, undefined]);
     expect(await fsp.readFile(path.join(t.root, 'n9999/f.txt'), 'utf8')).toBe('9999\n');
     expect(maxFds - baseline).toBeLessThan(300);
     expect(probed.maxProbeMs).toBeLessThan(HEALTHZ_BOUND_MS);
+    expect(probed.maxBlockMs).toBeLessThan(HEALTHZ_BOUND_MS);
   }, 120_000);
 
   it('a patch refused after its folders were made (disk full at the last temp file) leaves nothing behind', async () => {
@@ -86,11 +88,12 @@ describe.runIf(hasProcFd)('ApplyPatch over 10,000 files: all or nothing, bounded
     try {
       const body = Array.from({ length: FILES }, (_, i) => `*** Add File: n${i}/f.txt\n+${i}\n`).join('');
       const before = await tree();
-      const { value: res, maxProbeMs } = await probedWhile(t, () => apply(wrap(body)));
+      const { value: res, maxProbeMs, maxBlockMs } = await blockedWhile(t, () => apply(wrap(body)));
       expect([res.status, res.body.error?.code]).toEqual([507, 'STORAGE_FULL']);
       expect(await tree()).toEqual(before);
       expect(await journalEntries(t.dataDir)).toEqual([]);
       expect(maxProbeMs).toBeLessThan(HEALTHZ_BOUND_MS);
+      expect(maxBlockMs).toBeLessThan(HEALTHZ_BOUND_MS);
     } finally {
       spy.mockRestore();
     }
@@ -103,10 +106,11 @@ describe.runIf(hasProcFd)('ApplyPatch over 10,000 files: all or nothing, bounded
     expect(added.status).toBe(200);
     const body = names.map((n) => `*** Delete File: ${n}\n`).join('');
     const baseline = fs.readdirSync('/proc/self/fd').length;
-    const { value: probed, maxFds } = await maxOpenFds(() => probedWhile(t, () => apply(wrap(body))));
+    const { value: probed, maxFds } = await maxOpenFds(() => blockedWhile(t, () => apply(wrap(body))));
     expect([probed.value.status, probed.value.body.error?.code]).toEqual([200, undefined]);
     expect(await tree()).toEqual(['del/']);
     expect(maxFds - baseline).toBeLessThan(300);
     expect(probed.maxProbeMs).toBeLessThan(HEALTHZ_BOUND_MS);
+    expect(probed.maxBlockMs).toBeLessThan(HEALTHZ_BOUND_MS);
   }, 180_000);
 });

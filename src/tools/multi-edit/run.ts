@@ -6,13 +6,9 @@ import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipe
 import { applyEdit, assertNoPlaceholder, type EditApplied, type OneEdit } from '../edit/apply-edit.js';
 import { assertRoundTrip, fileExists, precheckEdit, refuseNotebook } from '../edit/checks.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
-import type { MultiEditInput, MultiEditResult } from './schema.js';
+import type { MultiEditExtra, MultiEditInput, MultiEditResult } from './schema.js';
+import { multiEditOffLoop } from '../../off-loop/off-loop.js';
 import { mergedFields, mergedText } from '../../write/merge-write.js';
-
-interface MultiEditExtra {
-  replacements: number;
-  matches: Rung[];
-}
 
 /**
  * Edit's steps 1–3 once, then every edit in order on the text the edits before it
@@ -41,7 +37,9 @@ export async function runMultiEdit(input: MultiEditInput, ctx: ToolContext, targ
       refuseNotebook(target, current, override);
       precheckEdit(input.edits[0]!.old_string, target, current);
     },
-    compute: (current) => compute(input, target, current, override),
+    // A large file, or a replace_all past a small size, is matched, spliced and encoded on the worker thread.
+    compute: async (current) =>
+      (await multiEditOffLoop(current.bytes, target.relative, input, override)) ?? computeMultiEdit(input, target, current, override),
   });
   return {
     result: {
@@ -58,7 +56,13 @@ export async function runMultiEdit(input: MultiEditInput, ctx: ToolContext, targ
   };
 }
 
-function compute(input: MultiEditInput, target: ResolvedPath, current: CurrentFile, override?: string): ComputedWrite<MultiEditExtra> {
+/** Every edit in order on the bytes loaded under the lock; pure, so large files run it on the worker thread. */
+export function computeMultiEdit(
+  input: MultiEditInput,
+  target: ResolvedPath,
+  current: Pick<CurrentFile, 'bytes'>,
+  override?: string,
+): ComputedWrite<MultiEditExtra> {
   let encoding: TextEncoding = { encoding: 'utf-8', bom: false };
   let before = '';
   let decode: ((b: Buffer) => string) | undefined;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Rung } from '../../match/index.js';
 import { gitDiffSchema, mergedSchema, structuredPatchSchema } from '../../write/result-schemas.js';
 import { allowPlaceholders, matchRung } from '../edit/schema.js';
 
@@ -35,3 +36,9 @@ export const multiEditResult = z
   .describe('What MultiEdit changed.');
 
 export type MultiEditResult = z.infer<typeof multiEditResult>;
+
+/** What MultiEdit's computation hands the write pipeline beside the bytes (also from the worker thread). */
+export interface MultiEditExtra {
+  replacements: number;
+  matches: Rung[];
+}

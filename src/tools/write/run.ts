@@ -1,5 +1,6 @@
 import { ToolError } from '../../errors.js';
-import { decodeKnown, decodeText, encodeText } from '../../text/codec.js';
+import { decodeKnown, decodeText } from '../../text/codec.js';
+import { encodeTextSliced } from '../../text/encode-sliced.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipeline.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
@@ -60,7 +61,7 @@ async function compute(
   // write's `after` alone, and promoted by every young GC under 16 writers.
   const total = cells ?? countTextLines(content);
   if (current.bytes === null) {
-    const bytes = encodeText(content, { encoding: 'utf-8', bom: false });
+    const bytes = await encodeTextSliced(content, { encoding: 'utf-8', bom: false });
     return { bytes, before: '', after: content, total, extra: { original: null } };
   }
   // The file keeps its encoding and BOM; characters it cannot hold → UNSUPPORTED_ENCODING.
@@ -68,7 +69,7 @@ async function compute(
   // The patch the write answers with, made here so the placeholder check can use it.
   const patch = await makePatchSliced(name, decoded.text, content);
   if (!input.allow_placeholders) assertNoPlaceholder(content, decoded.text, patch);
-  const bytes = encodeText(content, decoded);
+  const bytes = await encodeTextSliced(content, decoded);
   // Likewise the old text is kept as the bytes it came from while the write waits on the disk,
   // and decoded again when asked: the answer's original_file, and the secret guard.
   const { encoding, bom } = decoded;
