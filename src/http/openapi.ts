@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import type { ToolDefinition } from '../tools/types.js';
 import type { OpenApiSite } from './openapi-build.js';
 
+/** Request headers Swagger UI's file server answers to. */
+const PASSED_HEADERS = ['accept', 'accept-encoding', 'if-none-match', 'if-modified-since', 'range'] as const;
 /** Headers of Swagger UI's answers that this server sets itself. */
 const OWN_HEADERS = new Set(['connection', 'content-length', 'date', 'keep-alive', 'transfer-encoding']);
 
@@ -33,11 +35,22 @@ export function installOpenApi(app: FastifyInstance, version: string, tools: rea
   app.get('/openapi.json', { schema: { hide: true } }, async () => (await load()).document);
   const docs = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const { ui } = await load();
-    const answer = await ui.inject({ method: 'GET', url: request.url, headers: { accept: request.headers.accept ?? '*/*' } });
+    const headers: Record<string, string> = {};
+    for (const name of PASSED_HEADERS) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const answer = await ui.inject({ method: 'GET', url: request.url, headers });
+    // Not one of Swagger UI's files: the service's own 404, in its error shape.
+    if (answer.statusCode === 404) {
+      reply.callNotFound();
+      return reply;
+    }
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value !== undefined && !OWN_HEADERS.has(name)) reply.header(name, value);
     }
-    return reply.code(answer.statusCode).send(answer.rawPayload);
+    reply.code(answer.statusCode);
+    return answer.rawPayload.length === 0 ? reply.send() : reply.send(answer.rawPayload);
   };
   app.get('/docs', { schema: { hide: true } }, docs);
   app.get('/docs/*', { schema: { hide: true } }, docs);
