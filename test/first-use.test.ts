@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { makeTestApp } from './helpers.js';
 
 const PROBE = path.resolve('test/fixtures/first-use/probe.ts');
 
@@ -30,4 +31,32 @@ describe('parts loaded on first use', () => {
       await rm(base, { recursive: true, force: true });
     }
   }, 90_000);
+
+  it('answers concurrent first requests alike (they share one load)', async () => {
+    const t = await makeTestApp();
+    try {
+      const initialize = (id: number): string =>
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'first', version: '1' } },
+        });
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const answers = await Promise.all([
+        ...[1, 2, 3].map((id) => t.app.inject({ method: 'POST', url: '/mcp', headers, payload: initialize(id) })),
+        ...[1, 2, 3].map(() => t.app.inject({ method: 'GET', url: '/metrics' })),
+        ...[1, 2, 3].map(() => t.app.inject({ method: 'GET', url: '/openapi.json' })),
+      ]);
+      expect(answers.map((a) => a.statusCode)).toEqual(Array(9).fill(200));
+      const sessions = answers.slice(0, 3).map((a) => a.headers['mcp-session-id']);
+      expect(new Set(sessions).size).toBe(3);
+      expect(answers.slice(0, 3).map((a) => (JSON.parse(a.body) as { id: number }).id)).toEqual([1, 2, 3]);
+      expect(answers[4]!.body).toContain('# TYPE sidefile_tool_calls_total counter');
+      expect(answers[7]!.body).toBe(answers[6]!.body);
+      expect(JSON.parse(answers[6]!.body).info.title).toBe('sidefile API');
+    } finally {
+      await t.close();
+    }
+  });
 });
