@@ -1,9 +1,12 @@
 /**
  * `npm run bench -- footprint [--quick]`: what one sidecar costs. Start to ready (spawn until
- * GET /healthz answers 200) and idle RSS (2 s after ready, and settled 30 s later) of sidefile and of a bare Fastify
- * server, side by side, 5 runs each (min / median / max); then RSS with a 100,000-file tree
- * watched, and a 100,000-change burst on it (the worst /healthz latency during the burst, and the
- * time from the burst's end to the last event). `--quick`: 1 run, 10,000 files.
+ * GET /healthz answers 200), idle RSS (2 s after ready, and settled 30 s later) and idle CPU
+ * (over those 30 s) of sidefile and of a bare Fastify server, side by side, 5 runs each
+ * (min / median / max); sidefile also with a young generation capped at 1 MiB
+ * (`--max-semi-space-size=1`), the flag that decides most of the idle RSS difference. Then RSS
+ * with a 100,000-file tree watched, and a 100,000-change burst on it (the worst /healthz latency
+ * during the burst, and the time from the burst's end to the last event). `--quick`: 1 run,
+ * 10,000 files.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -12,13 +15,21 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './support/free-port.js';
+import { SERVER_NODE_FLAGS } from './support/sidefile-server.js';
 
 type Print = (line: string) => void;
 
 /** How long after ready the settled RSS is read. */
 const SETTLE_MS = 30_000;
 
-const SIDEFILE = ['--initial-old-space-size=128', '--no-allocation-site-pretenuring', 'dist/server.js'];
+type Kind = 'bare' | 'sidefile' | 'semi1';
+
+/** How each kind is started (sidefile as `npm start` and the image start it). */
+const NODE_ARGS: Record<Exclude<Kind, 'bare'>, string[]> = {
+  sidefile: [...SERVER_NODE_FLAGS, 'dist/server.js'],
+  semi1: [...SERVER_NODE_FLAGS, '--max-semi-space-size=1', 'dist/server.js'],
+};
+const LABEL: Record<Kind, string> = { bare: 'bare', sidefile: 'sidefile', semi1: 'sidefile --max-semi-space-size=1' };
 
 interface Running {
   child: ChildProcess;
@@ -26,12 +37,12 @@ interface Running {
   readyMs: number;
 }
 
-async function start(kind: 'sidefile' | 'bare', root: string, dataDir: string, extra: string[] = []): Promise<Running> {
+async function start(kind: Kind, root: string, dataDir: string, extra: string[] = []): Promise<Running> {
   const port = await freePort();
   const args =
     kind === 'bare'
       ? ['bench/footprint-bare-server.mjs', String(port)]
-      : [...SIDEFILE, '--root', root, '--data-dir', dataDir, '--port', String(port), '--log-level', 'warn', ...extra];
+      : [...NODE_ARGS[kind], '--root', root, '--data-dir', dataDir, '--port', String(port), '--log-level', 'warn', ...extra];
   const started = performance.now();
   const child = spawn(process.execPath, args, { stdio: 'ignore' });
   for (;;) {
@@ -49,6 +60,12 @@ function status(port: number, route: string): Promise<number> {
     });
     req.on('error', () => resolve(0));
   });
+}
+
+/** CPU time (user + system) used so far by a process, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function rssMiB(pid: number): number {
@@ -95,12 +112,10 @@ export async function benchFootprint(print: Print, opts: { quick?: boolean } = {
     const small = path.join(base, 'small');
     await mkdir(small, { recursive: true });
     await writeFile(path.join(small, 'README.md'), '# a small workspace\n');
-    type Figures = { ready: number[]; rss: number[]; settled: number[] };
-    const results: Record<'sidefile' | 'bare', Figures> = {
-      sidefile: { ready: [], rss: [], settled: [] },
-      bare: { ready: [], rss: [], settled: [] },
-    };
-    const kinds = ['bare', 'sidefile'] as const;
+    type Figures = { ready: number[]; rss: number[]; settled: number[]; cpu: number[] };
+    const kinds = ['bare', 'sidefile', 'semi1'] as const;
+    const figures = (): Figures => ({ ready: [], rss: [], settled: [], cpu: [] });
+    const results: Record<Kind, Figures> = { bare: figures(), sidefile: figures(), semi1: figures() };
     for (let i = 0; i < runs; i++) {
       // One after the other (start times do not compete), then both idle side by side.
       const running: Running[] = [];
@@ -111,28 +126,31 @@ export async function benchFootprint(print: Print, opts: { quick?: boolean } = {
         early.push(rssMiB(r.child.pid!));
         running.push(r);
       }
-      // V8's memory reducer gives back start-up garbage after some seconds of idling; a warm
-      // sandbox idles far longer, so the settled figure is the one that scales.
+      // A warm sandbox idles far longer than it starts, so the settled figure is the one that scales.
+      const cpuBefore = running.map((r) => cpuMs(r.child.pid!));
       await sleep(SETTLE_MS);
       kinds.forEach((kind, k) => {
         results[kind].ready.push(running[k]!.readyMs);
         results[kind].rss.push(early[k]!);
         results[kind].settled.push(rssMiB(running[k]!.child.pid!));
+        results[kind].cpu.push(((cpuMs(running[k]!.child.pid!) - cpuBefore[k]!) / SETTLE_MS) * 100);
       });
       await Promise.all(running.map(stop));
     }
     for (const kind of kinds) {
       const f = results[kind];
       print(
-        `${kind.padEnd(8)} start to ready ms: ${spread(f.ready)}; RSS MiB 2 s after ready: ${spread(f.rss, 1)}; after ${SETTLE_MS / 1000} s more: ${spread(f.settled, 1)}`,
+        `${LABEL[kind]}: start to ready ms: ${spread(f.ready)}; RSS MiB 2 s after ready: ${spread(f.rss, 1)}; after ${SETTLE_MS / 1000} s more: ${spread(f.settled, 1)}; idle CPU % of a core: ${spread(f.cpu, 2)}`,
       );
     }
-    const ratio = median(results.sidefile.ready) / median(results.bare.ready);
-    const extra = median(results.sidefile.rss) - median(results.bare.rss);
-    const settled = median(results.sidefile.settled) - median(results.bare.settled);
-    print(
-      `start ratio (medians) ${ratio.toFixed(2)}× (bound 1.3×); RSS difference ${extra.toFixed(1)} MiB at 2 s, ${settled.toFixed(1)} MiB settled (bound 20 MiB)`,
-    );
+    for (const kind of ['sidefile', 'semi1'] as const) {
+      const ratio = median(results[kind].ready) / median(results.bare.ready);
+      const extra = median(results[kind].rss) - median(results.bare.rss);
+      const settled = median(results[kind].settled) - median(results.bare.settled);
+      print(
+        `${LABEL[kind]}: start ratio (medians) ${ratio.toFixed(2)}× (bound 1.3×); RSS difference ${extra.toFixed(1)} MiB at 2 s, ${settled.toFixed(1)} MiB settled (bound 20 MiB)`,
+      );
+    }
 
     // A large tree: 1,000 folders of files.
     const big = path.join(base, 'big');

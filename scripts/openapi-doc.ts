@@ -17,7 +17,7 @@ export async function renderOpenApi(): Promise<string> {
     const config = parseConfig(['--root', path.join(base, 'ws'), '--data-dir', path.join(base, 'data')], {}, () => '');
     const app = await buildApp(config, { logger: false });
     await app.ready();
-    const doc = app.swagger();
+    const doc = await app.openApiDocument();
     await app.close();
     return `${JSON.stringify(doc, null, 2)}\n`;
   } finally {

@@ -73,7 +73,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const tools = toolsFor(services, options.tools);
   app.decorate('services', services);
   app.decorate('tools', tools);
-  await installOpenApi(app, VERSION, tools);
+  installOpenApi(app, VERSION, tools);
   registerHealthRoutes(app, services, VERSION);
   registerSandboxMetaRoutes(app, services, metadataEnv(config));
   registerFilesRoutes(app, services);

@@ -51,7 +51,20 @@ export function errorResponses(codes: readonly ErrorCode[], options: { public?: 
   );
 }
 
+/** One schema per list of codes: routes that answer the same codes share it (start-up time). */
+const schemas = new Map<string, z.ZodType>();
+
 function errorSchemaFor(codes: ErrorCode[], description: string): z.ZodType {
+  const key = `${codes.join(',')}\n${description}`;
+  let schema = schemas.get(key);
+  if (schema === undefined) {
+    schema = buildErrorSchema(codes, description);
+    schemas.set(key, schema);
+  }
+  return schema;
+}
+
+function buildErrorSchema(codes: ErrorCode[], description: string): z.ZodType {
   return z
     .object({
       error: z

@@ -15,7 +15,8 @@ const FLUSH_MS = 50;
 /**
  * stdout through pino's asynchronous destination (SonicBoom, `sync: false`). Why: the default
  * destination makes one synchronous write(2) per log line, ~3.5% of a 4 KB Read's CPU. Here lines are gathered up to BATCH_BYTES, written in the thread pool, and what is left
- * is written after at most FLUSH_MS (so a quiet server's lines still show at once).
+ * is written after at most FLUSH_MS (so a quiet server's lines still show at once); with
+ * nothing left to write no timer runs.
  *
  * What is kept: a graceful stop waits for `close()` (buildApp's onClose); process.exit, an
  * uncaught exception and an unhandled rejection end in Node's `exit` event, where pino writes
@@ -24,16 +25,37 @@ const FLUSH_MS = 50;
  * in flight).
  */
 export function asyncStdout(): LogStream {
-  const stream = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES });
-  // Every tick, whether lines wait or not: SonicBoom tells neither (a write in flight absorbs a
-  // flush), and with none waiting a flush is one empty write(2), 20 a second at most.
-  const timer = setInterval(() => stream.flush(), FLUSH_MS).unref();
+  const sonic = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES });
+  // Bytes handed over and not yet written: SonicBoom reports each write it makes, not what it
+  // holds, and a flush while a write is in flight is absorbed, so the timer flushes again
+  // until everything is out. An idle service has nothing outstanding and no timer at all (an
+  // empty flush is a write(2) and a thread-pool hop: 20 a second per idle sidecar otherwise).
+  let outstanding = 0;
+  let timer: NodeJS.Timeout | null = null;
+  sonic.on('write', (n: number) => (outstanding -= n));
+  const tick = (): void => {
+    timer = null;
+    if (outstanding <= 0) return;
+    sonic.flush();
+    arm();
+  };
+  const arm = (): void => {
+    timer ??= setTimeout(tick, FLUSH_MS).unref();
+  };
+  const stream: pino.DestinationStream = {
+    write: (line: string) => {
+      outstanding += Buffer.byteLength(line);
+      sonic.write(line);
+      arm();
+    },
+  };
   return {
     stream,
     close: () => {
-      clearInterval(timer);
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
       // With a minLength, SonicBoom's flush calls back once its writes have drained.
-      return new Promise<void>((resolve) => stream.flush(() => resolve()));
+      return new Promise<void>((resolve) => sonic.flush(() => resolve()));
     },
   };
 }

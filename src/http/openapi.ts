@@ -1,69 +1,64 @@
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { joinNames } from '../text/join-names.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { ToolDefinition } from '../tools/types.js';
-import { dropSafeIntegerBounds, withExamples } from './openapi-clean.js';
-import { withFilesApi } from './openapi-files.js';
+import type { OpenApiSite } from './openapi-build.js';
 
-const description = (names: string): string => `${names} for remote coding agents, over a sandboxed workspace.
+/** Request headers Swagger UI's file server answers to. */
+const PASSED_HEADERS = ['accept', 'accept-encoding', 'if-none-match', 'if-modified-since', 'range'] as const;
+/** Headers of Swagger UI's answers that this server sets itself. */
+const OWN_HEADERS = new Set(['connection', 'content-length', 'date', 'keep-alive', 'transfer-encoding']);
 
-A file is written only by a session (\`X-Session-Id\`) that read it and whose read is still
-current; every write is serialized per file, atomic, and reported as a diff. Notebooks are
-edited as cells. Every failure has the shape \`{ "error": { "code", "message", "details" } }\`.`;
-
-/** OpenAPI 3.1 from the same zod schemas that validate requests; Swagger UI at /docs. */
-export async function installOpenApi(app: FastifyInstance, version: string, tools: readonly ToolDefinition[]): Promise<void> {
-  const names = joinNames(tools.map((tool) => tool.name));
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'sidefile API',
-        version,
-        description: description(names),
-        license: { name: 'MIT', identifier: 'MIT' },
-      },
-      // A fixed entry: nothing computed at start-up.
-      servers: [
-        { url: '/', description: 'The server that serves this document (so "Try it out" works on any host)' },
-        { url: 'http://127.0.0.1:8080', description: 'The default local listener' },
-      ],
-      tags: [
-        { name: 'tools', description: `The file tools: ${names}` },
-        { name: 'history', description: 'Previous versions and restore' },
-        { name: 'sessions', description: 'Read-before-write state' },
-        { name: 'events', description: 'Live change events' },
-        { name: 'health', description: 'Liveness, readiness and metrics' },
-        { name: 'mcp', description: 'The tools over the Model Context Protocol' },
-      ],
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'The token given with --token or --token-file.' },
-        },
-      },
-    },
-    transform: (input) => withExamples(input, jsonSchemaTransform(input)),
-    transformObject: (input) => withFilesApi(withRawTextBodies(dropSafeIntegerBounds(jsonSchemaTransformObject(input)), tools)),
+/**
+ * `GET /openapi.json` and Swagger UI at `/docs`. The routes are collected as they are
+ * registered; the document and the UI are built at the first request for either (concurrent
+ * first requests share one build), so a sidecar nobody browses never pays for them.
+ */
+export function installOpenApi(app: FastifyInstance, version: string, tools: readonly ToolDefinition[]): void {
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => {
+    routes.push(route);
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'sidefile API' } });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  let site: Promise<OpenApiSite> | null = null;
+  const load = (): Promise<OpenApiSite> => {
+    site ??= import('./openapi-build.js').then(
+      ({ buildOpenApiSite }) => buildOpenApiSite(routes, version, tools),
+      (err: unknown) => {
+        site = null;
+        throw err;
+      },
+    );
+    return site;
+  };
+  app.decorate('openApiDocument', async () => (await load()).document);
+  app.addHook('onClose', async () => {
+    if (site !== null) await (await site.catch(() => null))?.ui.close();
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => (await load()).document);
+  const docs = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const { ui } = await load();
+    const headers: Record<string, string> = {};
+    for (const name of PASSED_HEADERS) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const answer = await ui.inject({ method: 'GET', url: request.url, headers });
+    // Not one of Swagger UI's files: the service's own 404, in its error shape.
+    if (answer.statusCode === 404) {
+      reply.callNotFound();
+      return reply;
+    }
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined && !OWN_HEADERS.has(name)) reply.header(name, value);
+    }
+    reply.code(answer.statusCode);
+    return answer.rawPayload.length === 0 ? reply.send() : reply.send(answer.rawPayload);
+  };
+  app.get('/docs', { schema: { hide: true } }, docs);
+  app.get('/docs/*', { schema: { hide: true } }, docs);
 }
 
-type OpenApiDoc = ReturnType<typeof jsonSchemaTransformObject>;
-
-/** A tool that also takes its body as raw text (ApplyPatch's text/x-diff) documents those media types. */
-function withRawTextBodies(doc: OpenApiDoc, tools: readonly ToolDefinition[]): OpenApiDoc {
-  const paths = (doc as { paths?: Record<string, { post?: { requestBody?: { content?: Record<string, unknown> } } }> }).paths;
-  for (const tool of tools) {
-    const content = tool.rawText && paths?.[`/v1/tools/${tool.slug}`]?.post?.requestBody?.content;
-    if (!content || !tool.rawText) continue;
-    for (const type of tool.rawText.contentTypes) {
-      content[type] = {
-        schema: { type: 'string', description: `The \`${tool.rawText.field}\` field's text as the whole body (no JSON escaping).` },
-      };
-    }
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The OpenAPI document the service serves at /openapi.json (built at the first call). */
+    openApiDocument(): Promise<unknown>;
   }
-  return doc;
 }

@@ -69,21 +69,31 @@ function defineToolRoute(app: FastifyInstance, services: AppServices, tool: Tool
   });
 }
 
+interface ToolListing {
+  name: string;
+  title: string;
+  method: 'POST';
+  endpoint: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
 /** GET /v1/tools: the tools with model-facing descriptions and input JSON Schemas. */
 export function registerToolList(app: FastifyInstance, tools: readonly ToolDefinition[]): void {
-  const listed = tools.map((tool) => {
-    return {
+  const listing = (): ToolListing[] =>
+    tools.map((tool) => ({
       name: tool.name,
       title: tool.title,
       method: 'POST' as const,
       endpoint: `/v1/tools/${tool.slug}`,
       description: tool.description,
       input_schema: inputJsonSchema(tool),
-    };
-  });
+    }));
   const names = tools.map((tool) => tool.name);
-  // Built once: the tools do not change while the app runs.
-  const byDialect = new Map(DIALECTS.map((dialect) => [dialect, toolsInDialect(dialect, tools)]));
+  // Each shape is built at its first request (JSON Schema conversion is start-up time a sidecar
+  // may never need), then kept: the tools do not change while the app runs.
+  let listed: ToolListing[] | null = null;
+  const byDialect = new Map<Dialect, { tools: Array<Record<string, unknown>> }>();
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'GET',
     url: '/v1/tools',
@@ -126,9 +136,10 @@ export function registerToolList(app: FastifyInstance, tools: readonly ToolDefin
     },
     handler: async (request) => {
       const { dialect } = request.query as { dialect?: Dialect };
-      if (dialect === undefined) return { tools: listed };
+      if (dialect === undefined) return { tools: (listed ??= listing()) };
+      if (!byDialect.has(dialect)) byDialect.set(dialect, toolsInDialect(dialect, tools));
       // Each dialect's shape is the one its response schema above documents.
-      return byDialect.get(dialect) as unknown as { tools: typeof listed };
+      return byDialect.get(dialect) as unknown as { tools: ToolListing[] };
     },
   });
 }
