@@ -79,9 +79,15 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   registerEventRoutes(app, services);
   registerHistoryRoutes(app, services, config.denyRead);
   for (const tool of tools) registerToolRoute(app, services, tool);
-  registerToolList(app, tools);
-  registerMcpRoutes(app, services, tools, { stateless: config.mcpStateless, idleMs: config.sessionTtlMs });
+  // A tool not listed (NotebookRun without a Jupyter Server) keeps its route only.
+  const listed = tools.filter((tool) => tool.listed !== false);
+  registerToolList(app, listed);
+  registerMcpRoutes(app, services, listed, { stateless: config.mcpStateless, idleMs: config.sessionTtlMs });
   registerCompatRoutes(app, services, tools);
+  // Before the server waits for requests to end: running cells are interrupted, their outputs written.
+  app.addHook('preClose', async () => {
+    for (const tool of tools) await tool.shutdown?.();
+  });
   // The watcher's first scan runs once the service answers, never before (start-up cost).
   app.addHook('onListen', (done) => {
     if (services.watcher !== null) setImmediate(() => void services.watcher?.start());
