@@ -1,4 +1,4 @@
-import { ToolError } from '../errors.js';
+import type { ToolError } from '../errors.js';
 import { unreachable } from './kernel-errors.js';
 
 /** A kernel started for a notebook through the server's sessions API (its cwd is the notebook's folder). */

@@ -102,11 +102,10 @@ export class KernelChannel {
     if (this.pending !== null) return Promise.reject(new Error('one execute at a time per kernel'));
     const msgId = randomUUID();
     return new Promise<ExecuteOutcome>((resolve, reject) => {
-      let deadlineTimer: NodeJS.Timeout | undefined;
-      let graceTimer: NodeJS.Timeout | undefined;
+      const timers: { deadline?: NodeJS.Timeout; grace?: NodeJS.Timeout } = {};
       const done = () => {
-        clearTimeout(deadlineTimer);
-        clearTimeout(graceTimer);
+        clearTimeout(timers.deadline);
+        clearTimeout(timers.grace);
         this.pending = null;
       };
       const pending: Pending = {
@@ -125,11 +124,11 @@ export class KernelChannel {
         },
       };
       this.pending = pending;
-      deadlineTimer = setTimeout(
+      timers.deadline = setTimeout(
         () => {
           pending.timedOut = true;
           interrupt().catch(() => {});
-          graceTimer = setTimeout(() => {
+          timers.grace = setTimeout(() => {
             // The kernel ignored the interrupt: answer with what it sent; it is not used again.
             pending.finish({ status: 'timeout', executionCount: null, outputs: pending.collector.finish(), stuck: true });
           }, INTERRUPT_GRACE_MS);

@@ -1,6 +1,6 @@
 import { ToolError } from '../../errors.js';
 import { KernelDiedError, notConfigured } from '../../jupyter/kernel-errors.js';
-import type { Kernel, KernelPool } from '../../jupyter/kernel-pool.js';
+import type { KernelPool } from '../../jupyter/kernel-pool.js';
 import { openNotebook } from '../../notebook/document.js';
 import { isObject, type JsonObject } from '../../notebook/model.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
