@@ -68,8 +68,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const services = await createServices(config, app.log);
   options.configure?.(services);
   const tools = toolsFor(services, options.tools);
+  // A tool not listed (NotebookRun without a Jupyter Server) keeps its route only.
+  const listed = tools.filter((tool) => tool.listed !== false);
   app.decorate('services', services);
-  app.decorate('tools', tools);
+  app.decorate('tools', listed);
   await installOpenApi(app, VERSION, tools);
   registerHealthRoutes(app, services, VERSION);
   registerSandboxMetaRoutes(app, services, metadataEnv(config));
@@ -79,8 +81,6 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   registerEventRoutes(app, services);
   registerHistoryRoutes(app, services, config.denyRead);
   for (const tool of tools) registerToolRoute(app, services, tool);
-  // A tool not listed (NotebookRun without a Jupyter Server) keeps its route only.
-  const listed = tools.filter((tool) => tool.listed !== false);
   registerToolList(app, listed);
   registerMcpRoutes(app, services, listed, { stateless: config.mcpStateless, idleMs: config.sessionTtlMs });
   registerCompatRoutes(app, services, tools);
@@ -121,7 +121,10 @@ function toolsFor(services: AppServices, given: BuildOptions['tools']): readonly
 declare module 'fastify' {
   interface FastifyInstance {
     services: AppServices;
-    /** The tools this app serves (createTools unless a test gave its own). */
+    /**
+     * The tools this app lists in GET /v1/tools, the dialects and MCP (createTools unless a test
+     * gave its own). Every tool has its REST route, listed or not (`ToolDefinition.listed`).
+     */
     tools: readonly ToolDefinition[];
   }
 }

@@ -10,8 +10,7 @@ import { SETTINGS, type SettingName } from './settings.js';
 import { parseBytes, parseDuration } from './units.js';
 import { ConfigError, fail } from './config-error.js';
 import { parseScopedToken } from './scoped-setting.js';
-import { parseJupyter } from './jupyter-setting.js';
-import type { JupyterSettings } from '../jupyter/settings.js';
+import { parseJupyter, type JupyterSettings } from './jupyter-setting.js';
 
 export { ConfigError } from './config-error.js';
 
@@ -268,7 +267,11 @@ export function parseConfig(
     watch: raw.watch === undefined ? true : parseBoolean('watch', raw.watch),
     scopedToken,
     trustLoopback: raw['trust-loopback'] === undefined ? false : parseBoolean('trust-loopback', raw['trust-loopback']),
-    jupyter: parseJupyter(raw, (file) => readFile(path.resolve(cwd, file)), (name, text) => parseInteger(name, text, 1, 256)),
+    jupyter: parseJupyter(
+      raw,
+      (file) => readFile(path.resolve(cwd, file)),
+      (name, text) => parseInteger(name, text, 1, 256),
+    ),
   };
 }
 

@@ -1,6 +1,13 @@
-import type { JupyterSettings } from '../jupyter/settings.js';
 import { fail } from './config-error.js';
 import type { SettingName } from './settings.js';
+
+/** Where NotebookRun's Jupyter Server is, from --jupyter-url, --jupyter-token-file and --max-kernels. */
+export interface JupyterSettings {
+  url: string;
+  /** Security: read from a file, never logged. */
+  token: string | null;
+  maxKernels: number;
+}
 
 /** Kernels at once when --max-kernels is not given. */
 export const DEFAULT_MAX_KERNELS = 4;
@@ -25,10 +32,13 @@ export function parseJupyter(
   } catch {
     parsed = null;
   }
-  if (parsed === null || !/^https?:$/.test(parsed.protocol) || parsed.username !== '' || parsed.search !== '' || parsed.hash !== '') {
-    fail('jupyter-url', `expected the server's address like http://127.0.0.1:8888, got "${url}"`);
+  // Security: the URL is never echoed (it may carry a password or a token).
+  if (parsed !== null && (parsed.username !== '' || parsed.password !== '' || parsed.search !== '')) {
+    fail('jupyter-url', 'give the bare address; put the token in --jupyter-token-file, not in the URL');
   }
-  if (parsed.password !== '') fail('jupyter-url', 'put the token in --jupyter-token-file, not in the URL');
+  if (parsed === null || !/^https?:$/.test(parsed.protocol) || parsed.hash !== '') {
+    fail('jupyter-url', "expected the server's address like http://127.0.0.1:8888");
+  }
   let token: string | null = null;
   const file = raw['jupyter-token-file'];
   if (file !== undefined) {

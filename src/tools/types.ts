@@ -5,7 +5,7 @@ import type { HistoryStore } from '../history/types.js';
 import type { Access, ResolvedPath } from '../paths/types.js';
 import type { Log, WriteContext, WriteSettings } from '../write/context.js';
 import type { WriteEvent } from '../write/types.js';
-import type { JupyterSettings } from '../jupyter/settings.js';
+import type { JupyterSettings } from '../config/jupyter-setting.js';
 
 // Moved below the tools layer (docs/architecture.md); re-exported for tools' convenience.
 export type { Access, ResolvedPath } from '../paths/types.js';

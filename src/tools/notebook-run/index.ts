@@ -1,6 +1,6 @@
 import { JupyterClient } from '../../jupyter/jupyter-client.js';
 import { KernelPool } from '../../jupyter/kernel-pool.js';
-import type { JupyterSettings } from '../../jupyter/settings.js';
+import type { JupyterSettings } from '../../config/jupyter-setting.js';
 import type { ToolDefinition } from '../types.js';
 import { runNotebookRun } from './run.js';
 import { notebookRunInput, notebookRunResult, type NotebookRunInput, type NotebookRunResult } from './schema.js';
