@@ -35,8 +35,10 @@ export function setCellOutputs(text: string, cells: readonly CellOutputs[]): str
   if (cellsNode === undefined || cellsNode.kind !== 'array') throw new Error('notebook without a cells array');
   const parsed = JSON.parse(text.slice(offset)) as JsonObject;
   const parsedCells = parsed['cells'] as unknown[];
-  const layout = detectLayout(text, root, cellsNode);
-  const style: Style = { layout, asciiOnly: layout?.asciiOnly ?? escapesNonAscii(text) };
+  // Learned without the BOM (a non-ASCII character that is not the file's content).
+  const asciiOnly = escapesNonAscii(offset === 0 ? text : text.slice(offset));
+  const detected = detectLayout(text, root, cellsNode);
+  const style: Style = { layout: detected && { ...detected, asciiOnly }, asciiOnly };
   const splices: Splice[] = [];
   for (const cell of cells) {
     const span = cellsNode.items?.[cell.index];
