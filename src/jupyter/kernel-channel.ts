@@ -13,6 +13,8 @@ export interface ExecuteOutcome {
   outputs: JsonObject[];
   /** True when the kernel did not answer the interrupt: it should not be used again. */
   stuck?: boolean;
+  /** The cell ended in a KeyboardInterrupt this side did not ask for (the server shutting down, someone else). */
+  interruptedElsewhere?: boolean;
 }
 
 /** One message over the channel may be this large; a larger one is lost (and said so), not held. */
@@ -46,6 +48,8 @@ export class KernelChannel {
   /** Set around a restart this side asked for: its `restarting` status is not a death. */
   expectRestart = false;
   private closing = false;
+  /** The socket that closed because a message was over MAX_MESSAGE_BYTES. */
+  private tooLarge: WebSocket | null = null;
 
   private constructor(
     private readonly url: (clientSession: string) => string,
@@ -64,8 +68,9 @@ export class KernelChannel {
     // Security: the token is in the upgrade's Authorization header, never in the URL or a log.
     const socket = new WebSocket(this.url(this.clientSession), { headers: this.headers, maxPayload: MAX_MESSAGE_BYTES });
     socket.on('message', (data: WebSocket.RawData) => this.receive(data));
-    socket.on('error', () => {
-      // 'close' follows and decides.
+    socket.on('error', (err: Error & { code?: string }) => {
+      // 'close' follows and decides; a message over maxPayload is not the kernel's death.
+      if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') this.tooLarge = socket;
     });
     socket.on('close', (code: number) => this.closed(socket, code));
     return socket;
@@ -198,7 +203,7 @@ export class KernelChannel {
 
   private closed(socket: WebSocket, code: number): void {
     if (socket !== this.socket || this.closing) return;
-    if (code === 1009 && this.dead === null) {
+    if ((code === 1009 || this.tooLarge === socket) && this.dead === null) {
       // A message over MAX_MESSAGE_BYTES: lost, said so; the same client session gets the rest.
       this.pending?.collector.noteLost();
       this.socket = this.connect();
@@ -225,5 +230,11 @@ function settle(pending: Pending): void {
   const reply = pending.reply as JsonObject;
   const count = reply['execution_count'];
   const status: RunStatus = pending.timedOut ? 'timeout' : reply['status'] === 'ok' ? 'ok' : 'error';
-  pending.finish({ status, executionCount: typeof count === 'number' ? count : null, outputs: pending.collector.finish() });
+  const interruptedElsewhere = !pending.timedOut && reply['ename'] === 'KeyboardInterrupt';
+  pending.finish({
+    status,
+    executionCount: typeof count === 'number' ? count : null,
+    outputs: pending.collector.finish(),
+    ...(interruptedElsewhere ? { interruptedElsewhere } : {}),
+  });
 }

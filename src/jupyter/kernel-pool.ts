@@ -11,6 +11,8 @@ export interface Kernel {
   readonly started: StartedKernel;
   readonly channel: KernelChannel;
   interrupt(): Promise<void>;
+  /** False when the server no longer has the kernel, or cannot be reached. */
+  alive(): Promise<boolean>;
 }
 
 interface Entry extends Kernel {
@@ -144,6 +146,7 @@ export class KernelPool {
         busy: false,
         idleTimer: null,
         interrupt: () => this.client.interrupt(kernelId),
+        alive: () => this.client.kernelExists(kernelId).catch(() => false),
       };
       this.kernels.set(request.key, entry);
       return entry;

@@ -35,11 +35,11 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts a Jupyter Server on a free port serving `root`, with a random token written to a file in `base`. */
-export async function startJupyter(root: string, base: string, port?: number): Promise<JupyterServer> {
+export async function startJupyter(root: string, base: string, extraArgs: string[] = []): Promise<JupyterServer> {
   const token = randomBytes(24).toString('hex');
   const tokenFile = path.join(base, 'jupyter-token');
   await fsp.writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
-  const chosen = port ?? (await freePort());
+  const chosen = await freePort();
   const child = spawn(
     JUPYTER_SERVER,
     [
@@ -50,6 +50,7 @@ export async function startJupyter(root: string, base: string, port?: number): P
       `--ServerApp.token=${token}`,
       `--ServerApp.root_dir=${root}`,
       '--ServerApp.port_retries=0',
+      ...extraArgs,
     ],
     {
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -35,9 +35,9 @@ export interface RunWorld {
   close(): Promise<void>;
 }
 
-export async function startRunWorld(maxKernels = 4): Promise<RunWorld> {
+export async function startRunWorld(maxKernels = 4, jupyterArgs: string[] = []): Promise<RunWorld> {
   const dirs = await makeTempDirs('sidefile-run-');
-  const jupyter = await startJupyter(dirs.root, dirs.base);
+  const jupyter = await startJupyter(dirs.root, dirs.base, jupyterArgs);
   const t = await appOn(dirs, { jupyter: { url: jupyter.url, token: jupyter.token, maxKernels } });
   const file = (rel: string) => path.join(t.root, rel);
   return {

@@ -54,6 +54,12 @@ export async function runNotebookRun(
         return;
       }
       if (outcome.stuck) kernel.channel.abandon('it did not answer an interrupt');
+      // An interrupt nobody here asked for: the server may be shutting the kernel down.
+      if (outcome.interruptedElsewhere && !(await kernel.alive())) {
+        kernel.channel.abandon('the Jupyter Server shut it down (it stopped, or the kernel was shut down there)');
+        died = { cell, why: kernel.channel.dead ?? 'it was shut down' };
+        return;
+      }
       finished.push({ cell, executionCount: outcome.executionCount, outputs: outcome.outputs });
       runs.push({
         cell_id: cell.cellId,
