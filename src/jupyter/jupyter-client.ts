@@ -81,6 +81,14 @@ export class JupyterClient {
     await this.call('POST', `/api/kernels/${encodeURIComponent(kernelId)}/restart`, undefined, START_TIMEOUT_MS);
   }
 
+  /** True when the server reports the kernel idle. */
+  async kernelIdle(kernelId: string): Promise<boolean> {
+    const body = (await this.call('GET', `/api/kernels/${encodeURIComponent(kernelId)}`, undefined, REST_TIMEOUT_MS, [404])) as {
+      execution_state?: unknown;
+    } | null;
+    return body?.execution_state === 'idle';
+  }
+
   /** True while the server still has the kernel. */
   async kernelExists(kernelId: string): Promise<boolean> {
     const body = await this.call('GET', `/api/kernels/${encodeURIComponent(kernelId)}`, undefined, REST_TIMEOUT_MS, [404]);

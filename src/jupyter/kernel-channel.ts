@@ -29,6 +29,9 @@ interface Pending {
   reply: JsonObject | null;
   idle: boolean;
   timedOut: boolean;
+  /** Asks the server whether the kernel is idle (after a lost message, the reply may be lost too). */
+  idleProbe?: () => Promise<boolean>;
+  watch?: NodeJS.Timeout;
   finish(outcome: ExecuteOutcome): void;
   fail(err: Error): void;
 }
@@ -102,7 +105,7 @@ export class KernelChannel {
    * Runs `code`; by `deadline` (epoch ms) the kernel is interrupted through `interrupt` and the
    * outputs so far are kept (`timeout`). Rejects with KernelDiedError when the kernel dies.
    */
-  execute(code: string, deadline: number, interrupt: () => Promise<void>): Promise<ExecuteOutcome> {
+  execute(code: string, deadline: number, interrupt: () => Promise<void>, idle?: () => Promise<boolean>): Promise<ExecuteOutcome> {
     if (this.dead !== null) return Promise.reject(new KernelDiedError(this.dead));
     if (this.pending !== null) return Promise.reject(new Error('one execute at a time per kernel'));
     const msgId = randomUUID();
@@ -111,6 +114,7 @@ export class KernelChannel {
       const done = () => {
         clearTimeout(timers.deadline);
         clearTimeout(timers.grace);
+        clearInterval(pending.watch);
         this.pending = null;
       };
       const pending: Pending = {
@@ -119,6 +123,7 @@ export class KernelChannel {
         reply: null,
         idle: false,
         timedOut: false,
+        idleProbe: idle,
         finish: (outcome) => {
           done();
           resolve(outcome);
@@ -207,6 +212,7 @@ export class KernelChannel {
       // A message over MAX_MESSAGE_BYTES: lost, said so; the same client session gets the rest.
       this.pending?.collector.noteLost();
       this.socket = this.connect();
+      if (this.pending !== null) watchIdle(this.pending);
       return;
     }
     this.die('the connection to the kernel closed (the kernel was shut down or the Jupyter Server stopped)');
@@ -224,6 +230,28 @@ export class KernelChannel {
     this.closing = true;
     this.socket.terminate();
   }
+}
+
+/**
+ * After a lost message the execute_reply and the idle status may be lost too: the server's view
+ * of the kernel decides. Idle on two probes in a row without a reply → the cell is over
+ * (its status taken from its outputs, its count unknown).
+ */
+function watchIdle(pending: Pending): void {
+  const probe = pending.idleProbe;
+  if (probe === undefined || pending.watch !== undefined) return;
+  let idleSeen = 0;
+  pending.watch = setInterval(() => {
+    void probe().then((idle) => {
+      idleSeen = idle ? idleSeen + 1 : 0;
+      if (idleSeen < 2) return;
+      // The reply came but its idle status was lost: the reply decides.
+      if (pending.reply !== null) return settle(pending);
+      const outputs = pending.collector.finish();
+      const failed = outputs.some((o) => o['output_type'] === 'error');
+      pending.finish({ status: pending.timedOut ? 'timeout' : failed ? 'error' : 'ok', executionCount: null, outputs });
+    });
+  }, 1000);
 }
 
 function settle(pending: Pending): void {

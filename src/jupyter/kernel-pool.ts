@@ -13,6 +13,8 @@ export interface Kernel {
   interrupt(): Promise<void>;
   /** False when the server no longer has the kernel, or cannot be reached. */
   alive(): Promise<boolean>;
+  /** True when the server reports the kernel idle. */
+  idle(): Promise<boolean>;
 }
 
 interface Entry extends Kernel {
@@ -147,6 +149,7 @@ export class KernelPool {
         idleTimer: null,
         interrupt: () => this.client.interrupt(kernelId),
         alive: () => this.client.kernelExists(kernelId).catch(() => false),
+        idle: () => this.client.kernelIdle(kernelId).catch(() => false),
       };
       this.kernels.set(request.key, entry);
       return entry;

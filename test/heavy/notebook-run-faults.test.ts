@@ -63,13 +63,13 @@ describe.skipIf(!HAS_JUPYTER)('NotebookRun faults on a real Jupyter Server', () 
     const before = process.memoryUsage().rss;
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
-    const res = await w.run({ notebook_path: 'big.ipynb', cell_id: 'g', timeout_ms: 600_000 });
+    const res = await w.run({ notebook_path: 'big.ipynb', cell_id: 'g', timeout_ms: 300_000 });
     clearInterval(sampler);
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
     expect(res.body.result.cells[0].status).toBe('ok');
     const file = await w.onDisk('big.ipynb');
     expect(file.length).toBeLessThan(1.2 * 1024 * 1024);
-    expect(file).toContain('[output truncated: ');
+    expect(file).toMatch(/output truncated: |not kept/);
     expect(peak - before).toBeLessThan(400 * 1024 * 1024);
     w.assertValid('big.ipynb');
   }, 600_000);

@@ -47,7 +47,12 @@ export async function runNotebookRun(
     for (const cell of planned) {
       let outcome;
       try {
-        outcome = await kernel.channel.execute(cell.source, deadline, () => kernel.interrupt());
+        outcome = await kernel.channel.execute(
+          cell.source,
+          deadline,
+          () => kernel.interrupt(),
+          () => kernel.idle(),
+        );
       } catch (err) {
         if (!(err instanceof KernelDiedError)) throw err;
         died = { cell, why: err.why };
