@@ -151,6 +151,8 @@ describe.skipIf(!HAS_JUPYTER)('NotebookRun against a real Jupyter Server', () =>
     const mcp = await w.t.request.get('/v1/tools?dialect=mcp');
     const tool = mcp.body.tools.find((x: { name: string }) => x.name === 'NotebookRun');
     expect(tool.annotations).toMatchObject({ destructiveHint: true, openWorldHint: true, readOnlyHint: false });
+    const openai = await w.t.request.get('/v1/tools?dialect=openai');
+    expect(openai.body.tools.map((x: { name: string }) => x.name)).toContain('NotebookRun');
   });
 
   it('records the run in history and events as NotebookRun', async () => {

@@ -22,6 +22,8 @@ interface Entry extends Kernel {
   /** The session whose fair-queue slot this kernel holds. */
   owner: string;
   busy: boolean;
+  /** When its last run ended (ms): the kernel idle longest gives its slot up first. */
+  lastUsed: number;
   idleTimer: NodeJS.Timeout | null;
 }
 
@@ -126,6 +128,7 @@ export class KernelPool {
       return await work(entry);
     } finally {
       entry.busy = false;
+      entry.lastUsed = Date.now();
       if (entry.channel.dead !== null) await this.shutDown(entry);
       else this.armIdle(entry);
       this.freeIdleSlot();
@@ -146,6 +149,7 @@ export class KernelPool {
         started,
         channel,
         busy: false,
+        lastUsed: Date.now(),
         idleTimer: null,
         interrupt: () => this.client.interrupt(kernelId),
         alive: () => this.client.kernelExists(kernelId).catch(() => false),
@@ -193,9 +197,8 @@ export class KernelPool {
   /** While a notebook waits for a slot, the kernel idle longest is shut down to make room. */
   private freeIdleSlot(): void {
     if (this.slots.waiting === 0) return;
-    const idle = [...this.kernels.values()].filter((k) => !k.busy);
-    if (idle.length === 0) return;
-    void this.shutDown(idle[0] as Entry);
+    const idle = [...this.kernels.values()].filter((k) => !k.busy).sort((a, b) => a.lastUsed - b.lastUsed);
+    if (idle[0] !== undefined) void this.shutDown(idle[0]);
   }
 
   private armIdle(entry: Entry): void {
