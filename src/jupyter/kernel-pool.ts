@@ -79,6 +79,11 @@ export class KernelPool {
     return next;
   }
 
+  /** True once shutting down: runs start no further cell. */
+  get stopping(): boolean {
+    return this.closed;
+  }
+
   /** Kernels alive now. */
   get size(): number {
     return this.kernels.size;
@@ -104,13 +109,7 @@ export class KernelPool {
   }
 
   private async runNow<T>(request: KernelRequest, work: (kernel: Kernel) => Promise<T>): Promise<T> {
-    if (this.closed)
-      throw new ToolError(
-        'KERNEL_UNAVAILABLE',
-        'sidefile is shutting down; run the cells again once it is back.',
-        {},
-        { 'Retry-After': '1' },
-      );
+    if (this.closed) throw shuttingDown();
     let entry = this.kernels.get(request.key);
     if (
       entry !== undefined &&
@@ -214,4 +213,8 @@ export class KernelPool {
     this.slots.release(entry.owner);
     await this.client.deleteSession(entry.started.sessionId).catch(() => {});
   }
+}
+
+export function shuttingDown(): ToolError {
+  return new ToolError('KERNEL_UNAVAILABLE', 'sidefile is shutting down; run the cells again once it is back.', {}, { 'Retry-After': '1' });
 }

@@ -13,12 +13,24 @@ afterEach(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Waits until the Jupyter Server has a kernel running a cell (however slow kernels start here). */
+async function busyKernel(world: RunWorld): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const res = await fetch(`${world.jupyter.url}/api/kernels`, { headers: { Authorization: `token ${world.jupyter.token}` } });
+    const kernels = (await res.json()) as Array<{ execution_state: string }>;
+    if (kernels.some((k) => k.execution_state === 'busy')) return;
+    await sleep(100);
+  }
+  throw new Error('no kernel became busy');
+}
+
 describe.skipIf(!HAS_JUPYTER)('NotebookRun faults on a real Jupyter Server', () => {
   it('answers 503 KERNEL_UNAVAILABLE with the finished cells written when the Jupyter Server stops mid-run', async () => {
     w = await startRunWorld();
     await w.put('stop.ipynb', [code('fast', ['print("fast")']), code('slow', ['import time\n', 'time.sleep(60)'])]);
     const running = w.run({ notebook_path: 'stop.ipynb', mode: 'all' });
-    await sleep(4000);
+    await busyKernel(w);
+    await sleep(1500);
     await w.jupyter.stop();
     const res = await running;
     expect(res.status, JSON.stringify(res.body)).toBe(503);
@@ -41,7 +53,8 @@ describe.skipIf(!HAS_JUPYTER)('NotebookRun faults on a real Jupyter Server', () 
     w = await startRunWorld();
     await w.put('term.ipynb', [code('t', ['import time\n', 'print("before", flush=True)\n', 'time.sleep(60)'])]);
     const running = w.run({ notebook_path: 'term.ipynb', cell_id: 't' });
-    await sleep(4000);
+    await busyKernel(w);
+    await sleep(1000);
     const started = Date.now();
     const closing = w.t.app.close();
     const res = await running;

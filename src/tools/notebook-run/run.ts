@@ -1,6 +1,6 @@
 import { ToolError } from '../../errors.js';
 import { KernelDiedError, notConfigured } from '../../jupyter/kernel-errors.js';
-import type { KernelPool } from '../../jupyter/kernel-pool.js';
+import { shuttingDown, type Kernel, type KernelPool } from '../../jupyter/kernel-pool.js';
 import { openNotebook } from '../../notebook/document.js';
 import { isObject, type JsonObject } from '../../notebook/model.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
@@ -45,6 +45,8 @@ export async function runNotebookRun(
   await kernels.run(request, async (kernel) => {
     const deadline = Date.now() + input.timeout_ms;
     for (const cell of planned) {
+      // Shutting down: no further cell starts (the running one was interrupted).
+      if (kernels.stopping) return;
       let outcome;
       try {
         outcome = await kernel.channel.execute(
@@ -60,9 +62,9 @@ export async function runNotebookRun(
       }
       if (outcome.stuck) kernel.channel.abandon('it did not answer an interrupt');
       // An interrupt nobody here asked for: the server may be shutting the kernel down.
-      if (outcome.interruptedElsewhere && !(await kernel.alive())) {
-        kernel.channel.abandon('the Jupyter Server shut it down (it stopped, or the kernel was shut down there)');
-        died = { cell, why: kernel.channel.dead ?? 'it was shut down' };
+      if (outcome.interruptedElsewhere && (await goneSoon(kernel))) {
+        died = { cell, why: kernel.channel.dead ?? 'the Jupyter Server shut it down (it stopped, or the kernel was shut down there)' };
+        kernel.channel.abandon(died.why);
         return;
       }
       finished.push({ cell, executionCount: outcome.executionCount, outputs: outcome.outputs });
@@ -75,6 +77,7 @@ export async function runNotebookRun(
       if (outcome.status !== 'ok') return;
     }
   });
+  if (finished.length === 0 && died === null && kernels.stopping) throw shuttingDown();
   const written = finished.length === 0 ? null : await writeOutputs(ctx, target, base, finished, () => runs);
   if (died !== null) throw kernelDied(target, died, runs);
   return {
@@ -82,6 +85,19 @@ export async function runNotebookRun(
     text: resultText(target, runs, written?.merged ?? false),
     metrics: written ? { bytes: written.bytes, linesAdded: written.additions, linesRemoved: written.deletions } : {},
   };
+}
+
+/**
+ * After a KeyboardInterrupt nobody here asked for: is the kernel going away (the server stopping
+ * or shutting it down interrupts it first)? Watched for a few seconds; a kernel still there was
+ * interrupted by someone else (JupyterLab's stop button), and the cell simply failed.
+ */
+async function goneSoon(kernel: Kernel): Promise<boolean> {
+  for (let i = 0; i < 15; i++) {
+    if (kernel.channel.dead !== null || !(await kernel.alive())) return true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return false;
 }
 
 /** The notebook as the run starts: read-state checks, decoded and parsed (the merge base). */
