@@ -72,4 +72,18 @@ describe('setCellOutputs', () => {
     expect(parsed.cells[2]?.outputs).toEqual([{ name: 'stdout', output_type: 'stream', text: [] }]);
     expect(after.split('\n').length - before.split('\n').length).toBe(6);
   });
+
+  it('writes a one-line cell of an indented file on one line, with its own separators', () => {
+    const before =
+      '{\n  "cells": [\n    {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": ["1"]}\n  ],\n  "metadata": {},\n  "nbformat": 4,\n  "nbformat_minor": 4\n}\n';
+    const after = setCellOutputs(before, [{ index: 0, executionCount: 1, outputs: [result('1', 1)] }]);
+    expect(after).toBe(
+      before
+        .replace('"execution_count": null', '"execution_count": 1')
+        .replace(
+          '"outputs": []',
+          '"outputs": [{"data": {"text/plain": ["1"]}, "execution_count": 1, "metadata": {}, "output_type": "execute_result"}]',
+        ),
+    );
+  });
 });
