@@ -71,8 +71,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const services = await createServices(config, app.log);
   options.configure?.(services);
   const tools = toolsFor(services, options.tools);
+  // A tool not listed (NotebookRun without a Jupyter Server) keeps its route only.
+  const listed = tools.filter((tool) => tool.listed !== false);
   app.decorate('services', services);
-  app.decorate('tools', tools);
+  app.decorate('tools', listed);
   installOpenApi(app, VERSION, tools);
   registerHealthRoutes(app, services, VERSION);
   registerSandboxMetaRoutes(app, services, metadataEnv(config));
@@ -82,9 +84,13 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   registerEventRoutes(app, services);
   registerHistoryRoutes(app, services, config.denyRead);
   for (const tool of tools) registerToolRoute(app, services, tool);
-  registerToolList(app, tools);
-  registerMcpRoutes(app, services, tools, { stateless: config.mcpStateless, idleMs: config.sessionTtlMs });
+  registerToolList(app, listed);
+  registerMcpRoutes(app, services, listed, { stateless: config.mcpStateless, idleMs: config.sessionTtlMs });
   registerCompatRoutes(app, services, tools);
+  // Before the server waits for requests to end: running cells are interrupted, their outputs written.
+  app.addHook('preClose', async () => {
+    for (const tool of tools) await tool.shutdown?.();
+  });
   // The watcher's first scan runs once the service answers, never before (start-up cost);
   // what changed from this moment until it is armed is caught up then. The margin covers the
   // kernel's coarse file-time clock, which may lag this one by a tick.
@@ -121,7 +127,10 @@ function toolsFor(services: AppServices, given: BuildOptions['tools']): readonly
 declare module 'fastify' {
   interface FastifyInstance {
     services: AppServices;
-    /** The tools this app serves (createTools unless a test gave its own). */
+    /**
+     * The tools this app lists in GET /v1/tools, the dialects and MCP (createTools unless a test
+     * gave its own). Every tool has its REST route, listed or not (`ToolDefinition.listed`).
+     */
     tools: readonly ToolDefinition[];
   }
 }

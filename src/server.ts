@@ -49,6 +49,8 @@ async function logStartup(app: FastifyInstance, config: AppConfig): Promise<void
       token: config.token === null ? 'off' : 'on',
       scopedTokens: config.scopedToken === null ? 'off' : 'on',
       trustLoopback: config.trustLoopback,
+      // Security: the address only (it carries no credentials); the token is never logged.
+      jupyter: config.jupyter ? config.jupyter.url : 'off',
     },
     `sidefile ${VERSION}: root ${root}, data dir ${settings.dataDir}, read-only ${settings.readOnly ? 'on' : 'off'}, token ${config.token === null ? 'off' : 'on'}`,
   );

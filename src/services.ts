@@ -44,6 +44,7 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     denyRead: config.denyRead,
     searchTimeoutMs: config.searchTimeoutMs,
     searchMaxEntries: config.searchMaxEntries,
+    jupyter: config.jupyter ?? null,
   };
   const history = new FsHistoryStore({ dataDir, maxVersions: config.historyVersions });
   const readState = new MemoryReadStateStore({

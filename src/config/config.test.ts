@@ -50,28 +50,35 @@ describe('config', () => {
   });
 
   it('takes every setting from env vars', () => {
-    const c = parse([], {
-      SIDEFILE_ROOT: 'ws',
-      SIDEFILE_HOST: '0.0.0.0',
-      SIDEFILE_PORT: '0',
-      SIDEFILE_TOKEN: 't',
-      SIDEFILE_READ_ONLY: '1',
-      SIDEFILE_DENY_READ: 'secrets/**,{a,b}/*.env',
-      SIDEFILE_DENY_WRITE: 'vendor/**',
-      SIDEFILE_DATA_DIR: '/var/lib/sidefile',
-      SIDEFILE_ENCODINGS: 'legacy/**=gbk,*.sjis=shift_jis',
-      SIDEFILE_BODY_LIMIT: '1MiB',
-      SIDEFILE_LOCK_TIMEOUT_MS: '500',
-      SIDEFILE_SESSION_TTL: '30m',
-      SIDEFILE_HISTORY_VERSIONS: '7',
-      SIDEFILE_LOG_LEVEL: 'debug',
-      SIDEFILE_ALLOWED_ORIGINS: 'https://App.example.com, http://localhost:3000/',
-      SIDEFILE_ALLOWED_HOSTS: 'DevBox.lan,other.lan:7000',
-      SIDEFILE_SEARCH_TIMEOUT_MS: '2500',
-      SIDEFILE_SEARCH_MAX_ENTRIES: '5000',
-      SIDEFILE_READ_CACHE_MIB: '16',
-      SIDEFILE_MCP_STATELESS: '1',
-    });
+    const c = parse(
+      [],
+      {
+        SIDEFILE_ROOT: 'ws',
+        SIDEFILE_HOST: '0.0.0.0',
+        SIDEFILE_PORT: '0',
+        SIDEFILE_TOKEN: 't',
+        SIDEFILE_READ_ONLY: '1',
+        SIDEFILE_DENY_READ: 'secrets/**,{a,b}/*.env',
+        SIDEFILE_DENY_WRITE: 'vendor/**',
+        SIDEFILE_DATA_DIR: '/var/lib/sidefile',
+        SIDEFILE_ENCODINGS: 'legacy/**=gbk,*.sjis=shift_jis',
+        SIDEFILE_BODY_LIMIT: '1MiB',
+        SIDEFILE_LOCK_TIMEOUT_MS: '500',
+        SIDEFILE_SESSION_TTL: '30m',
+        SIDEFILE_HISTORY_VERSIONS: '7',
+        SIDEFILE_LOG_LEVEL: 'debug',
+        SIDEFILE_ALLOWED_ORIGINS: 'https://App.example.com, http://localhost:3000/',
+        SIDEFILE_ALLOWED_HOSTS: 'DevBox.lan,other.lan:7000',
+        SIDEFILE_SEARCH_TIMEOUT_MS: '2500',
+        SIDEFILE_SEARCH_MAX_ENTRIES: '5000',
+        SIDEFILE_READ_CACHE_MIB: '16',
+        SIDEFILE_MCP_STATELESS: '1',
+        SIDEFILE_JUPYTER_URL: 'http://jupyter:8888/',
+        SIDEFILE_JUPYTER_TOKEN_FILE: 'jt',
+        SIDEFILE_MAX_KERNELS: '2',
+      },
+      (file) => (file === path.resolve('/srv', 'jt') ? 'jtoken\n' : noFile()),
+    );
     expect(c).toEqual({
       root: '/srv/ws',
       host: '0.0.0.0',
@@ -99,6 +106,7 @@ describe('config', () => {
       watch: true,
       scopedToken: null,
       trustLoopback: false,
+      jupyter: { url: 'http://jupyter:8888', token: 'jtoken', maxKernels: 2 },
     });
   });
 

@@ -10,6 +10,7 @@ import { SETTINGS, type SettingName } from './settings.js';
 import { parseBytes, parseDuration } from './units.js';
 import { ConfigError, fail } from './config-error.js';
 import { parseScopedToken } from './scoped-setting.js';
+import { parseJupyter, type JupyterSettings } from './jupyter-setting.js';
 
 export { ConfigError } from './config-error.js';
 
@@ -47,6 +48,8 @@ export interface AppConfig {
   scopedToken: ScopedTokenScope | null;
   /** Loopback peers need no token. */
   trustLoopback: boolean;
+  /** NotebookRun's Jupyter Server (--jupyter-url, --jupyter-token-file, --max-kernels); null: none. Absent: none. */
+  jupyter?: JupyterSettings | null;
   /** `--metadata KEY=VALUE` pairs that GET /v1/metadata publishes; absent: none. */
   metadata?: Record<string, string>;
 }
@@ -264,6 +267,11 @@ export function parseConfig(
     watch: raw.watch === undefined ? true : parseBoolean('watch', raw.watch),
     scopedToken,
     trustLoopback: raw['trust-loopback'] === undefined ? false : parseBoolean('trust-loopback', raw['trust-loopback']),
+    jupyter: parseJupyter(
+      raw,
+      (file) => readFile(path.resolve(cwd, file)),
+      (name, text) => parseInteger(name, text, 1, 256),
+    ),
   };
 }
 

@@ -80,6 +80,17 @@ export const SETTINGS = {
     help: 'loopback peers need no token (everything in the pod shares its loopback)',
     boolean: true,
   },
+  'max-kernels': { env: 'SIDEFILE_MAX_KERNELS', fallback: '4', help: 'Jupyter kernels NotebookRun keeps at once (more notebooks queue)' },
+  'jupyter-url': {
+    env: 'SIDEFILE_JUPYTER_URL',
+    fallback: 'none (NotebookRun answers KERNEL_UNAVAILABLE)',
+    help: 'Jupyter Server NotebookRun runs cells on, e.g. http://127.0.0.1:8888 (same workspace as its root_dir)',
+  },
+  'jupyter-token-file': {
+    env: 'SIDEFILE_JUPYTER_TOKEN_FILE',
+    fallback: 'none (a server without a token)',
+    help: "file holding the Jupyter Server's token (trailing whitespace stripped)",
+  },
 } as const satisfies Record<string, SettingInfo>;
 
 export type SettingName = keyof typeof SETTINGS;

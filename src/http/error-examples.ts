@@ -56,6 +56,11 @@ const EXAMPLES: Partial<Record<ErrorCode, ErrorExample>> = {
     message: 'src/app.py has no history version "20260101T000000000Z-000000".',
     details: { version: '20260101T000000000Z-000000' },
   },
+  KERNEL_UNAVAILABLE: {
+    message:
+      'NotebookRun needs a Jupyter Server, and none is configured. Start a Jupyter Server on the same workspace and give sidefile its address and token: --jupyter-url http://host:8888 --jupyter-token-file <file>.',
+    details: {},
+  },
   LOCK_TIMEOUT: { message: 'src/app.py is being written by another call; retry in a moment.', details: {} },
   STORAGE_FULL: { message: 'The disk is full: nothing changed.', details: {} },
   FS_PERMISSION_DENIED: { message: 'The file system refused the operation (permission denied): nothing changed.', details: {} },

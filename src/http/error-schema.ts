@@ -27,7 +27,7 @@ const STATUS_TEXT: Record<number, string> = {
   416: 'Range outside the file',
   422: 'The request cannot be applied to this file',
   500: 'Unexpected failure (generic message)',
-  503: 'Lock timeout or busy file system: retry after Retry-After seconds',
+  503: 'Lock timeout, busy file system or no Jupyter kernel: retry after Retry-After seconds',
   507: 'Storage full: nothing changed',
 };
 

@@ -171,6 +171,49 @@ export const TOOL_EXAMPLES: Record<string, ToolExamples> = {
       },
     ],
   },
+  // Needs a Jupyter Server: captured from a real run, not replayed by the examples test.
+  NotebookRun: {
+    requests: [
+      { notebook_path: 'analysis.ipynb', cell_id: 'look' },
+      { notebook_path: 'analysis.ipynb', mode: 'all', timeout_ms: 120000 },
+    ],
+    responses: [
+      {
+        result: {
+          notebook_path: 'analysis.ipynb',
+          cells: [
+            {
+              cell_id: 'look',
+              execution_count: 3,
+              status: 'ok',
+              outputs: [{ output_type: 'execute_result', text: '   a  b\n0  1  3\n1  2  4' }],
+            },
+          ],
+        },
+        text: 'Ran 1 cell(s) of analysis.ipynb: look ok.\n<cell id="look" status="ok" execution_count="3">\n<output type="execute_result">\n   a  b\n0  1  3\n1  2  4\n</output>\n</cell>',
+      },
+      {
+        result: {
+          notebook_path: 'analysis.ipynb',
+          cells: [
+            { cell_id: 'load', execution_count: 1, status: 'ok', outputs: [] },
+            {
+              cell_id: 'look',
+              execution_count: 2,
+              status: 'error',
+              outputs: [
+                {
+                  output_type: 'error',
+                  text: "---------------------------------------------------------------------------\nNameError                                 Traceback (most recent call last)\nCell In[2], line 1\n----> 1 df.head()\n\nNameError: name 'df' is not defined",
+                },
+              ],
+            },
+          ],
+        },
+        text: 'Ran 2 cell(s) of analysis.ipynb: load ok, look error.\n<cell id="load" status="ok" execution_count="1">\n</cell>\n<cell id="look" status="error" execution_count="2">\n<output type="error">\n---------------------------------------------------------------------------\nNameError                                 Traceback (most recent call last)\nCell In[2], line 1\n----> 1 df.head()\n\nNameError: name \'df\' is not defined\n</output>\n</cell>',
+      },
+    ],
+  },
   // Discovery (captured from real calls on app.py and util.py; not replayed: mtimes vary).
   Glob: {
     requests: [{ pattern: '**/*.py' }],

@@ -35,7 +35,8 @@ function annotationsOf(tool: ToolDefinition): NonNullable<Tool['annotations']> {
     readOnlyHint: readOnly,
     destructiveHint: !readOnly,
     idempotentHint: tool.name === 'Write',
-    openWorldHint: false,
+    // NotebookRun reaches beyond the workspace: code runs in a kernel that may do anything.
+    openWorldHint: tool.name === 'NotebookRun',
   };
 }
 

@@ -2,6 +2,7 @@ import { applyPatchTool } from './apply-patch/index.js';
 import { editTool } from './edit/index.js';
 import { multiEditTool } from './multi-edit/index.js';
 import { notebookEditTool } from './notebook-edit/index.js';
+import { createNotebookRunTool } from './notebook-run/index.js';
 import { createReadTool } from './read/index.js';
 import type { ToolDefinition, ToolServices } from './types.js';
 import { writeTool } from './write/index.js';
@@ -16,7 +17,7 @@ import { createLsTool } from './ls/index.js';
  * line here and a folder `src/tools/<slug>/` (docs/architecture.md). A tool that holds
  * resources (Read's line indexes) releases them in `close()`, called when the app closes.
  */
-export function createTools(_services: ToolServices): ToolDefinition[] {
+export function createTools(services: ToolServices): ToolDefinition[] {
   // One worker pool for the app's discovery tools; each tool's close() ends it (idempotent).
   const discovery = new DiscoveryPool();
   return [
@@ -25,6 +26,7 @@ export function createTools(_services: ToolServices): ToolDefinition[] {
     multiEditTool,
     writeTool,
     notebookEditTool,
+    createNotebookRunTool(services.settings.jupyter ?? null),
     applyPatchTool,
     createGlobTool(discovery),
     createGrepTool(discovery),

@@ -5,6 +5,7 @@ import type { HistoryStore } from '../history/types.js';
 import type { Access, ResolvedPath } from '../paths/types.js';
 import type { Log, WriteContext, WriteSettings } from '../write/context.js';
 import type { WriteEvent } from '../write/types.js';
+import type { JupyterSettings } from '../config/jupyter-setting.js';
 
 // Moved below the tools layer (docs/architecture.md); re-exported for tools' convenience.
 export type { Access, ResolvedPath } from '../paths/types.js';
@@ -20,6 +21,8 @@ export interface ToolSettings extends WriteSettings {
   /** Discovery budgets. */
   searchTimeoutMs: number;
   searchMaxEntries: number;
+  /** NotebookRun's Jupyter Server; null or absent: none configured. */
+  jupyter?: JupyterSettings | null;
 }
 
 /** The plain object every tool's `run` gets: no Fastify, no whole config. A WriteContext too. */
@@ -108,8 +111,15 @@ export interface ToolDefinition<I extends Record<string, unknown> = any, R = any
   rawText?: { contentTypes: string[]; field: string };
   /** Body media types the route accepts; default `application/json` (plus `rawText`'s types). */
   bodyTypes?: readonly string[];
+  /**
+   * False: the route exists but the tool is left out of GET /v1/tools, the dialects and MCP
+   * (NotebookRun without a Jupyter Server). Default true.
+   */
+  listed?: boolean;
   /** `target` is null only for a tool without one, or an optional file target left out. */
   run(input: I, ctx: ToolContext, target: ResolvedPath | null): Promise<ToolOutput<R>>;
+  /** Ends long-running work so it answers (and writes what it has) before the server stops waiting for requests. */
+  shutdown?(): Promise<void> | void;
   /** Releases what the tool holds (caches, background work); called when the app closes. */
   close?(): Promise<void> | void;
 }

@@ -312,6 +312,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tools/notebook_run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * NotebookRun: Runs code cells of a Jupyter notebook (.ipynb) in the notebook's kernel and writes their outputs into the notebook.
+         * @description Runs code cells of a Jupyter notebook (.ipynb) in the notebook's kernel and writes their outputs into the notebook.
+         *     - Read the notebook first in this session (any range); if it changed on disk since, read it again.
+         *     - mode "cell" (default) runs cell_id; "up_to" runs every code cell up to and including cell_id; "all" runs every code cell.
+         *     - The kernel is kept between calls, so variables carry over as in JupyterLab; restart: true starts it afresh.
+         *     - A cell that raises stops the run there (status "error", with the traceback). Past timeout_ms (default 60000) the kernel is interrupted (status "timeout").
+         *     - Only the run cells' outputs and execution counts change in the file; to change code, use NotebookEdit first.
+         */
+        post: operations["toolNotebookRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tools/glob": {
         parameters: {
             query?: never;
@@ -1497,7 +1522,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds: FS_BUSY. */
+            /** @description Lock timeout, busy file system or no Jupyter kernel: retry after Retry-After seconds: FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1829,7 +1854,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
+            /** @description Lock timeout, busy file system or no Jupyter kernel: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2258,7 +2283,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds: FS_BUSY. */
+            /** @description Lock timeout, busy file system or no Jupyter kernel: retry after Retry-After seconds: FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2636,7 +2661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
+            /** @description Lock timeout, busy file system or no Jupyter kernel: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3053,7 +3078,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
+            /** @description Lock timeout, busy file system or no Jupyter kernel: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3413,7 +3438,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
+            /** @description Lock timeout, busy file system or no Jupyter kernel: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3769,7 +3794,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
+            /** @description Lock timeout, busy file system or no Jupyter kernel: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3783,6 +3808,352 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "LOCK_TIMEOUT" | "FS_BUSY";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Storage full: nothing changed: STORAGE_FULL. */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "STORAGE_FULL",
+                     *         "message": "The disk is full: nothing changed.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "STORAGE_FULL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    toolNotebookRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Names one agent conversation (read-before-write state belongs to it). Default: `default`. */
+                "x-session-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The .ipynb notebook whose cells to run: relative to the workspace root, or absolute inside it. */
+                    notebook_path: string;
+                    /** @description The code cell to run (mode "cell") or to run up to (mode "up_to"), as Read shows it: its id, or "cell-N" for the 0-based index N. */
+                    cell_id?: string;
+                    /**
+                     * @description cell (default): run cell_id; all: every code cell in order; up_to: every code cell up to and including cell_id.
+                     * @default cell
+                     * @enum {string}
+                     */
+                    mode?: "cell" | "all" | "up_to";
+                    /**
+                     * @description How long the run may take, in ms (default 60000, at most 600000). Past it the kernel is interrupted; the outputs so far are kept.
+                     * @default 60000
+                     */
+                    timeout_ms?: number;
+                    /**
+                     * @description Restart the notebook's kernel first (its variables are lost).
+                     * @default false
+                     */
+                    restart?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description NotebookRun succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What NotebookRun ran, and what each cell printed; the outputs are also written into the notebook. */
+                        result: {
+                            /** @description The notebook, relative to the workspace root. */
+                            notebook_path: string;
+                            /** @description The cells that ran, in order. */
+                            cells: {
+                                /** @description The cell's id, or "cell-N" when it has none. */
+                                cell_id: string;
+                                /** @description The count the kernel gave this execution (null when it gave none). */
+                                execution_count: number | null;
+                                /**
+                                 * @description ok; error: the cell raised (a run of several cells stops there); timeout: interrupted at timeout_ms.
+                                 * @enum {string}
+                                 */
+                                status: "ok" | "error" | "timeout";
+                                /** @description The outputs as Read shows them: text, errors with their traceback, image placeholders. */
+                                outputs: {
+                                    /** @description Jupyter output type: stream, execute_result, display_data or error (nbformat 3: pyout, pyerr). */
+                                    output_type: string;
+                                    /** @description The output as text (stream text, text/plain, or an error with its traceback, ANSI escapes removed), cut at 2,000 characters and marked "… [truncated]". */
+                                    text?: string;
+                                    /** @description Media type of an image (or other binary) output, e.g. image/png; its data is never returned. */
+                                    media_type?: string;
+                                    /** @description Size in bytes of that image output once decoded from base64. */
+                                    size?: number;
+                                }[];
+                            }[];
+                        };
+                        /** @description What an agent shows its model. */
+                        text: string;
+                    };
+                };
+            };
+            /** @description Invalid input, wrong tool, not a file or no change: INVALID_INPUT, NOT_A_FILE, WRONG_TOOL. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "INVALID_INPUT" | "NOT_A_FILE" | "WRONG_TOOL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Missing or wrong bearer token: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or wrong bearer token: send Authorization: Bearer <token>.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Path outside the workspace, denied, read-only mode or file system permission: PATH_OUTSIDE_WORKSPACE, PATH_DENIED, READ_ONLY, ORIGIN_DENIED, FS_PERMISSION_DENIED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "PATH_OUTSIDE_WORKSPACE" | "PATH_DENIED" | "READ_ONLY" | "ORIGIN_DENIED" | "FS_PERMISSION_DENIED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description No such file, route, cell or version: FILE_NOT_FOUND, CELL_NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "FILE_NOT_FOUND" | "CELL_NOT_FOUND";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The file was not read, or changed since it was read; a folder not empty: FILE_NOT_READ, FILE_MODIFIED_SINCE_READ, CELL_MOVED. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "FILE_NOT_READ" | "FILE_MODIFIED_SINCE_READ" | "CELL_MOVED";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description File or request body too large: FILE_TOO_LARGE, PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "FILE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The request cannot be applied to this file: INVALID_NOTEBOOK, SECRET_DETECTED, UNSUPPORTED_ENCODING. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "INVALID_NOTEBOOK" | "SECRET_DETECTED" | "UNSUPPORTED_ENCODING";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure (generic message): INTERNAL. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal error; the request id is in the X-Request-Id header.",
+                     *         "details": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "INTERNAL";
+                            /** @description What went wrong and what to do next, written for the model. */
+                            message: string;
+                            /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Lock timeout, busy file system or no Jupyter kernel: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY, KERNEL_UNAVAILABLE. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The failure. */
+                        error: {
+                            /**
+                             * @description Stable error code.
+                             * @enum {string}
+                             */
+                            code: "LOCK_TIMEOUT" | "FS_BUSY" | "KERNEL_UNAVAILABLE";
                             /** @description What went wrong and what to do next, written for the model. */
                             message: string;
                             /** @description Machine-readable specifics, e.g. `matches` or `fields`. */
@@ -4216,7 +4587,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY, KERNEL_UNAVAILABLE. */
+            /** @description Lock timeout, busy file system or no Jupyter kernel: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY, KERNEL_UNAVAILABLE. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4740,7 +5111,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY, KERNEL_UNAVAILABLE. */
+            /** @description Lock timeout, busy file system or no Jupyter kernel: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY, KERNEL_UNAVAILABLE. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5197,7 +5568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY, KERNEL_UNAVAILABLE. */
+            /** @description Lock timeout, busy file system or no Jupyter kernel: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY, KERNEL_UNAVAILABLE. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5916,7 +6287,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Lock timeout or busy file system: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
+            /** @description Lock timeout, busy file system or no Jupyter kernel: retry after Retry-After seconds: LOCK_TIMEOUT, FS_BUSY. */
             503: {
                 headers: {
                     [name: string]: unknown;
