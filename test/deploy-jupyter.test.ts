@@ -20,10 +20,11 @@ const read = (file: string) => readFileSync(file, 'utf8');
 const JUPYTER = 'deploy/jupyter';
 const image = readDockerfile(`${JUPYTER}/Dockerfile`);
 const compose = parse(read('docker-compose.yml')) as { services: Record<string, Json>; secrets: Record<string, { file: string }> };
-const { sidefile, jupyter, agent } = compose.services as Record<string, Json>;
+const service = (name: string): Json => compose.services[name]!;
+const [sidefile, jupyter, agent] = [service('sidefile'), service('jupyter'), service('agent')];
 const cmd = JSON.parse(image.instructions('CMD').pop()!) as string[];
 const option = (args: string[], name: string) => args.find((a) => a.startsWith(`--ServerApp.${name}=`))?.split('=')[1];
-const knownEnv = new Set(Object.values(SETTINGS).map((s) => s.env));
+const knownEnv = new Set<string>(Object.values(SETTINGS).map((s) => s.env));
 
 describe('deploy/jupyter image', () => {
   it("installs Debian's jupyter-server and ipykernel and copies only files that exist", () => {
@@ -128,6 +129,18 @@ describe('deploy/agent-sandbox: the workload runs the Jupyter Server', () => {
   });
 });
 
+/** The Python that runs `jupyter-server` (its shebang's), which loads the config file; or null. */
+function jupyterPython(): string | null {
+  for (const dir of [...(process.env.PATH ?? '').split(':'), '/usr/bin']) {
+    const bin = path.join(dir, 'jupyter-server');
+    if (!existsSync(bin)) continue;
+    const shebang = /^#!\s*(\S+)/.exec(readFileSync(bin, 'utf8').split('\n', 1)[0]!)?.[1];
+    if (shebang) return shebang;
+  }
+  return null;
+}
+const python = jupyterPython();
+
 /** Runs deploy/jupyter's config file the way Jupyter loads it, with `c` a traitlets Config. */
 async function loadConfig(env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
   const script = [
@@ -135,30 +148,26 @@ async function loadConfig(env: NodeJS.ProcessEnv): Promise<{ code: number; out: 
     'from traitlets.config import Config',
     'c = Config()',
     'exec(compile(open(sys.argv[1]).read(), sys.argv[1], "exec"), {"c": c})',
-    'print(repr(c.ServerApp.token))',
+    'from jupyter_server.services.kernels.handlers import ZMQChannelsHandler',
+    'print(repr(c.ServerApp.token), ZMQChannelsHandler.open.__name__)',
   ].join('\n');
-  return run('python3', ['-c', script, path.join(JUPYTER, 'jupyter_server_config.py')], { env: { PATH: process.env.PATH, ...env } }).then(
+  return run(python!, ['-c', script, path.join(JUPYTER, 'jupyter_server_config.py')], { env: { PATH: process.env.PATH, ...env } }).then(
     (r) => ({ code: 0, out: r.stdout.trim() }),
     (e: { code: number; stderr: string }) => ({ code: e.code, out: e.stderr.trim() }),
   );
 }
 
-const hasTraitlets = await run('python3', ['-c', 'import traitlets']).then(
-  () => true,
-  () => false,
-);
-
-describe.skipIf(!hasTraitlets)('deploy/jupyter/jupyter_server_config.py (python3 with traitlets)', () => {
+describe.skipIf(python === null)('deploy/jupyter/jupyter_server_config.py, loaded by the Python of jupyter-server 1.x', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'sidefile-jupyter-config-'));
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('takes the token from JUPYTER_TOKEN_FILE with trailing whitespace stripped, as sidefile does', async () => {
+  it('takes the token from JUPYTER_TOKEN_FILE with trailing whitespace stripped, as sidefile does, and sets no-delay on kernel channels', async () => {
     const file = path.join(dir, 'token');
     await writeFile(file, 'abc123\n');
-    expect(await loadConfig({ JUPYTER_TOKEN_FILE: file })).toEqual({ code: 0, out: "'abc123'" });
+    expect(await loadConfig({ JUPYTER_TOKEN_FILE: file })).toEqual({ code: 0, out: "'abc123' open_without_nagle" });
   });
 
   it('refuses to start without a token file, or with an empty one', async () => {
