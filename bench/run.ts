@@ -9,6 +9,7 @@ import { benchFootprint } from './footprint.js';
 import { benchFiles } from './files.js';
 import { benchMcp } from './mcp.js';
 import { benchNotebook } from './notebook.js';
+import { benchNotebookRun } from './notebook-run.js';
 import { benchPatch } from './patch.js';
 import { benchPeers } from './peers.js';
 import { benchRead } from './read.js';
@@ -30,6 +31,7 @@ const SCENARIOS: Array<[name: string, run: (print: Print) => Promise<void>]> = [
   ['mcp', (print) => benchMcp(print)],
   ['footprint', (print) => benchFootprint(print, { quick })],
   ['files', (print) => benchFiles(print, { quick })],
+  ['run', (print) => benchNotebookRun(print, { quick })],
 ];
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('--'));

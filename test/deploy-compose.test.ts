@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { listenOnLoopback, makeTestApp, type TestApp } from './helpers.js';
+import { composeDefault, readDockerfile } from './support/dockerfile.js';
 
 /**
  * docker-compose.yml and the Dockerfile name the same things (build args, base image, files,
@@ -20,23 +21,7 @@ const compose = parse(read('docker-compose.yml')) as {
   volumes: object;
 };
 const { sidefile, agent } = compose.services;
-const dockerfile = read('Dockerfile')
-  .replace(/\\\n\s*/g, '')
-  .split('\n');
-const instructions = (name: string) => dockerfile.filter((l) => l.startsWith(`${name} `)).map((l) => l.slice(name.length + 1).trim());
-/** The ARGs declared before the first FROM (those a FROM line can use), with their defaults. */
-const globalArgs = Object.fromEntries(
-  dockerfile
-    .slice(
-      0,
-      dockerfile.findIndex((l) => l.startsWith('FROM ')),
-    )
-    .flatMap((l) => {
-      const m = /^ARG (\w+)(?:=(.*))?$/.exec(l);
-      return m ? [[m[1]!, m[2]]] : [];
-    }),
-);
-const composeDefault = (value: string) => /^\$\{\w+:-(.*)\}$/.exec(value)?.[1];
+const { instructions, globalArgs } = readDockerfile('Dockerfile');
 
 describe('docker-compose.yml and the Dockerfile', () => {
   it('build the Dockerfile with the base image as an argument the Dockerfile declares, defaulting alike', () => {
@@ -74,13 +59,22 @@ describe('docker-compose.yml and the Dockerfile', () => {
     expect(script).not.toMatch(/\b(curl|wget)\b/); // node:*-slim has neither
   });
 
-  it('mount secrets and volumes the file declares, the token where SIDEFILE_TOKEN_FILE points', () => {
+  it('mount secrets and volumes the file declares, each token file where its service mounts a secret', () => {
     for (const [name, service] of Object.entries(compose.services)) {
       for (const secret of service.secrets ?? []) expect(Object.keys(compose.secrets), name).toContain(secret);
-      expect(service.environment.SIDEFILE_TOKEN_FILE, name).toBe(`/run/secrets/${service.secrets[0]}`);
+      const tokenFiles = Object.entries(service.environment as Record<string, string>).filter(([key]) => key.endsWith('TOKEN_FILE'));
+      expect(tokenFiles.length, name).toBeGreaterThan(0);
+      for (const [key, file] of tokenFiles)
+        expect(
+          (service.secrets as string[]).map((s) => `/run/secrets/${s}`),
+          `${name}: ${key}`,
+        ).toContain(file);
       for (const volume of service.volumes ?? []) expect(Object.keys(compose.volumes), name).toContain(volume.split(':')[0]);
     }
-    expect(read('docker-compose.yml')).toContain(`> ${composeDefault(compose.secrets.sidefile_token!.file)!.replace(/^\.\//, '')}`);
+    for (const service of [sidefile, agent]) expect(service.environment.SIDEFILE_TOKEN_FILE).toBe('/run/secrets/sidefile_token');
+    // The comment at the top creates every secret file the compose file reads.
+    for (const secret of Object.values(compose.secrets))
+      expect(read('docker-compose.yml')).toContain(`> ${composeDefault(secret.file)!.replace(/^\.\//, '')}`);
   });
 });
 

@@ -128,7 +128,7 @@ describe('deploy/agent-sandbox manifests', () => {
     return arg?.slice(name.length + 3);
   }
 
-  it('shares /workspace with the unmodified workload container, and names only volumes that exist', () => {
+  it('shares /workspace with the workload container, and names only volumes that exist', () => {
     const claimed = (template.spec.volumeClaimTemplates as Json[]).map((t) => t.metadata.name as string);
     const volumes = new Set([...(pod.volumes as Json[]).map((v) => v.name as string), ...claimed]);
     for (const container of pod.containers as Json[]) {
@@ -158,7 +158,8 @@ describe('deploy/agent-sandbox manifests', () => {
     expect(SETTINGS['sandbox-namespace'].env).toBe('SIDEFILE_SANDBOX_NAMESPACE');
     // Every flag given is a setting sidefile knows.
     for (const arg of sidefile.args as string[]) expect(arg.slice(2).split('=')[0]! in SETTINGS, arg).toBe(true);
-    expect((workload.volumeMounts as Json[]).map((m) => m.mountPath)).toEqual(['/workspace']);
+    // The workload sees the workspace and its Jupyter Server's token, none of sidefile's secrets.
+    expect((workload.volumeMounts as Json[]).map((m) => m.mountPath)).toEqual(['/workspace', '/etc/jupyter-token']);
   });
 
   it('the pool names the template, the claim names the pool, and the router verifies with the same Secret', () => {
