@@ -112,6 +112,25 @@ describe.skipIf(!HAS_JUPYTER)('NotebookRun against a real Jupyter Server', () =>
     w.assertValid('img.ipynb');
   }, 60_000);
 
+  it('runs from a read made before another change when that change left the cells alone; refuses when it touched them', async () => {
+    await w.put('stale.ipynb', [code('a', ['7 * 6']), code('b', ['1 + 1'])]);
+    // Another writer changes cell b after this session's read.
+    const other = notebookText([code('a', ['7 * 6']), code('b', ['2 + 2'])]);
+    await fsp.writeFile(path.join(w.t.root, 'stale.ipynb'), other);
+    const ok = await w.run({ notebook_path: 'stale.ipynb', cell_id: 'a' });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.result.cells[0]).toMatchObject({ cell_id: 'a', status: 'ok', outputs: [{ output_type: 'execute_result', text: '42' }] });
+    expect(ok.body.text).toContain('had changed');
+    const nb = JSON.parse(await w.onDisk('stale.ipynb')) as { cells: Array<{ source: string[]; outputs: unknown[] }> };
+    expect(nb.cells[1]?.source).toEqual(['2 + 2']);
+    expect(nb.cells[0]?.outputs).toHaveLength(1);
+    const refused = await w.run({ notebook_path: 'stale.ipynb', cell_id: 'b' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('FILE_MODIFIED_SINCE_READ');
+    expect(refused.body.error.details.conflict).toEqual(['b']);
+    w.assertValid('stale.ipynb');
+  }, 60_000);
+
   it('names a kernelspec the server does not have, and the ones it has', async () => {
     const text = notebookText([code('k', ['1'])]).replace('"name": "python3"', '"name": "julia-1.9"');
     await fsp.writeFile(path.join(w.t.root, 'julia.ipynb'), text);

@@ -1,8 +1,9 @@
+import type { Stats } from 'node:fs';
 import { ToolError } from '../../errors.js';
 import { KernelDiedError, notConfigured } from '../../jupyter/kernel-errors.js';
 import { shuttingDown, type Kernel, type KernelPool } from '../../jupyter/kernel-pool.js';
 import { openNotebook } from '../../notebook/document.js';
-import { isObject, type JsonObject } from '../../notebook/model.js';
+import { isObject, parseNotebook, type JsonObject } from '../../notebook/model.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
 import { summarizeOutput } from '../../notebook/outputs.js';
 import { renderCell } from '../../notebook/render.js';
@@ -10,9 +11,9 @@ import { assertRoundTrips, decodeText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import { openTargetDir } from '../../write/atomic-writer.js';
 import { loadCurrent } from '../../write/load-current.js';
-import { checkReadState } from '../../write/staleness.js';
+import { checkReadOrBase } from '../../write/staleness.js';
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
-import { planCells, type PlannedCell } from './cell-plan.js';
+import { matchCells, planCells, type PlannedCell } from './cell-plan.js';
 import type { CellRun, NotebookRunInput, NotebookRunResult } from './schema.js';
 import { writeOutputs, type FinishedCell, type RunBase } from './write-outputs.js';
 
@@ -34,8 +35,8 @@ export async function runNotebookRun(
       `${target.relative} is not a Jupyter notebook (.ipynb). NotebookRun runs the code cells of a notebook.`,
     );
   }
-  const { base, cells, kernelName } = await loadBase(ctx, target);
-  const planned = planCells(cells, input, ctx.readState.get(ctx.session, target.real)?.positions);
+  const { base, cells, seen, kernelName } = await loadBase(ctx, target);
+  const planned = planRun(target, cells, seen, input, ctx.readState.get(ctx.session, target.real)?.positions);
   const kernels = pool();
   if (kernels === null) throw notConfigured();
   const finished: FinishedCell[] = [];
@@ -78,11 +79,11 @@ export async function runNotebookRun(
     }
   });
   if (finished.length === 0 && died === null && kernels.stopping) throw shuttingDown();
-  const written = finished.length === 0 ? null : await writeOutputs(ctx, target, base, finished, () => runs);
+  const written = finished.length === 0 ? null : await writeOutputs(ctx, target, base, finished, () => runs, seen === null);
   if (died !== null) throw kernelDied(target, died, runs);
   return {
     result: { notebook_path: target.relative, cells: runs },
-    text: resultText(target, runs, written?.merged ?? false),
+    text: resultText(target, runs, seen !== null || (written?.merged ?? false)),
     metrics: written ? { bytes: written.bytes, linesAdded: written.additions, linesRemoved: written.deletions } : {},
   };
 }
@@ -100,8 +101,39 @@ async function goneSoon(kernel: Kernel): Promise<boolean> {
   return false;
 }
 
-/** The notebook as the run starts: read-state checks, decoded and parsed (the merge base). */
-async function loadBase(ctx: ToolContext, target: ResolvedPath): Promise<{ base: RunBase; cells: unknown[]; kernelName: string | null }> {
+/**
+ * The cells to run. `seen`: the cells of the version the session read, when the notebook changed
+ * since — the session's cells are then found in the notebook as it is now (by id, same source),
+ * and a cell the other change touched refuses the run (409 with `details.conflict`).
+ */
+function planRun(
+  target: ResolvedPath,
+  cells: unknown[],
+  seen: unknown[] | null,
+  input: NotebookRunInput,
+  positions: Parameters<typeof planCells>[2],
+): PlannedCell[] {
+  if (seen === null) return planCells(cells, input, positions);
+  const meant = planCells(seen, input, positions);
+  const { indexes, conflict } = matchCells(meant, cells);
+  if (conflict.length > 0) {
+    throw new ToolError(
+      'FILE_MODIFIED_SINCE_READ',
+      `${target.relative} has changed since your read (by the user or another tool), and the change touched cell ${conflict.join(', ')} you asked to run. Read the notebook again, then run it.`,
+      { conflict },
+    );
+  }
+  return meant.map((cell, i) => ({ ...cell, index: indexes[i] as number }));
+}
+
+/**
+ * The notebook as the run starts: read-state checks, decoded and parsed (the merge base). A
+ * read that is stale but whose version the text cache holds gives `seen`, that version's cells.
+ */
+async function loadBase(
+  ctx: ToolContext,
+  target: ResolvedPath,
+): Promise<{ base: RunBase; cells: unknown[]; seen: unknown[] | null; kernelName: string | null }> {
   const dir = await openTargetDir(ctx.root, target.real);
   let current;
   try {
@@ -112,14 +144,26 @@ async function loadBase(ctx: ToolContext, target: ResolvedPath): Promise<{ base:
   if (current.bytes === null || current.stat === null) {
     throw new ToolError('FILE_NOT_FOUND', `Notebook ${target.relative} does not exist.`);
   }
-  checkReadState(ctx, target, 'any', current.bytes, current.stat);
+  const checked = checkReadOrBase(ctx, target, 'any', current.bytes, current.stat, undefined, true);
   const decoded = decodeText(current.bytes, encodingOverrideFor(ctx.settings.encodings, target.relative));
   assertRoundTrips(current.bytes, decoded, target.relative, 'notebook');
   const doc = openNotebook(decoded.text);
+  const seen =
+    checked !== null && typeof checked === 'object'
+      ? seenCells(ctx, target, checked.base, decoded.encoding, current.bytes, current.stat)
+      : null;
   const metadata = doc.root['metadata'];
   const spec = isObject(metadata) ? metadata['kernelspec'] : undefined;
   const kernelName = isObject(spec) && typeof spec['name'] === 'string' && spec['name'] !== '' ? spec['name'] : null;
-  return { base: { bytes: current.bytes, decoded, cellCount: doc.cells.length }, cells: doc.cells, kernelName };
+  return { base: { bytes: current.bytes, decoded, cellCount: doc.cells.length }, cells: doc.cells, seen, kernelName };
+}
+
+/** The cells of the version the session read; one that no longer parses is the plain stale answer. */
+function seenCells(ctx: ToolContext, target: ResolvedPath, base: Buffer, encoding: string, bytes: Buffer, stat: Stats): unknown[] {
+  const parsed = parseNotebook(decodeText(base, encoding).text);
+  if (parsed.ok) return parsed.notebook.cells;
+  checkReadOrBase(ctx, target, 'any', bytes, stat, undefined, false);
+  throw new ToolError('FILE_MODIFIED_SINCE_READ', `${target.relative} has changed since your read. Read it again before running it.`);
 }
 
 function kernelDied(target: ResolvedPath, died: { cell: PlannedCell; why: string }, runs: CellRun[]): ToolError {

@@ -36,6 +36,7 @@ export async function writeOutputs(
   base: RunBase,
   finished: readonly FinishedCell[],
   shown: () => CellRun[],
+  recordsRead = true,
 ): Promise<{ bytes: number; additions: number; deletions: number; merged: boolean }> {
   let merged = false;
   const out = await runWrite<null>(ctx, target, {
@@ -45,7 +46,8 @@ export async function writeOutputs(
     compute: (current) => {
       const computed = compute(target, base, current, finished, shown, ctx.readState.get(ctx.session, target.real)?.positions);
       merged = computed.merged;
-      return computed.write;
+      // A run started from a stale read has not shown the session the other change.
+      return recordsRead ? computed.write : { ...computed.write, recordsRead: false };
     },
   });
   return { bytes: out.bytes, additions: out.additions, deletions: out.deletions, merged };
