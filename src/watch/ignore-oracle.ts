@@ -1,24 +1,28 @@
-import { readFile } from 'node:fs/promises';
+import { constants, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { isIgnored, pushRules, type IgnoreStack } from '../discovery/ignore-rules.js';
+import { IGNORE_FILE_BYTES } from '../discovery/walk.js';
 
 /**
  * Whether Glob would skip a path as ignored (`.gitignore`, `.ignore`, `.git/info/exclude`, as
- * discovery reads them), for outside-change events. Each folder's rule files are read once and
- * cached (bounded); a change to a rule file drops the cache.
+ * discovery reads them), for outside-change events. Each folder's rules are read and compiled
+ * once and cached (bounded); a change to a rule file drops the cache. This runs on the event
+ * loop, so a rule file is read as discovery reads it: at most IGNORE_FILE_BYTES, cut at its last
+ * whole line — compiling a planted 1 MiB `.gitignore` for every event held the loop for seconds.
  */
 const RULE_FILES = ['.gitignore', '.ignore'];
 const MAX_FOLDERS = 20_000;
 
 export class IgnoreOracle {
-  private readonly texts = new Map<string, Promise<string[]>>();
+  /** A folder's own level of rules (empty when it has none). */
+  private readonly levels = new Map<string, Promise<IgnoreStack>>();
 
   constructor(private readonly root: string) {}
 
   /** Call for every changed path: a rule file's change drops what was cached. */
   noteChange(rel: string): void {
     const name = rel.slice(rel.lastIndexOf('/') + 1);
-    if (RULE_FILES.includes(name) || rel.endsWith('.git/info/exclude')) this.texts.clear();
+    if (RULE_FILES.includes(name) || rel.endsWith('.git/info/exclude')) this.levels.clear();
   }
 
   /** `folder`: the path is a folder (trailing-`/` rules apply). */
@@ -35,20 +39,43 @@ export class IgnoreOracle {
   }
 
   private async levelAt(stack: IgnoreStack, folder: string): Promise<IgnoreStack> {
-    return pushRules(stack, folder, await this.rulesOf(folder));
+    const level = await this.levelOf(folder);
+    return level.length === 0 ? stack : [...stack, ...level];
   }
 
-  private rulesOf(folder: string): Promise<string[]> {
-    let texts = this.texts.get(folder);
-    if (texts === undefined) {
-      if (this.texts.size >= MAX_FOLDERS) this.texts.clear();
+  private levelOf(folder: string): Promise<IgnoreStack> {
+    let level = this.levels.get(folder);
+    if (level === undefined) {
+      if (this.levels.size >= MAX_FOLDERS) this.levels.clear();
       const dir = path.join(this.root, folder);
       // Discovery's order within a folder: .git/info/exclude, then .gitignore, then .ignore.
       // Security: only a yes/no about paths comes of these files; their text is never sent.
       const files = ['.git/info/exclude', ...RULE_FILES].map((f) => path.join(dir, f));
-      texts = Promise.all(files.map((f) => readFile(f, 'utf8').catch(() => '')));
-      this.texts.set(folder, texts);
+      level = Promise.all(files.map(ruleText)).then((texts) => pushRules([], folder, texts));
+      this.levels.set(folder, level);
     }
-    return texts;
+    return level;
+  }
+}
+
+/**
+ * A rule file's text as discovery takes it: a regular file, not through a link, at most
+ * IGNORE_FILE_BYTES cut at its last whole line; anything else is no rules. Security: opened
+ * without blocking, so a FIFO planted as `.gitignore` cannot hold a thread-pool thread.
+ */
+async function ruleText(file: string): Promise<string> {
+  let handle: fsp.FileHandle | undefined;
+  try {
+    handle = await fsp.open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const stat = await handle.stat();
+    if (!stat.isFile()) return '';
+    const buffer = Buffer.alloc(Math.min(stat.size, IGNORE_FILE_BYTES));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const bytes = buffer.subarray(0, bytesRead);
+    return stat.size <= bytesRead ? bytes.toString('utf8') : bytes.toString('utf8', 0, bytes.lastIndexOf(10) + 1);
+  } catch {
+    return '';
+  } finally {
+    await handle?.close().catch(() => {});
   }
 }
