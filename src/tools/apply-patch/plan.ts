@@ -15,6 +15,9 @@ import { assertRoundTrip } from '../edit/run.js';
 import type { ResolvedPath, ToolContext } from '../types.js';
 import { notebookCells } from '../write/run.js';
 import { turnSlicer } from '../../write/slices.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
+const BIG_FILE_BYTES = 1024 * 1024;
 
 /** One file operation with its paths resolved (path policy, deny globs, read-only: by ctx.resolve). */
 export interface ResolvedOp {
@@ -189,7 +192,11 @@ async function planUpdate(
 ): Promise<Updated> {
   const decoded = decodeText(bytes, encodingOverrideFor(ctx.settings.encodings, target.relative));
   assertRoundTrip(bytes, decoded, target);
+  // A file of megabytes: each of these steps is a long turn of its own, so others run between.
+  const big = bytes.length > BIG_FILE_BYTES;
+  if (big) await nextTurn();
   const applied = await applyHunks(decoded.text, hunks, target.relative, dominantLineBreak(decoded.text), allowPlaceholders);
+  if (big) await nextTurn();
   // Characters the file's encoding cannot hold → UNSUPPORTED_ENCODING; the BOM is kept.
   const next = applied.after === decoded.text ? bytes : encodeText(applied.after, decoded);
   return { before: decoded.text, after: applied.after, bytes: next, rung: applied.rung };

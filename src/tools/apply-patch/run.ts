@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ToolError } from '../../errors.js';
 import { parseOperations, parsePatch, type FileOp } from '../../patch/parse.js';
 import { commitFiles, type CommittedChange, type PlannedChange } from '../../write/commit-files.js';
@@ -12,6 +13,8 @@ import type { ApplyPatchInput, ApplyPatchResult, PatchedFile } from './schema.js
  */
 export async function runApplyPatch(input: ApplyPatchInput, ctx: ToolContext): Promise<ToolOutput<ApplyPatchResult>> {
   const ops: FileOp[] = input.operations ? parseOperations(input.operations) : parsePatch(input.patch ?? '');
+  // Parsing megabytes of patch is a long turn of its own: let others run before the next one.
+  if ((input.patch?.length ?? 0) > 1024 * 1024) await nextTurn();
   const resolved = await resolveOps(ctx, ops);
   let outcomes: OpOutcome[] = [];
   const committed = await commitFiles(ctx, {
