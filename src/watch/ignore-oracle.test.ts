@@ -37,3 +37,20 @@ it('reads a FIFO or a link planted as .gitignore as no rules, without waiting on
   expect(await oracle.ignored('fifo/a.txt')).toBe(false);
   expect(await oracle.ignored('link/a.txt')).toBe(false);
 });
+
+it('lets the last matching pattern decide across a long rule file, as git does', async () => {
+  const dirs = await makeTempDirs('sidefile-oracle-');
+  base = dirs.base;
+  const filler = Array.from({ length: 450 }, (_, i) => `filler-${i}/`);
+  await fsp.writeFile(
+    path.join(dirs.root, '.gitignore'),
+    ['*.log', ...filler, '!keep.log', ...filler, 'keep-not/', '!keep-not/a.txt', ''].join('\n'),
+  );
+  const oracle = new IgnoreOracle(dirs.root);
+  expect(await oracle.ignored('other.log')).toBe(true);
+  expect(await oracle.ignored('keep.log')).toBe(false);
+  expect(await oracle.ignored('filler-300/x.txt')).toBe(true);
+  // A file below an ignored folder cannot be re-included.
+  expect(await oracle.ignored('keep-not/a.txt')).toBe(true);
+  expect(await oracle.ignored('src/a.ts')).toBe(false);
+});

@@ -2,6 +2,7 @@ import { constants, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { isIgnored, pushRules, type IgnoreStack } from '../discovery/ignore-rules.js';
 import { IGNORE_FILE_BYTES } from '../discovery/walk.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
  * Whether Glob would skip a path as ignored (`.gitignore`, `.ignore`, `.git/info/exclude`, as
@@ -51,12 +52,35 @@ export class IgnoreOracle {
       // Discovery's order within a folder: .git/info/exclude, then .gitignore, then .ignore.
       // Security: only a yes/no about paths comes of these files; their text is never sent.
       const files = ['.git/info/exclude', ...RULE_FILES].map((f) => path.join(dir, f));
-      level = Promise.all(files.map(ruleText)).then((texts) => pushRules([], folder, texts));
+      level = Promise.all(files.map(ruleText)).then((texts) => compileInSlices(folder, texts));
       this.levels.set(folder, level);
     }
     return level;
   }
 }
+
+/** Patterns compiled per turn of the event loop: a few milliseconds' work. */
+const PATTERNS_PER_SLICE = 100;
+
+/**
+ * One folder's rules as several matchers of PATTERNS_PER_SLICE patterns each, compiled one per
+ * turn (the `ignore` package compiles its patterns at the first test: 64 KiB of them took
+ * ~200 ms in one turn). The stack tries the later matchers first and the first one that has a
+ * verdict decides, which is git's "the last matching pattern wins" across the pieces.
+ */
+async function compileInSlices(folder: string, texts: string[]): Promise<IgnoreStack> {
+  const lines = texts.flatMap((t) => t.split(/\r?\n/)).filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  let level: IgnoreStack = [];
+  const probe = folder === '' ? PROBE : `${folder}/${PROBE}`;
+  for (let at = 0; at < lines.length; at += PATTERNS_PER_SLICE) {
+    level = pushRules(level, folder, [lines.slice(at, at + PATTERNS_PER_SLICE).join('\n')]);
+    isIgnored(level.slice(-1), probe, false);
+    if (at + PATTERNS_PER_SLICE < lines.length) await nextTurn();
+  }
+  return level;
+}
+
+const PROBE = '.sidefile-compile-probe';
 
 /**
  * A rule file's text as discovery takes it: a regular file, not through a link, at most
