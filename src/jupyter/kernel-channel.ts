@@ -3,38 +3,16 @@ import WebSocket from 'ws';
 import { isObject, type JsonObject } from '../notebook/model.js';
 import { KernelDiedError } from './kernel-errors.js';
 import { OutputCollector } from './output-collector.js';
+import { settle, watchIdle, type Pending, type ExecuteOutcome } from './pending-run.js';
 
-export type RunStatus = 'ok' | 'error' | 'timeout';
-
-export interface ExecuteOutcome {
-  status: RunStatus;
-  executionCount: number | null;
-  /** nbformat 4 outputs, bounded (output-collector.ts). */
-  outputs: JsonObject[];
-  /** True when the kernel did not answer the interrupt: it should not be used again. */
-  stuck?: boolean;
-  /** The cell ended in a KeyboardInterrupt this side did not ask for (the server shutting down, someone else). */
-  interruptedElsewhere?: boolean;
-}
+export type { ExecuteOutcome, RunStatus } from './pending-run.js';
 
 /** One message over the channel may be this large; a larger one is lost (and said so), not held. */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 /** After an interrupt, how long the kernel has to answer before it counts as stuck. */
 const INTERRUPT_GRACE_MS = 10_000;
 const OPEN_TIMEOUT_MS = 30_000;
-
-interface Pending {
-  msgId: string;
-  collector: OutputCollector;
-  reply: JsonObject | null;
-  idle: boolean;
-  timedOut: boolean;
-  /** Asks the server whether the kernel is idle (after a lost message, the reply may be lost too). */
-  idleProbe?: () => Promise<boolean>;
-  watch?: NodeJS.Timeout;
-  finish(outcome: ExecuteOutcome): void;
-  fail(err: Error): void;
-}
+const HANDSHAKE_RETRY_MS = 1_000;
 
 /**
  * The kernel channels WebSocket of one kernel (`/api/kernels/<id>/channels`, the Jupyter
@@ -64,6 +42,7 @@ export class KernelChannel {
   static async open(url: (clientSession: string) => string, headers: Record<string, string>): Promise<KernelChannel> {
     const channel = new KernelChannel(url, headers);
     await channel.opened();
+    await channel.handshake();
     return channel;
   }
 
@@ -77,6 +56,43 @@ export class KernelChannel {
     });
     socket.on('close', (code: number) => this.closed(socket, code));
     return socket;
+  }
+
+  /** kernel_info_request ids sent by handshake() whose reply is awaited. */
+  private greeting: { ids: Set<string>; answered: () => void } | null = null;
+
+  /**
+   * Waits until the kernel answers a `kernel_info_request` on this channel, as Jupyter's own
+   * clients do before they execute: a request sent while a new or restarted kernel is still
+   * starting can be lost, and its run would wait for a reply that never comes. Asks again
+   * every second; a kernel that never answers is dead.
+   */
+  private handshake(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const ids = new Set<string>();
+      const ask = (): void => {
+        const id = randomUUID();
+        ids.add(id);
+        this.send('shell', 'kernel_info_request', id, {});
+      };
+      const again = setInterval(ask, HANDSHAKE_RETRY_MS);
+      const timer = setTimeout(() => {
+        clearInterval(again);
+        this.greeting = null;
+        this.die('it did not answer a kernel_info_request in time');
+        reject(new KernelDiedError(this.dead ?? 'it did not answer'));
+      }, OPEN_TIMEOUT_MS);
+      this.greeting = {
+        ids,
+        answered: () => {
+          clearInterval(again);
+          clearTimeout(timer);
+          this.greeting = null;
+          resolve();
+        },
+      };
+      ask();
+    });
   }
 
   private opened(): Promise<void> {
@@ -198,6 +214,10 @@ export class KernelChannel {
       if (!this.expectRestart) this.die('the kernel process died (it was killed or ran out of memory)');
       return;
     }
+    if (this.greeting !== null && type === 'kernel_info_reply' && this.greeting.ids.has(String(parent['msg_id']))) {
+      this.greeting.answered();
+      return;
+    }
     const pending = this.pending;
     if (pending === null || parent['msg_id'] !== pending.msgId) return;
     if (message['channel'] === 'shell' && type === 'execute_reply') pending.reply = content;
@@ -230,39 +250,4 @@ export class KernelChannel {
     this.closing = true;
     this.socket.terminate();
   }
-}
-
-/**
- * After a lost message the execute_reply and the idle status may be lost too: the server's view
- * of the kernel decides. Idle on two probes in a row without a reply → the cell is over
- * (its status taken from its outputs, its count unknown).
- */
-function watchIdle(pending: Pending): void {
-  const probe = pending.idleProbe;
-  if (probe === undefined || pending.watch !== undefined) return;
-  let idleSeen = 0;
-  pending.watch = setInterval(() => {
-    void probe().then((idle) => {
-      idleSeen = idle ? idleSeen + 1 : 0;
-      if (idleSeen < 2) return;
-      // The reply came but its idle status was lost: the reply decides.
-      if (pending.reply !== null) return settle(pending);
-      const outputs = pending.collector.finish();
-      const failed = outputs.some((o) => o['output_type'] === 'error');
-      pending.finish({ status: pending.timedOut ? 'timeout' : failed ? 'error' : 'ok', executionCount: null, outputs });
-    });
-  }, 1000);
-}
-
-function settle(pending: Pending): void {
-  const reply = pending.reply as JsonObject;
-  const count = reply['execution_count'];
-  const status: RunStatus = pending.timedOut ? 'timeout' : reply['status'] === 'ok' ? 'ok' : 'error';
-  const interruptedElsewhere = !pending.timedOut && reply['ename'] === 'KeyboardInterrupt';
-  pending.finish({
-    status,
-    executionCount: typeof count === 'number' ? count : null,
-    outputs: pending.collector.finish(),
-    ...(interruptedElsewhere ? { interruptedElsewhere } : {}),
-  });
 }

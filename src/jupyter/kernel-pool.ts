@@ -9,7 +9,8 @@ export const KERNEL_IDLE_MS = 30 * 60 * 1000;
 /** A notebook's kernel: its server session, its channel, and whether a run holds it. */
 export interface Kernel {
   readonly started: StartedKernel;
-  readonly channel: KernelChannel;
+  /** Reopened after a restart this side asked for. */
+  channel: KernelChannel;
   interrupt(): Promise<void>;
   /** False when the server no longer has the kernel, or cannot be reached. */
   alive(): Promise<boolean>;
@@ -141,7 +142,7 @@ export class KernelPool {
       const kernelName = await this.kernelNameFor(request.kernelName);
       started = await this.client.startSession(request.path, kernelName);
       const kernelId = started.kernelId;
-      const channel = await KernelChannel.open((clientSession) => this.client.channelsUrl(kernelId, clientSession), this.client.headers());
+      const channel = await this.openChannel(kernelId);
       const entry: Entry = {
         key: request.key,
         owner: request.session,
@@ -176,6 +177,11 @@ export class KernelPool {
     );
   }
 
+  /**
+   * Restarts the kernel, then opens a new channel to it: a request sent on the old channel while
+   * the server reconnects it to the new kernel can be lost, and the run would wait for a reply
+   * that never comes.
+   */
   private async restart(entry: Entry): Promise<void> {
     entry.channel.expectRestart = true;
     try {
@@ -183,6 +189,17 @@ export class KernelPool {
     } finally {
       entry.channel.expectRestart = false;
     }
+    entry.channel.close();
+    try {
+      entry.channel = await this.openChannel(entry.started.kernelId);
+    } catch (err) {
+      await this.shutDown(entry);
+      throw err;
+    }
+  }
+
+  private openChannel(kernelId: string): Promise<KernelChannel> {
+    return KernelChannel.open((clientSession) => this.client.channelsUrl(kernelId, clientSession), this.client.headers());
   }
 
   /** Waits for a kernel slot, freeing an idle kernel's slot when all are taken. */

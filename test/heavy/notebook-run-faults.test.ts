@@ -13,12 +13,17 @@ afterEach(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Waits until the Jupyter Server has a kernel running a cell (however slow kernels start here). */
+/**
+ * Waits until the Jupyter Server has a kernel running a cell (however slow kernels start here):
+ * busy on three polls in a row, so the moment it answers sidefile's kernel_info_request does not count.
+ */
 async function busyKernel(world: RunWorld): Promise<void> {
+  let busyPolls = 0;
   for (let i = 0; i < 600; i++) {
     const res = await fetch(`${world.jupyter.url}/api/kernels`, { headers: { Authorization: `token ${world.jupyter.token}` } });
     const kernels = (await res.json()) as Array<{ execution_state: string }>;
-    if (kernels.some((k) => k.execution_state === 'busy')) return;
+    busyPolls = kernels.some((k) => k.execution_state === 'busy') ? busyPolls + 1 : 0;
+    if (busyPolls === 3) return;
     await sleep(100);
   }
   throw new Error('no kernel became busy');
