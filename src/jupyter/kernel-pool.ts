@@ -52,6 +52,8 @@ export interface KernelRequest {
  */
 export class KernelPool {
   private readonly kernels = new Map<string, Entry>();
+  /** Kernels this pool shut down: a new session must not come back with one of them. */
+  private readonly retired = new Set<string>();
   /** The last run queued per notebook: the next one starts after it. */
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly slots: FairQueue<Waiter>;
@@ -140,7 +142,7 @@ export class KernelPool {
     let started: StartedKernel | null = null;
     try {
       const kernelName = await this.kernelNameFor(request.kernelName);
-      started = await this.client.startSession(request.path, kernelName);
+      started = await this.freshSession(request.path, kernelName);
       const kernelId = started.kernelId;
       const channel = await this.openChannel(kernelId);
       const entry: Entry = {
@@ -161,6 +163,27 @@ export class KernelPool {
       if (started !== null) await this.client.deleteSession(started.sessionId).catch(() => {});
       this.slots.release(request.session);
       throw err;
+    }
+  }
+
+  /**
+   * A session with a kernel this pool has not shut down. The server keys sessions by path: while
+   * an old session's deletion is still under way (its kernel killed and being restarted by the
+   * server), it answers with that session, whose kernel may lose messages. Asked again then.
+   */
+  private async freshSession(path: string, kernelName: string): Promise<StartedKernel> {
+    for (let attempt = 0; ; attempt++) {
+      const started = await this.client.startSession(path, kernelName);
+      if (!this.retired.has(started.kernelId)) return started;
+      await this.client.deleteSession(started.sessionId).catch(() => {});
+      if (attempt === 4)
+        throw new ToolError(
+          'KERNEL_UNAVAILABLE',
+          'The Jupyter Server kept answering with the kernel that had died; try again in a moment.',
+          {},
+          { 'Retry-After': '1' },
+        );
+      await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
 
@@ -225,6 +248,8 @@ export class KernelPool {
   private async shutDown(entry: Entry): Promise<void> {
     if (this.kernels.get(entry.key) !== entry) return;
     this.kernels.delete(entry.key);
+    if (this.retired.size >= 1000) this.retired.clear();
+    this.retired.add(entry.started.kernelId);
     if (entry.idleTimer !== null) clearTimeout(entry.idleTimer);
     entry.channel.close();
     this.slots.release(entry.owner);
