@@ -5,17 +5,10 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { mergeThreeWay } from '../../src/merge/three-way.js';
 
-/** A seeded PRNG (mulberry32), so a failing case is found again from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded PRNG the fault tests use, so a failing case is found again from its seed. */
+import { seededRandom } from './seeded.js';
+
+export const prng = seededRandom;
 
 export interface Side {
   lines: string[];
