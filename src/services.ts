@@ -46,7 +46,7 @@ export async function createServices(config: AppConfig, log: Log): Promise<AppSe
     searchMaxEntries: config.searchMaxEntries,
     jupyter: config.jupyter ?? null,
   };
-  const history = new FsHistoryStore({ dataDir, maxVersions: config.historyVersions });
+  const history = new FsHistoryStore({ dataDir, maxVersions: config.historyVersions, maxTotalBytes: config.historyMaxBytes });
   const readState = new MemoryReadStateStore({
     ttlMs: config.sessionTtlMs,
     maxEntries: MAX_READ_STATE_ENTRIES,

@@ -36,6 +36,7 @@ describe('config', () => {
       lockTimeoutMs: 10_000,
       sessionTtlMs: 86_400_000,
       historyVersions: 50,
+      historyMaxBytes: 1024 ** 3,
       logLevel: 'info',
       allowedOrigins: [],
       allowedHosts: [],
@@ -66,6 +67,7 @@ describe('config', () => {
         SIDEFILE_LOCK_TIMEOUT_MS: '500',
         SIDEFILE_SESSION_TTL: '30m',
         SIDEFILE_HISTORY_VERSIONS: '7',
+        SIDEFILE_HISTORY_MAX_BYTES: '512MiB',
         SIDEFILE_LOG_LEVEL: 'debug',
         SIDEFILE_ALLOWED_ORIGINS: 'https://App.example.com, http://localhost:3000/',
         SIDEFILE_ALLOWED_HOSTS: 'DevBox.lan,other.lan:7000',
@@ -96,6 +98,7 @@ describe('config', () => {
       lockTimeoutMs: 500,
       sessionTtlMs: 1_800_000,
       historyVersions: 7,
+      historyMaxBytes: 512 * 1024 ** 2,
       logLevel: 'debug',
       allowedOrigins: ['https://app.example.com', 'http://localhost:3000'],
       allowedHosts: ['devbox.lan', 'other.lan:7000'],
@@ -108,6 +111,17 @@ describe('config', () => {
       trustLoopback: false,
       jupyter: { url: 'http://jupyter:8888', token: 'jtoken', maxKernels: 2 },
     });
+  });
+
+  it('reads --history-max-bytes as plain bytes or a binary or decimal unit, 0 meaning no history', () => {
+    expect(parse(['--history-max-bytes', '1GiB']).historyMaxBytes).toBe(1024 ** 3);
+    expect(parse(['--history-max-bytes', '512MiB']).historyMaxBytes).toBe(512 * 1024 ** 2);
+    expect(parse(['--history-max-bytes', '64KiB']).historyMaxBytes).toBe(65_536);
+    expect(parse(['--history-max-bytes', '1500']).historyMaxBytes).toBe(1500);
+    expect(parse(['--history-max-bytes', '2GB']).historyMaxBytes).toBe(2e9);
+    expect(parse(['--history-max-bytes', '0']).historyMaxBytes).toBe(0);
+    expect(parse([], { SIDEFILE_HISTORY_MAX_BYTES: '0MiB' }).historyMaxBytes).toBe(0);
+    expect(parse(['--history-max-bytes', '2MiB'], { SIDEFILE_HISTORY_MAX_BYTES: '1MiB' }).historyMaxBytes).toBe(2 * 1024 ** 2);
   });
 
   it('lets flags win over env vars', () => {
@@ -132,6 +146,10 @@ describe('config', () => {
     [['--session-ttl', 'forever'], /--session-ttl/],
     [['--lock-timeout-ms', '0'], /--lock-timeout-ms/],
     [['--history-versions', '1.5'], /--history-versions/],
+    [['--history-max-bytes', 'lots'], /--history-max-bytes/],
+    [['--history-max-bytes', '-1'], /--history-max-bytes/],
+    [['--history-max-bytes', '1TiB'], /--history-max-bytes/],
+    [['--history-max-bytes', ''], /--history-max-bytes/],
     [['--encodings', 'a=klingon'], /--encodings/],
     [['--encodings', 'nogl'], /--encodings/],
     [['--read-only=maybe'], /read-only/],

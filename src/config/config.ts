@@ -7,12 +7,15 @@ import { z } from 'zod';
 import type { ScopedTokenScope } from '../auth/scoped-token.js';
 import { parseGlobList } from '../paths/globs.js';
 import { SETTINGS, type SettingName } from './settings.js';
-import { parseBytes, parseDuration } from './units.js';
+import { parseBytes, parseBytesOrZero, parseDuration } from './units.js';
 import { ConfigError, fail } from './config-error.js';
 import { parseScopedToken } from './scoped-setting.js';
 import { parseJupyter, type JupyterSettings } from './jupyter-setting.js';
 
 export { ConfigError } from './config-error.js';
+
+/** --history-max-bytes when it is not set: 1 GiB. */
+export const DEFAULT_HISTORY_MAX_BYTES = 1024 ** 3;
 
 export interface AppConfig {
   /** Absolute path of the workspace root as configured (realpath taken at start-up). */
@@ -30,6 +33,8 @@ export interface AppConfig {
   lockTimeoutMs: number;
   sessionTtlMs: number;
   historyVersions: number;
+  /** Bytes of all kept versions together (--history-max-bytes); 0 keeps no history. */
+  historyMaxBytes: number;
   logLevel: string;
   /** Browser origins allowed besides the service's own (normalized `scheme://host[:port]`). */
   allowedOrigins: string[];
@@ -73,6 +78,7 @@ export function localConfig(root: string, dataDir: string, overrides: Partial<Ap
     lockTimeoutMs: 10_000,
     sessionTtlMs: 24 * 3600e3,
     historyVersions: 50,
+    historyMaxBytes: DEFAULT_HISTORY_MAX_BYTES,
     logLevel: 'silent',
     allowedOrigins: [],
     allowedHosts: [],
@@ -241,6 +247,8 @@ export function parseConfig(
   if (bodyLimit === null) fail('body-limit', `expected a size like 32MiB, got "${raw['body-limit']}"`);
   const sessionTtlMs = raw['session-ttl'] === undefined ? 24 * 3600e3 : parseDuration(raw['session-ttl']);
   if (sessionTtlMs === null) fail('session-ttl', `expected a duration like 24h, got "${raw['session-ttl']}"`);
+  const historyMaxBytes = raw['history-max-bytes'] === undefined ? DEFAULT_HISTORY_MAX_BYTES : parseBytesOrZero(raw['history-max-bytes']);
+  if (historyMaxBytes === null) fail('history-max-bytes', `expected a size like 1GiB or 0, got "${raw['history-max-bytes']}"`);
   const dataDir = raw['data-dir'] === undefined ? null : path.resolve(cwd, raw['data-dir']);
   if (dataDir !== null && (dataDir === root || dataDir.startsWith(root + path.sep))) {
     fail('data-dir', 'the data dir must not lie inside the workspace root');
@@ -259,6 +267,7 @@ export function parseConfig(
     lockTimeoutMs: raw['lock-timeout-ms'] === undefined ? 10_000 : parseInteger('lock-timeout-ms', raw['lock-timeout-ms'], 1, 3_600_000),
     sessionTtlMs,
     historyVersions: raw['history-versions'] === undefined ? 50 : parseInteger('history-versions', raw['history-versions'], 0, 100_000),
+    historyMaxBytes,
     logLevel,
     allowedOrigins: raw['allowed-origins'] === undefined ? [] : parseOrigins(raw['allowed-origins']),
     ...(raw.metadata === undefined ? {} : { metadata: parseMetadata(raw.metadata) }),

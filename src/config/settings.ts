@@ -31,6 +31,11 @@ export const SETTINGS = {
   'lock-timeout-ms': { env: 'SIDEFILE_LOCK_TIMEOUT_MS', fallback: '10000', help: 'how long a write waits for its file lock' },
   'session-ttl': { env: 'SIDEFILE_SESSION_TTL', fallback: '24h', help: 'idle session expiry' },
   'history-versions': { env: 'SIDEFILE_HISTORY_VERSIONS', fallback: '50', help: 'versions kept per file' },
+  'history-max-bytes': {
+    env: 'SIDEFILE_HISTORY_MAX_BYTES',
+    fallback: '1GiB (oldest versions dropped first; 0 keeps no history)',
+    help: 'bytes of history kept in all; a larger version is not kept',
+  },
   'log-level': { env: 'SIDEFILE_LOG_LEVEL', fallback: 'info', help: 'fatal, error, warn, info, debug, trace or silent' },
   'allowed-origins': {
     env: 'SIDEFILE_ALLOWED_ORIGINS',

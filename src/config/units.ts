@@ -1,5 +1,11 @@
-/** Parses sizes like `32MiB`, `512KB`, `1048576` into bytes; null when it does not parse. */
+/** Parses sizes like `32MiB`, `512KB`, `1048576` into bytes; null when it does not parse or is 0. */
 export function parseBytes(text: string): number | null {
+  const bytes = parseBytesOrZero(text);
+  return bytes !== null && bytes > 0 ? bytes : null;
+}
+
+/** As parseBytes, but `0` (any unit) is a size too: 0 bytes. */
+export function parseBytesOrZero(text: string): number | null {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib)?\s*$/i.exec(text);
   if (!m) return null;
   const unit = (m[2] ?? 'b').toLowerCase();
@@ -13,7 +19,7 @@ export function parseBytes(text: string): number | null {
     gib: 1024 ** 3,
   };
   const bytes = Math.floor(Number(m[1]) * factor[unit]!);
-  return bytes > 0 ? bytes : null;
+  return Number.isSafeInteger(bytes) ? bytes : null;
 }
 
 /** Parses durations like `24h`, `30m`, `90s`, `1d`, `500ms` or plain seconds; null when it does not parse. */
