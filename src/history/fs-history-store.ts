@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { linkSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { WriteToolName } from '../write/types.js';
-import { blobPath, compareVersions, keyDir, oldestBlob, readIndex, writeIndex, type HistoryIndex } from './history-index.js';
+import { blobPath, compareVersions, keyDir, readIndex, writeIndex, type HistoryIndex } from './history-index.js';
+import { OldestVersions } from './oldest-versions.js';
 import { publicVersion, recentVersions, versionsSince } from './history-recent.js';
 import { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, SNAPSHOTS_AT_ONCE, type FsHistoryOptions } from './fs-history-options.js';
 import { disposePruned, removeBlob, removeOrphans, storeBlob, type Removal } from './history-blobs.js';
@@ -42,7 +43,10 @@ export class FsHistoryStore implements HistoryStore {
   /** Pruned blobs the next write of their file may reuse (spare-blobs.ts). */
   private readonly spares = new SpareBlobs();
   private readonly ids = new VersionIdGenerator();
+  /** Bytes of every kept version (by recorded size; a hard-linked blob counts in full). */
   private totalBytes = 0;
+  /** Which version with content is the oldest anywhere, for the total-size bound. */
+  private readonly oldest = new OldestVersions();
   private ready: Promise<void> | undefined;
 
   constructor(options: FsHistoryOptions) {
@@ -62,7 +66,8 @@ export class FsHistoryStore implements HistoryStore {
     meta: { session: string; tool: WriteToolName; change?: HistoryVersion['change'] },
   ): Promise<string | null> {
     await this.init();
-    if (this.maxVersions === 0) return null;
+    // Not kept (the caller reports it): history is off, or the version alone is over a bound.
+    if (this.maxVersions === 0 || this.maxTotalBytes === 0) return null;
     const size = previous?.size ?? 0;
     if (size > this.maxVersionBytes || size > this.maxTotalBytes) return null;
     const dir = keyDir(this.dir, key);
@@ -83,6 +88,8 @@ export class FsHistoryStore implements HistoryStore {
       ...(meta.change ? { change: meta.change } : {}),
     };
     this.add(key, entry);
+    // From here to the log append nothing awaits: concurrent writes (each under its own file's
+    // lock) add and prune one after another, so none sees a total another is halfway through.
     const removed = this.prune(key, version);
     try {
       // Security of the history: appended (sync) before the workspace file is renamed, so a
@@ -193,12 +200,25 @@ export class FsHistoryStore implements HistoryStore {
     const records = await readLogs(this.dir);
     for (const record of records) replayRecord(this.indexes, record);
     for (const index of this.indexes.values()) await this.settle(index);
+    this.oldest.rebuild(this.indexes);
     if (records.length > 0) {
       // Everything the logs said is now in memory: snapshot it, then start a fresh log.
       for (const key of new Set(records.map((r) => r.key))) await this.persist(key);
       this.log.clear();
     }
     this.log.open();
+    // A bound lowered since the last run: the oldest versions go now, not at the next write.
+    const removed = this.pruneTotal('', '');
+    if (removed.length > 0) {
+      try {
+        this.log.append(removed.map((r) => dropRecord(r.key, r.version)));
+      } catch {
+        // Not recorded: the next start-up drops them again (the bound is the same).
+        return;
+      }
+      this.snapshotLater(removed.map((r) => r.key));
+      disposePruned(this.dir, '', removed, this.spares);
+    }
   }
 
   /** At start-up: drops versions whose blob is gone, counts sizes, removes orphans. */
@@ -255,6 +275,7 @@ export class FsHistoryStore implements HistoryStore {
     // Ids are made in order, so a new one almost always goes last: sort only when it does not.
     if (last && compareVersions(last.version, entry.version) > 0) index.versions.sort((a, b) => compareVersions(a.version, b.version));
     this.totalBytes += entry.size ?? 0;
+    if (entry.size !== null && entry.size > 0) this.oldest.added(this.indexes, key, entry.version);
   }
 
   /** Drops versions over the per-file count, then the oldest anywhere over the total size. */
@@ -264,8 +285,15 @@ export class FsHistoryStore implements HistoryStore {
     while (own && own.versions.length > this.maxVersions) {
       removed.push(this.drop(key, own, 0));
     }
+    removed.push(...this.pruneTotal(key, keepVersion));
+    return removed;
+  }
+
+  /** Drops the oldest versions with content anywhere, but `keepVersion`, until the total fits. */
+  private pruneTotal(key: string, keepVersion: string): Removal[] {
+    const removed: Removal[] = [];
     while (this.totalBytes > this.maxTotalBytes) {
-      const oldest = oldestBlob(this.indexes, keepVersion);
+      const oldest = this.oldest.oldest(this.indexes, key, keepVersion);
       if (!oldest) break;
       removed.push(this.drop(oldest.key, oldest.index, oldest.at));
     }

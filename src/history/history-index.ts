@@ -95,18 +95,3 @@ function isVersion(v: unknown): v is HistoryVersion {
 export function compareVersions(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-
-/** The oldest version with content anywhere (for the total-size budget), but `except`. */
-export function oldestBlob(
-  indexes: ReadonlyMap<string, HistoryIndex>,
-  except: string,
-): { key: string; index: HistoryIndex; at: number } | undefined {
-  let best: { key: string; index: HistoryIndex; at: number } | undefined;
-  for (const [key, index] of indexes) {
-    const at = index.versions.findIndex((v) => v.size !== null && v.size > 0 && v.version !== except);
-    const candidate = at >= 0 ? index.versions[at] : undefined;
-    const current = best ? best.index.versions[best.at] : undefined;
-    if (candidate && (!current || compareVersions(candidate.version, current.version) < 0)) best = { key, index, at };
-  }
-  return best;
-}
