@@ -144,7 +144,12 @@ describe('FsHistoryStore: --history-max-bytes', () => {
 
   it('drops the oldest at start-up when the bound was lowered, and a restart agrees', async () => {
     const first = new FsHistoryStore({ dataDir, maxVersions: 50, maxTotalBytes: 100 });
-    for (const [name, n] of [['a.txt', 10], ['b.txt', 20], ['c.txt', 30]] as const) await write(first, name, 'x'.repeat(n));
+    for (const [name, n] of [
+      ['a.txt', 10],
+      ['b.txt', 20],
+      ['c.txt', 30],
+    ] as const)
+      await write(first, name, 'x'.repeat(n));
     await first.close();
     const second = new FsHistoryStore({ dataDir, maxVersions: 50, maxTotalBytes: 45 });
     expect((await listed(second, ['a.txt', 'b.txt', 'c.txt'])).map(([name]) => name)).toEqual(['c.txt']);
