@@ -18,9 +18,17 @@ import { keptFileOf } from './current-file.js';
  * such a folder (`/proc/self/fd/<fd>/<name>`). A folder swapped for a link is refused
  * (PATH_OUTSIDE_WORKSPACE); a link is unlinked itself, never followed.
  */
-export async function removeTree(ctx: FilesContext, folder: CheckedDir, target: ResolvedPath): Promise<number> {
+export async function removeTree(ctx: FilesContext, folder: CheckedDir, target: ResolvedPath): Promise<Removed> {
   scan(ctx.root, folder, target);
-  return removeEntries(ctx, folder, target);
+  const removed = { files: 0, notKept: 0 };
+  await removeEntries(ctx, folder, target, removed);
+  return removed;
+}
+
+/** Files removed, and how many of them history could not keep (over its bounds, or history off). */
+export interface Removed {
+  files: number;
+  notKept: number;
 }
 
 function openSub(root: string, dir: CheckedDir, name: string): CheckedDir | null {
@@ -50,8 +58,7 @@ function scan(root: string, dir: CheckedDir, target: ResolvedPath): void {
   }
 }
 
-async function removeEntries(ctx: FilesContext, dir: CheckedDir, target: ResolvedPath): Promise<number> {
-  let files = 0;
+async function removeEntries(ctx: FilesContext, dir: CheckedDir, target: ResolvedPath, removed: Removed): Promise<void> {
   for (const name of fs.readdirSync(dir.at(''))) {
     const st = fs.lstatSync(dir.at(name), { throwIfNoEntry: false });
     if (!st) continue;
@@ -59,31 +66,33 @@ async function removeEntries(ctx: FilesContext, dir: CheckedDir, target: Resolve
       const sub = openSub(ctx.root, dir, name);
       if (!sub) continue;
       try {
-        files += await removeEntries(ctx, sub, target);
+        await removeEntries(ctx, sub, target, removed);
       } finally {
         sub.close();
       }
       fs.rmdirSync(dir.at(name));
     } else if (st.isFile()) {
-      files += await removeOneFile(ctx, dir, name, target);
+      const kept = await removeOneFile(ctx, dir, name, target);
+      if (kept !== null) removed.files += 1;
+      if (kept === false) removed.notKept += 1;
     } else {
       // A link, FIFO or socket: the entry itself goes (unlink never follows a link).
       fs.unlinkSync(dir.at(name));
     }
   }
   await dir.sync();
-  return files;
 }
 
-async function removeOneFile(ctx: FilesContext, dir: CheckedDir, name: string, top: ResolvedPath): Promise<number> {
+/** Whether the removed file's version was kept in history; null when nothing was removed as a file. */
+async function removeOneFile(ctx: FilesContext, dir: CheckedDir, name: string, top: ResolvedPath): Promise<boolean | null> {
   const real = path.join(dir.real, name);
   const release = await ctx.locks.acquire(real, ctx.settings.lockTimeoutMs);
   try {
     const opened = openFileIn(ctx.root, dir, name, top.denied);
-    if (opened === null) return 0;
+    if (opened === null) return null;
     if (opened === 'changed') {
       fs.unlinkSync(dir.at(name));
-      return 0;
+      return null;
     }
     const key = toRelative(ctx.root, real);
     let version: string | null = null;
@@ -106,7 +115,7 @@ async function removeOneFile(ctx: FilesContext, dir: CheckedDir, name: string, t
     }
     const path_ = { relative: key, absolute: real, real, stat: null };
     ctx.afterWrite({ tool: 'Remove', session: ctx.session, path: path_, type: 'delete', additions: 0, deletions: 0, version });
-    return 1;
+    return version !== null;
   } finally {
     release();
   }

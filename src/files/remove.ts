@@ -14,6 +14,8 @@ import { removeTree } from './remove-tree.js';
 export interface RemoveOutcome {
   /** Files removed (their versions kept in history, within its bounds). */
   files: number;
+  /** Of those, files whose version history did not keep (over its bounds, or history off). */
+  notKept: number;
 }
 
 /**
@@ -31,8 +33,8 @@ export async function remove(
   if (target.stat === null) throw new ToolError('FILE_NOT_FOUND', `${showName(target.relative)} does not exist.`);
   try {
     if (target.stat.isDirectory()) return await removeFolder(ctx, target, opts.recursive);
-    await removeFile(ctx, target, opts);
-    return { files: 1 };
+    const version = await removeFile(ctx, target, opts);
+    return { files: 1, notKept: version === null ? 1 : 0 };
   } catch (err) {
     throw mapWriteError(err);
   }
@@ -49,7 +51,8 @@ export function rootRefused(): ToolError {
   });
 }
 
-async function removeFile(ctx: FilesContext, target: ResolvedPath, cond: Preconditions): Promise<void> {
+/** The history version kept of the removed file; null when history did not keep it. */
+async function removeFile(ctx: FilesContext, target: ResolvedPath, cond: Preconditions): Promise<string | null> {
   const release = await ctx.locks.acquire(target.real, ctx.settings.lockTimeoutMs);
   let dir: CheckedDir | null = null;
   let present: Present | null = null;
@@ -69,6 +72,7 @@ async function removeFile(ctx: FilesContext, target: ResolvedPath, cond: Precond
     const loaded = { bytes: null, stat: present.stat };
     await atomicDelete({ root: ctx.root, target, dir, lastCheck: (now, entry) => assertStillCurrent(now, loaded, entry) });
     ctx.afterWrite({ tool: 'Remove', session: ctx.session, path: target, type: 'delete', additions: 0, deletions: 0, version });
+    return version;
   } catch (err) {
     if (version !== null) await ctx.history.discard?.(key, version).catch(() => {});
     throw err;
@@ -90,10 +94,10 @@ async function removeFolder(ctx: FilesContext, target: ResolvedPath, recursive: 
     if (!folder) throw new ToolError('FILE_NOT_FOUND', `${showName(target.relative)} does not exist.`);
     if (folder.real !== path.join(parent.real, name)) throw movedError();
     const entries = fs.readdirSync(folder.at(''));
-    let files = 0;
+    let removed = { files: 0, notKept: 0 };
     if (entries.length > 0) {
       if (!recursive) throw notEmpty(target.relative);
-      files = await removeTree(ctx, folder, target);
+      removed = await removeTree(ctx, folder, target);
     }
     try {
       fs.rmdirSync(parent.at(name));
@@ -103,7 +107,7 @@ async function removeFolder(ctx: FilesContext, target: ResolvedPath, recursive: 
       throw err;
     }
     await parent.sync();
-    return { files };
+    return removed;
   } finally {
     folder?.close();
     parent.close();

@@ -228,7 +228,8 @@ export const FILES_API_PATHS: Record<string, unknown> = {
             ETag: fileHeaders.ETag,
             'X-Sidefile-History': {
               schema: { type: 'string', enum: ['not-kept'] },
-              description: 'No history version was kept: the replaced file was too large to keep, or history is off.',
+              description:
+                'No history version was kept: the replaced file was over 64 MiB or over the whole --history-max-bytes, or history is off.',
             },
           },
         },
@@ -254,7 +255,19 @@ export const FILES_API_PATHS: Record<string, unknown> = {
         header('If-Match', 'An ETag: 412 unless the file is that version.'),
         SESSION,
       ],
-      responses: { '204': { description: 'Removed.' }, ...errors(DELETE_CODES) },
+      responses: {
+        '204': {
+          description: 'Removed.',
+          headers: {
+            'X-Sidefile-History': {
+              schema: { type: 'string', enum: ['not-kept'] },
+              description:
+                'The version of a removed file (one at least, for a folder) was not kept: over 64 MiB or over the whole --history-max-bytes, or history is off.',
+            },
+          },
+        },
+        ...errors(DELETE_CODES),
+      },
     },
   },
 };

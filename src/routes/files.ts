@@ -142,7 +142,9 @@ async function del(services: AppServices, request: FastifyRequest, reply: Fastif
   call.path = target.relative;
   const session = sessionOf(request);
   const ctx = contextFor(services, { session, log: request.log, transport: 'rest' });
-  await remove(ctx, target, { recursive, ifMatch: header(request, 'if-match') });
+  const out = await remove(ctx, target, { recursive, ifMatch: header(request, 'if-match') });
+  // A removed file whose version history could not keep (over its bounds): never silently.
+  if (out.notKept > 0) reply.header('X-Sidefile-History', 'not-kept');
   return reply.code(204).send();
 }
 

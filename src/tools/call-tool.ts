@@ -1,5 +1,6 @@
 import { runAsSession } from '../off-loop/fair-queue.js';
 import { asToolError } from '../write/fs-errors.js';
+import { withNotKeptNote } from './not-kept-note.js';
 import { parseToolInput } from './parse-input.js';
 import type {
   Log,
@@ -11,6 +12,7 @@ import type {
   ToolOutput,
   ToolServices,
   Transport,
+  WriteEvent,
 } from './types.js';
 
 export interface CallOptions {
@@ -58,12 +60,15 @@ export async function callTool<I extends Record<string, unknown>, R>(
     const input = parseToolInput(tool.input, rawInput);
     const target = await resolveTarget(services, tool, input);
     path = target?.relative ?? null;
+    // Writes whose replaced version history did not keep: the answer says so.
+    const notKept: string[] = [];
+    const ctx = contextFor(services, opts, (event) => event.version === null && notKept.push(event.path.relative));
     // Work the call hands to a shared worker is queued under its session (fair shares).
-    const out = await runAsSession(opts.session, () => tool.run(input, contextFor(services, opts), target));
+    const out = await runAsSession(opts.session, () => tool.run(input, ctx, target));
     metrics = out.metrics ?? {};
     emit(null, 200);
     // As it is, `text` unread: Read numbers it only when a caller reads it (see textOutput).
-    return out;
+    return notKept.length > 0 ? withNotKeptNote(out, notKept) : out;
   } catch (err) {
     const error = asToolError(err);
     if (error.code === 'INTERNAL' && !error.logged) {
@@ -93,7 +98,11 @@ async function resolveTarget<I extends Record<string, unknown>>(
 }
 
 /** The plain context a tool's `run` gets: no Fastify, no whole config. */
-export function contextFor(services: ToolServices, opts: Pick<CallOptions, 'session' | 'log' | 'transport'>): ToolContext {
+export function contextFor(
+  services: ToolServices,
+  opts: Pick<CallOptions, 'session' | 'log' | 'transport'>,
+  observe?: (event: WriteEvent) => unknown,
+): ToolContext {
   return {
     root: services.root,
     session: opts.session,
@@ -103,7 +112,10 @@ export function contextFor(services: ToolServices, opts: Pick<CallOptions, 'sess
     readState: services.readState,
     locks: services.locks,
     history: services.history,
-    afterWrite: (event) => notify(services.writeListeners, event, opts.log),
+    afterWrite: (event) => {
+      observe?.(event);
+      notify(services.writeListeners, event, opts.log);
+    },
     resolve: services.resolve,
   };
 }
