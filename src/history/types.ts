@@ -40,7 +40,8 @@ export interface HistoryStore {
   /**
    * Keeps the version a write is about to replace, before the rename. `previous` is the real
    * path of the current file (hard-linked where possible, else copied), or null when the file
-   * does not exist yet. Returns the version id, or null when it was not kept (over 64 MiB).
+   * does not exist yet. Returns the version id, or null when it was not kept (over 64 MiB or
+   * the whole total bound, or history off); the caller's answer must then say so.
    */
   keep(
     key: string,

@@ -78,7 +78,8 @@ export function registerHistoryRoutes(app: FastifyInstance, services: AppService
       summary: 'List the kept versions of a file, or the newest across the workspace',
       description:
         'Each successful write first keeps the content it replaces (or "did not exist"). With file_path: ' +
-        "that file's versions, newest first (at most --history-versions per file; contents over 64 MiB are not kept). " +
+        "that file's versions, newest first (at most --history-versions per file and --history-max-bytes in all, the oldest anywhere dropped first; " +
+        'contents over 64 MiB or over the whole --history-max-bytes are not kept). ' +
         'Without: the newest versions across the workspace, each with its file_path, `limit` at a time ' +
         '(default 100, at most 1000); page back with `before` = the last version id seen. ' +
         'This is how an agent that reconnects learns what changed.',

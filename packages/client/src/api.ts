@@ -143,7 +143,7 @@ export interface paths {
         };
         /**
          * List the kept versions of a file, or the newest across the workspace
-         * @description Each successful write first keeps the content it replaces (or "did not exist"). With file_path: that file's versions, newest first (at most --history-versions per file; contents over 64 MiB are not kept). Without: the newest versions across the workspace, each with its file_path, `limit` at a time (default 100, at most 1000); page back with `before` = the last version id seen. This is how an agent that reconnects learns what changed.
+         * @description Each successful write first keeps the content it replaces (or "did not exist"). With file_path: that file's versions, newest first (at most --history-versions per file and --history-max-bytes in all, the oldest anywhere dropped first; contents over 64 MiB or over the whole --history-max-bytes are not kept). Without: the newest versions across the workspace, each with its file_path, `limit` at a time (default 100, at most 1000); page back with `before` = the last version id seen. This is how an agent that reconnects learns what changed.
          */
         get: operations["listHistory"];
         put?: never;
@@ -6988,7 +6988,7 @@ export interface operations {
                 headers: {
                     /** @description The file’s sha256 in quotes. */
                     ETag?: string;
-                    /** @description No history version was kept: the replaced file was too large to keep, or history is off. */
+                    /** @description No history version was kept: the replaced file was over 64 MiB or over the whole --history-max-bytes, or history is off. */
                     "X-Sidefile-History"?: "not-kept";
                     [name: string]: unknown;
                 };
@@ -7312,6 +7312,8 @@ export interface operations {
             /** @description Removed. */
             204: {
                 headers: {
+                    /** @description The version of a removed file (one at least, for a folder) was not kept: over 64 MiB or over the whole --history-max-bytes, or history is off. */
+                    "X-Sidefile-History"?: "not-kept";
                     [name: string]: unknown;
                 };
                 content?: never;
