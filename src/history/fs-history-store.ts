@@ -275,7 +275,7 @@ export class FsHistoryStore implements HistoryStore {
     // Ids are made in order, so a new one almost always goes last: sort only when it does not.
     if (last && compareVersions(last.version, entry.version) > 0) index.versions.sort((a, b) => compareVersions(a.version, b.version));
     this.totalBytes += entry.size ?? 0;
-    if (entry.size !== null && entry.size > 0) this.oldest.added(this.indexes, key, entry.version);
+    if (entry.size !== null && entry.size > 0) this.oldest.added(key, entry.version);
   }
 
   /** Drops versions over the per-file count, then the oldest anywhere over the total size. */

@@ -13,9 +13,6 @@ export interface OldestVersion {
   at: number;
 }
 
-/** Stale entries tolerated beyond one per file before the heap is rebuilt. */
-const SLACK = 1024;
-
 /**
  * Which version with content is the oldest across every file, for the total-size bound: a
  * min-heap by version id holding, for each file with content, an id at or before its oldest
@@ -23,29 +20,34 @@ const SLACK = 1024;
  * an entry may be stale; the entry is corrected when it reaches the top (O(log files) per drop,
  * against a scan of every file's index per drop).
  *
- * Invariant: every file with a version with content has an entry whose id is at or before that
- * version's. Adding a version that becomes its file's oldest with content notes it.
+ * Invariant: every file with a version with content has its entry (`noted`), whose id is at or
+ * before that version's. At most one entry per file is its entry; another (left by a version
+ * added out of order, older than the one noted) is discarded when it reaches the top. So the
+ * heap holds at most one entry per file plus those, and never needs a rebuild after start-up.
  */
 export class OldestVersions {
   private heap: Noted[] = [];
+  /** key → the id of its entry in the heap. */
+  private readonly noted = new Map<string, string>();
 
-  /** Rebuilds from the indexes (start-up, and when stale entries pile up): one entry per file. */
+  /** Builds from the indexes once (start-up): one entry per file with content. */
   rebuild(indexes: ReadonlyMap<string, HistoryIndex>): void {
     this.heap = [];
+    this.noted.clear();
     for (const [key, index] of indexes) {
       const at = firstContent(index);
-      if (at >= 0) this.heap.push({ key, version: index.versions[at]!.version });
+      if (at < 0) continue;
+      const version = index.versions[at]!.version;
+      this.heap.push({ key, version });
+      this.noted.set(key, version);
     }
     for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.down(i);
   }
 
-  /** After `version` (with content) was added to `key`: noted when it is the file's oldest with content. */
-  added(indexes: ReadonlyMap<string, HistoryIndex>, key: string, version: string): void {
-    const index = indexes.get(key);
-    const at = index ? firstContent(index) : -1;
-    if (at < 0 || index!.versions[at]!.version !== version) return;
-    if (this.heap.length > indexes.size + SLACK) this.rebuild(indexes);
-    else this.push({ key, version });
+  /** After `version` (with content) was added to `key`: noted when the file has no entry, or an entry after it. */
+  added(key: string, version: string): void {
+    const noted = this.noted.get(key);
+    if (noted === undefined || compareVersions(version, noted) < 0) this.push({ key, version });
   }
 
   /**
@@ -57,29 +59,36 @@ export class OldestVersions {
     let found: OldestVersion | undefined;
     while (this.heap.length > 0 && !found) {
       const top = this.heap[0]!;
+      if (this.noted.get(top.key) !== top.version) {
+        this.discardTop(); // superseded by an older entry of the same file
+        continue;
+      }
       const index = indexes.get(top.key);
       const skip = top.key === exceptKey ? except : undefined;
       const at = index ? firstContent(index, skip) : -1;
       if (top.key === exceptKey) passedExcept = true;
-      if (at < 0) this.pop();
-      else if (index!.versions[at]!.version !== top.version) this.replaceTop({ key: top.key, version: index!.versions[at]!.version });
+      if (at < 0) {
+        this.noted.delete(top.key);
+        this.discardTop();
+      } else if (index!.versions[at]!.version !== top.version) this.replaceTop({ key: top.key, version: index!.versions[at]!.version });
       else found = { key: top.key, index: index!, at };
     }
     // The file that was passed over for `except` keeps an entry at its true oldest version.
     if (passedExcept) {
       const index = indexes.get(exceptKey);
       const at = index ? firstContent(index) : -1;
-      if (at >= 0) this.push({ key: exceptKey, version: index!.versions[at]!.version });
+      if (at >= 0) this.added(exceptKey, index!.versions[at]!.version);
     }
     return found;
   }
 
-  /** Entries held, stale ones included (for tests). */
+  /** Entries held, stale and superseded ones included (for tests). */
   get size(): number {
     return this.heap.length;
   }
 
   private push(entry: Noted): void {
+    this.noted.set(entry.key, entry.version);
     this.heap.push(entry);
     let i = this.heap.length - 1;
     while (i > 0) {
@@ -90,7 +99,7 @@ export class OldestVersions {
     }
   }
 
-  private pop(): void {
+  private discardTop(): void {
     const last = this.heap.pop()!;
     if (this.heap.length === 0) return;
     this.heap[0] = last;
@@ -98,6 +107,7 @@ export class OldestVersions {
   }
 
   private replaceTop(entry: Noted): void {
+    this.noted.set(entry.key, entry.version);
     this.heap[0] = entry;
     this.down(0);
   }
