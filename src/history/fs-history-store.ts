@@ -200,7 +200,6 @@ export class FsHistoryStore implements HistoryStore {
     const records = await readLogs(this.dir);
     for (const record of records) replayRecord(this.indexes, record);
     for (const index of this.indexes.values()) await this.settle(index);
-    this.oldest.rebuild(this.indexes);
     if (records.length > 0) {
       // Everything the logs said is now in memory: snapshot it, then start a fresh log.
       for (const key of new Set(records.map((r) => r.key))) await this.persist(key);
@@ -221,7 +220,7 @@ export class FsHistoryStore implements HistoryStore {
     }
   }
 
-  /** At start-up: drops versions whose blob is gone, counts sizes, removes orphans. */
+  /** At start-up: drops versions whose blob is gone, counts sizes, notes the oldest, removes orphans. */
   private async settle(index: HistoryIndex): Promise<void> {
     const dir = keyDir(this.dir, index.key);
     const names = new Set(await fs.readdir(dir).catch(() => [] as string[]));
@@ -233,6 +232,9 @@ export class FsHistoryStore implements HistoryStore {
       this.ids.seed(v.version);
       this.totalBytes += v.size ?? 0;
     }
+    // The file's oldest version with content, for the total-size bound (one heap push per file).
+    const first = index.versions.find((v) => v.size !== null && v.size > 0);
+    if (first) this.oldest.added(index.key, first.version);
     if (names.size > 0) await removeOrphans(dir, index, names);
   }
 

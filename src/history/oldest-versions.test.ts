@@ -72,14 +72,19 @@ describe('OldestVersions', () => {
     expect(outOfOrder).toBeGreaterThan(100);
   });
 
-  it('rebuilds from the indexes with one entry per file holding content', () => {
+  it('holds one entry per file holding content, noted as the files load', () => {
     const indexes = new Map<string, HistoryIndex>([
       ['a', { key: 'a', versions: [version(5, null), version(7, 3)] }],
       ['b', { key: 'b', versions: [version(2, 0)] }],
       ['c', { key: 'c', versions: [version(4, 1), version(9, 1)] }],
     ]);
     const oldest = new OldestVersions();
-    oldest.rebuild(indexes);
+    for (const [key, version] of [
+      ['a', id(7)],
+      ['c', id(4)],
+      ['c', id(9)],
+    ] as const)
+      oldest.added(key, version);
     expect(oldest.size).toBe(2);
     expect(oldest.oldest(indexes, '', '')).toMatchObject({ key: 'c', at: 0 });
     // The version a write just added is never the answer, though it be the oldest.

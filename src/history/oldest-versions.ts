@@ -23,26 +23,12 @@ export interface OldestVersion {
  * Invariant: every file with a version with content has its entry (`noted`), whose id is at or
  * before that version's. At most one entry per file is its entry; another (left by a version
  * added out of order, older than the one noted) is discarded when it reaches the top. So the
- * heap holds at most one entry per file plus those, and never needs a rebuild after start-up.
+ * heap holds at most one entry per file plus those. Start-up notes each file's oldest as it loads.
  */
 export class OldestVersions {
   private heap: Noted[] = [];
   /** key → the id of its entry in the heap. */
   private readonly noted = new Map<string, string>();
-
-  /** Builds from the indexes once (start-up): one entry per file with content. */
-  rebuild(indexes: ReadonlyMap<string, HistoryIndex>): void {
-    this.heap = [];
-    this.noted.clear();
-    for (const [key, index] of indexes) {
-      const at = firstContent(index);
-      if (at < 0) continue;
-      const version = index.versions[at]!.version;
-      this.heap.push({ key, version });
-      this.noted.set(key, version);
-    }
-    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.down(i);
-  }
 
   /** After `version` (with content) was added to `key`: noted when the file has no entry, or an entry after it. */
   added(key: string, version: string): void {
