@@ -106,6 +106,21 @@ describe('--history-max-bytes', () => {
     expect((await t.request.delete('/v1/files/lone.txt')).headers['x-sidefile-history']).toBe('not-kept');
   });
 
+  it('many concurrent PUTs to different files never leave more than the bound kept', async () => {
+    t = await makeTestApp({ config: { historyMaxBytes: 500 } });
+    const names = Array.from({ length: 16 }, (_, i) => `c/f${i}.txt`);
+    await Promise.all(names.map((name, i) => put(name, 'x'.repeat(40 + i))));
+    for (let round = 0; round < 4; round++) {
+      const answers = await Promise.all(names.map((name, i) => put(name, `${round}`.repeat(60 + i))));
+      expect(answers.map((a) => [a.status, a.headers['x-sidefile-history']])).toEqual(names.map(() => [204, undefined]));
+      expect(historyBytes()).toBeLessThanOrEqual(500);
+    }
+    const lists = await Promise.all(names.map(versions));
+    const sizes = lists.flat().map((v) => v.size ?? 0);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(historyBytes());
+    expect(historyBytes()).toBeGreaterThan(400); // dropped only what was needed
+  });
+
   it('0 keeps no history: every write says not kept', async () => {
     t = await makeTestApp({ config: { historyMaxBytes: 0 } });
     expect((await put('a.txt', 'one')).headers['x-sidefile-history']).toBe('not-kept');
