@@ -108,6 +108,14 @@ describe('the command line', () => {
     expect(lines.at(-1)).toMatchObject({ signal: 'SIGTERM', msg: 'shutting down: finishing writes in flight' });
   });
 
+  it('exits 2 with one line naming --history-max-bytes when its value is not a size', async () => {
+    const out = await run(['--root', path.join(base, 'ws4'), '--data-dir', path.join(base, 'd4'), '--history-max-bytes', '1 lot']);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe(
+      'sidefile: invalid --history-max-bytes (SIDEFILE_HISTORY_MAX_BYTES): expected a size like 1GiB or 0, got "1 lot"\n',
+    );
+  });
+
   it('exits 2 with one line naming the port when it is in use, after the start-up lines', async () => {
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
