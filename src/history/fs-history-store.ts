@@ -287,13 +287,11 @@ export class FsHistoryStore implements HistoryStore {
     while (own && own.versions.length > this.maxVersions) {
       removed.push(this.drop(key, own, 0));
     }
-    removed.push(...this.pruneTotal(key, keepVersion));
-    return removed;
+    return this.pruneTotal(key, keepVersion, removed);
   }
 
   /** Drops the oldest versions with content anywhere, but `keepVersion`, until the total fits. */
-  private pruneTotal(key: string, keepVersion: string): Removal[] {
-    const removed: Removal[] = [];
+  private pruneTotal(key: string, keepVersion: string, removed: Removal[] = []): Removal[] {
     while (this.totalBytes > this.maxTotalBytes) {
       const oldest = this.oldest.oldest(this.indexes, key, keepVersion);
       if (!oldest) break;
