@@ -1,0 +1,59 @@
+// `npm run build`: bundles the service with esbuild into dist/ — one ESM file for start-up
+// (dist/server.js), one entry per worker-thread module at its src/ path, and shared or lazily
+// imported code in chunks lying directly in dist/. Node 20's ESM loader pays per module, so ~400
+// compiled files and dependency files became a handful. Plain Node (no tsx): `npm start` runs it
+// on a fresh clone. Transpile only: `npm run typecheck` (tsc) is the type check. docs/architecture.md
+// (Build) says what stays outside the bundle and why.
+import { rm } from 'node:fs/promises';
+import { build, transform } from 'esbuild';
+import { readFileSync } from 'node:fs';
+
+/** The worker-thread modules, read from src/worker-url.ts (the list the service resolves them by). */
+async function workerModules() {
+  const { code } = await transform(readFileSync('src/worker-url.ts', 'utf8'), { loader: 'ts', format: 'esm' });
+  const mod = await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
+  return mod.WORKER_MODULES;
+}
+
+/**
+ * Loaded from node_modules, not bundled: native code (@parcel/watcher), packages that load
+ * their own files by path at run time (piscina's worker, Swagger UI's static assets, pino-pretty's
+ * and prom-client's optional parts), the lazily loaded MCP SDK and OpenAPI stack (first use only,
+ * so bundling them saves start-up nothing), and the optional native add-ons ws probes for.
+ */
+export const EXTERNAL = [
+  '@parcel/watcher',
+  'piscina',
+  '@fastify/swagger',
+  '@fastify/swagger-ui',
+  '@modelcontextprotocol/sdk',
+  'prom-client',
+  'pino-pretty',
+  'bufferutil',
+  'utf-8-validate',
+];
+
+const entryPoints = { server: 'src/server.ts' };
+for (const name of await workerModules()) entryPoints[name] = `src/${name}.ts`;
+
+await rm('dist', { recursive: true, force: true });
+await build({
+  entryPoints,
+  outdir: 'dist',
+  // Flat: every chunk's import.meta.url is directly in dist/, as src/worker-url.ts and
+  // src/version.ts expect.
+  chunkNames: 'chunk-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL.flatMap((name) => [name, `${name}/*`]),
+  // Bundled CommonJS dependencies (fastify, pino, ...) call require() for Node's built-ins.
+  banner: { js: "import { createRequire as __sidefileRequire } from 'node:module'; const require = __sidefileRequire(import.meta.url);" },
+  // Stack traces map back to src/ with `node --enable-source-maps`.
+  sourcemap: true,
+  sourcesContent: false,
+  legalComments: 'linked',
+  logLevel: 'warning',
+});
