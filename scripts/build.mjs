@@ -37,7 +37,7 @@ const entryPoints = { server: 'src/server.ts' };
 for (const name of await workerModules()) entryPoints[name] = `src/${name}.ts`;
 
 await rm('dist', { recursive: true, force: true });
-await build({
+const result = await build({
   entryPoints,
   outdir: 'dist',
   // Flat: every chunk's import.meta.url is directly in dist/, as src/worker-url.ts and
@@ -52,8 +52,13 @@ await build({
   // Bundled CommonJS dependencies (fastify, pino, ...) call require() for Node's built-ins.
   banner: { js: "import { createRequire as __sidefileRequire } from 'node:module'; const require = __sidefileRequire(import.meta.url);" },
   // Stack traces map back to src/ with `node --enable-source-maps`.
+  // Whitespace and syntax only: names stay, so stack traces still name functions.
+  minifyWhitespace: true,
+  minifySyntax: true,
   sourcemap: true,
   sourcesContent: false,
   legalComments: 'linked',
-  logLevel: 'warning',
+  logLevel: "warning",
+  metafile: process.env.SIDEFILE_METAFILE !== undefined,
 });
+if (result.metafile) (await import("node:fs")).writeFileSync(process.env.SIDEFILE_METAFILE, JSON.stringify(result.metafile));
