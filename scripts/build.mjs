@@ -36,10 +36,12 @@ export const EXTERNAL = [
 const entryPoints = { server: 'src/server.ts' };
 for (const name of await workerModules()) entryPoints[name] = `src/${name}.ts`;
 
-await rm('dist', { recursive: true, force: true });
+/** `node scripts/build.mjs [outdir]`: another folder than dist/ (tests), one level below a package.json. */
+const outdir = process.argv[2] ?? 'dist';
+await rm(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints,
-  outdir: 'dist',
+  outdir,
   // Flat: every chunk's import.meta.url is directly in dist/, as src/worker-url.ts and
   // src/version.ts expect.
   chunkNames: 'chunk-[hash]',
