@@ -1,7 +1,7 @@
 // `npm run build`: bundles the service with esbuild into dist/ — one ESM file for start-up
 // (dist/server.js), one entry per worker-thread module at its src/ path, and shared or lazily
 // imported code in chunks lying directly in dist/. Node 20's ESM loader pays per module: ~780
-// files read at start-up became ~35. Plain Node (no tsx): `npm start` runs it
+// files read at start-up became ~40. Plain Node (no tsx): `npm start` runs it
 // on a fresh clone. Transpile only: `npm run typecheck` (tsc) is the type check. docs/architecture.md
 // (Build) says what stays outside the bundle and why.
 import { readFileSync, writeFileSync } from 'node:fs';
