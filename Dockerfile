@@ -5,15 +5,17 @@
 # Hub: docker build --build-arg NODE_IMAGE=registry.example.com/library/node:22-slim .
 ARG NODE_IMAGE=node:22-slim
 
-# --- build: compile TypeScript with the locked dev dependencies ---------------------------
+# --- build: bundle the TypeScript (esbuild) with the locked dev dependencies --------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 # An npm registry mirror, when there is one: --build-arg NPM_CONFIG_REGISTRY=https://npm.example.com/
 ARG NPM_CONFIG_REGISTRY
 COPY package.json package-lock.json ./
-# --ignore-scripts: no install script of any dependency runs at build time.
+# --ignore-scripts: no install script of any dependency runs at build time (esbuild's binary
+# comes as its optional platform package, which npm installs without one).
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
+COPY scripts/build.mjs ./scripts/
 COPY src ./src
 RUN npm run build
 

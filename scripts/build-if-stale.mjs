@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+const INPUTS = ['src', 'scripts/build.mjs', 'tsconfig.json', 'package.json'];
 
 function newest(entry) {
   let stat;
@@ -26,7 +26,6 @@ function builtAt() {
 }
 
 if (builtAt() < Math.max(...INPUTS.map(newest))) {
-  const tsc = path.join('node_modules', 'typescript', 'bin', 'tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [path.join('scripts', 'build.mjs')], { stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

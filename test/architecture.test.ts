@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  * too, since they bind the layers just as much.
  */
 const LAYERS: Array<[rank: number, prefixes: string[]]> = [
-  [0, ['errors.ts', 'version.ts']],
+  [0, ['errors.ts', 'version.ts', 'worker-url.ts']],
   [1, ['text/', 'paths/', 'config/', 'ops/', 'match/', 'auth/']],
   [2, ['read-state/', 'notebook/', 'history/', 'write/', 'merge/', 'events/', 'patch/', 'files/']],
   [3, ['tools/', 'discovery/', 'off-loop/', 'watch/', 'jupyter/']],

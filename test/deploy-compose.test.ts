@@ -43,11 +43,13 @@ describe('docker-compose.yml and the Dockerfile', () => {
       expect(existsSync(source), source).toBe(true);
       expect(ignored, source).not.toContain(source);
     }
-    const build = JSON.parse(read('tsconfig.build.json')) as { compilerOptions: { rootDir: string; outDir: string } };
+    // The image starts the bundle's entry point, which the build script makes from src/server.ts.
+    const build = read('scripts/build.mjs');
     const cmd = JSON.parse(instructions('CMD').pop()!) as string[];
-    const entry = cmd.at(-1)!;
-    expect(path.relative(build.compilerOptions.outDir, entry)).toBe('server.js');
-    expect(existsSync(path.join(build.compilerOptions.rootDir, 'server.ts'))).toBe(true);
+    expect(cmd.at(-1)).toBe('dist/server.js');
+    expect(build).toContain("process.argv[2] ?? 'dist'");
+    expect(build).toContain("{ server: 'src/server.ts' }");
+    expect(existsSync('src/server.ts')).toBe(true);
   });
 
   it('carry the same healthcheck, node with no curl, in the compose file and the image', () => {

@@ -10,9 +10,9 @@ const PROBE = path.resolve('test/fixtures/first-use/probe.ts');
 
 /**
  * What a sidecar nobody has used yet must not load (start-up time and idle memory, multiplied
- * by every sandbox): the MCP SDK, prom-client, @fastify/swagger and Swagger UI. Each loads at
- * the first request that needs it. Run in a process of its own, so no other test's imports
- * count, and every module loaded is seen through module hooks.
+ * by every sandbox): the MCP SDK, prom-client, @fastify/swagger, Swagger UI and ws (NotebookRun's
+ * kernel channels). Each loads at the first request that needs it. Run in a process of its own,
+ * so no other test's imports count, and every module loaded is seen through module hooks.
  */
 describe('parts loaded on first use', () => {
   it('loads none of them at start-up, and each at its first request', async () => {

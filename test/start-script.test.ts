@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 /** `npm start` rebuilds only when dist/ is older than its sources (scripts/build-if-stale.mjs). */
 
 let dir: string;
-const marker = (): string => path.join(dir, 'tsc-ran');
+const marker = (): string => path.join(dir, 'build-ran');
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'sidefile-start-'));
@@ -16,14 +16,12 @@ beforeAll(async () => {
   await copyFile(path.resolve('scripts/build-if-stale.mjs'), path.join(dir, 'scripts/build-if-stale.mjs'));
   await mkdir(path.join(dir, 'src'));
   await mkdir(path.join(dir, 'dist'));
-  await mkdir(path.join(dir, 'node_modules/typescript/bin'), { recursive: true });
-  // A stand-in compiler that records that it ran and "builds" dist/server.js.
+  // A stand-in build script that records that it ran and "builds" dist/server.js.
   await writeFile(
-    path.join(dir, 'node_modules/typescript/bin/tsc'),
-    "const fs = require('fs'); fs.writeFileSync('tsc-ran', process.argv.slice(2).join(' ')); fs.writeFileSync('dist/server.js', '');\n",
+    path.join(dir, 'scripts/build.mjs'),
+    "import fs from 'node:fs'; fs.writeFileSync('build-ran', ''); fs.writeFileSync('dist/server.js', '');\n",
   );
-  await writeFile(path.join(dir, 'node_modules/typescript/package.json'), '{"type":"commonjs"}');
-  for (const f of ['tsconfig.json', 'tsconfig.build.json', 'package.json']) await writeFile(path.join(dir, f), '{}');
+  for (const f of ['tsconfig.json', 'package.json']) await writeFile(path.join(dir, f), '{}');
   await writeFile(path.join(dir, 'src/server.ts'), '');
 });
 afterAll(async () => rm(dir, { recursive: true, force: true }));
@@ -46,7 +44,7 @@ describe('npm start', () => {
   });
 
   it('does not rebuild when dist/ is newer than every source', async () => {
-    for (const f of ['src/server.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json']) await age(f, 60);
+    for (const f of ['src/server.ts', 'scripts/build.mjs', 'tsconfig.json', 'package.json']) await age(f, 60);
     await age('dist/server.js', 10);
     start();
     expect(existsSync(marker())).toBe(false);

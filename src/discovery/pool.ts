@@ -5,6 +5,7 @@ import { MessageChannel } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 import { ToolError } from '../errors.js';
 import { FairQueue } from '../off-loop/fair-queue.js';
+import { workerUrl } from '../worker-url.js';
 import type { DiscoveryTask, TaskStats, WorkerMessage } from './protocol.js';
 
 /**
@@ -32,9 +33,9 @@ export interface TaskOutcome<I> {
 
 /** From src (vitest, tsx) the worker is TypeScript and needs tsx's loader; from dist it is plain JS. */
 function workerOptions(): { filename: string; execArgv: string[] } {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const filename = new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url).href;
-  if (!fromSource) return { filename, execArgv: [] };
+  const { url, source } = workerUrl('discovery/worker');
+  const filename = url.href;
+  if (!source) return { filename, execArgv: [] };
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   return { filename, execArgv: ['--import', tsx] };
 }

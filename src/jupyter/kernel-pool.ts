@@ -1,7 +1,7 @@
 import { ToolError } from '../errors.js';
 import { FairQueue } from '../off-loop/fair-queue.js';
 import type { JupyterClient, StartedKernel } from './jupyter-client.js';
-import { KernelChannel } from './kernel-channel.js';
+import type { KernelChannel } from './kernel-channel.js';
 
 /** A kernel not used for this long is shut down. */
 export const KERNEL_IDLE_MS = 30 * 60 * 1000;
@@ -221,7 +221,9 @@ export class KernelPool {
     }
   }
 
-  private openChannel(kernelId: string): Promise<KernelChannel> {
+  /** The channel code and its WebSocket client (ws) load with the first kernel. */
+  private async openChannel(kernelId: string): Promise<KernelChannel> {
+    const { KernelChannel } = await import('./kernel-channel.js');
     return KernelChannel.open((clientSession) => this.client.channelsUrl(kernelId, clientSession), this.client.headers());
   }
 

@@ -141,7 +141,7 @@ const jobs = new FairQueue<QueuedJob>(1, 1, (queued, session) => post(queued, se
 
 function theWorker(): Worker {
   if (worker !== null) return worker;
-  const w = startWorker(import.meta.url, 'worker');
+  const w = startWorker('off-loop/worker');
   w.unref();
   w.on('message', (reply: WorkerReply) => settle(reply));
   w.on('error', (err) => failAll(err));

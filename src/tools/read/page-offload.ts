@@ -145,7 +145,7 @@ function policyOf(w: Worker, root: string, denyRead: readonly string[]): number 
  */
 function theWorker(log: Log): Worker {
   if (worker !== null) return worker;
-  const w = startWorker(import.meta.url, 'page-worker');
+  const w = startWorker('tools/read/page-worker');
   w.unref();
   w.on('message', (reply: PageReply) => settle(reply));
   // A failed worker declines what it held; a call after RESTART_AFTER_MS starts a new one.
