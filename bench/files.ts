@@ -13,7 +13,7 @@ import { rssKiB, startSidefile, stopChild } from './support/sidefile-server.js';
 
 type Print = (line: string) => void;
 
-interface Target {
+export interface Target {
   name: string;
   port: number;
   rss(): Promise<number | null>;
@@ -23,7 +23,7 @@ interface Target {
 const CHUNK = Buffer.alloc(1024 * 1024, 0x5a);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-function request(port: number, method: 'GET' | 'PUT', rel: string, size = 0): Promise<number> {
+export function request(port: number, method: 'GET' | 'PUT', rel: string, size = 0): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -54,7 +54,7 @@ function request(port: number, method: 'GET' | 'PUT', rel: string, size = 0): Pr
   });
 }
 
-async function startBare(root: string, logFile: string): Promise<Target> {
+export async function startBare(root: string, logFile: string): Promise<Target & { pid: number }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join('bench', 'files-bare-server.ts'), root], {
     stdio: ['ignore', 'pipe', openSync(logFile, 'a')],
   });
@@ -65,7 +65,7 @@ async function startBare(root: string, logFile: string): Promise<Target> {
     });
     child.on('exit', () => reject(new Error('the bare server exited')));
   });
-  return { name: 'bare', port, rss: () => rssKiB(child.pid!), stop: () => stopChild(child, 2_000) };
+  return { name: 'bare', port, pid: child.pid!, rss: () => rssKiB(child.pid!), stop: () => stopChild(child, 2_000) };
 }
 
 async function bigTransfer(t: Target, size: number): Promise<{ upMBs: number; downMBs: number; upRssMiB: number; downRssMiB: number }> {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import fs, { promises as fsp, type Stats } from 'node:fs';
+import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
 import { historyKey } from '../history/history-key.js';
@@ -14,7 +14,6 @@ import { assertNoAddedSecret, isProtectedFile } from '../write/secret-guard.js';
 import { assertStillCurrent } from '../write/staleness.js';
 import { newTempName } from '../write/temp-file.js';
 import { checkPreconditions, keptFileOf, openPresent, type Preconditions, type Present } from './current-file.js';
-import { rememberSha256 } from './etag.js';
 import type { FilesContext } from './context.js';
 
 export interface UploadRequest extends Preconditions {
@@ -159,8 +158,6 @@ async function commit(ctx: FilesContext, req: UploadRequest, dir: CheckedDir, st
     const entry = assertStillTarget({ root: ctx.root, target }, dir, name);
     assertStillCurrent(at, loaded, entry);
     fs.renameSync(dir.at(staged.tempName), at);
-    const written: Stats = await staged.handle.stat();
-    rememberSha256(written, staged.sha256);
     const type = present ? 'update' : 'create';
     ctx.afterWrite({ tool: 'Upload', session: ctx.session, path: target, type, additions: 0, deletions: 0, version });
     return { sha256: staged.sha256, type, bytes: staged.bytes, version, historyKept: version !== null };
