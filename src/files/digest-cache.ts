@@ -7,16 +7,21 @@ import fs, { type BigIntStats } from 'node:fs';
  *
  * The racy rule (git's "racily clean" index entries): a file system stamps times from a clock
  * that ticks (a kernel tick, up to 10 ms, on Linux's local file systems; a whole second on some),
- * so a second write in the tick of the first leaves the stamp as it was, size included. A digest
- * is therefore cached only when the file's change time lies at least the racy window before the
- * moment its stamp was taken: any later write then lands in a later tick and changes the stamp.
- * A file changed more recently is hashed on every call until it has been still for the window.
- * The window is 50 ms on the local file systems whose stamps carry sub-second parts (ext4, XFS,
- * Btrfs, tmpfs, overlayfs, ZFS, F2FS, bcachefs, ramfs), 2 s when a stamp has no sub-second part
- * (whole-second stamps, e.g. ext4 with small inodes). On any other file system (NFS, SMB, FUSE,
- * virtiofs, 9p…) the times come from another machine's clock, so no window can be trusted: those
- * files are hashed on every call. The change time cannot be set by a process (utimes sets the
- * others), so copying an old modification time back does not hide a change.
+ * and a write sets both the modification and the change time to the current tick — so a second
+ * write in the tick of the first leaves the stamp as it was, size included. A digest is therefore
+ * cached only when no later write can leave its stamp unchanged:
+ * - the modification time differs from the change time (a write would set both to its tick and
+ *   so change the stamp: an upload sets its file's modification time 1 ms before its change time
+ *   for this reason), or
+ * - the change time lies at least the racy window before the moment the stamp was taken (any
+ *   later write then lands in a later tick).
+ * A file written more recently is hashed on every call until it has been still for the window.
+ * The window is 50 ms when the change time has a sub-second part, 2 s when it has none
+ * (whole-second stamps, e.g. ext4 with small inodes). Only local file systems stamped by this
+ * machine's clock are cached (ext4, XFS, Btrfs, tmpfs, overlayfs, ZFS, F2FS, bcachefs, ramfs); on
+ * any other (NFS, SMB, FUSE, virtiofs, 9p…) another machine's clock stamps the times, and those
+ * files are hashed on every call. No process can set the change time, so copying an old
+ * modification time back (touch -d, utimes) does not hide a change.
  */
 const FINE_WINDOW_NS = 50_000_000n;
 const COARSE_WINDOW_NS = 2_000_000_000n;
@@ -67,7 +72,7 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
     remember(fd, stat, takenNs, sha256) {
       if (!isLocal(fd, stat.dev)) return false;
       const window = stat.ctimeNs % SECOND_NS === 0n ? COARSE_WINDOW_NS : FINE_WINDOW_NS;
-      if (stat.ctimeNs > takenNs - window) return false;
+      if (stat.mtimeNs === stat.ctimeNs && stat.ctimeNs > takenNs - window) return false;
       const key = keyOf(stat);
       known.delete(key);
       known.set(key, sha256);

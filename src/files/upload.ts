@@ -13,6 +13,7 @@ import { removeEmptyParents } from '../write/remove-empty-parents.js';
 import { assertNoAddedSecret, isProtectedFile } from '../write/secret-guard.js';
 import { assertStillCurrent } from '../write/staleness.js';
 import { newTempName } from '../write/temp-file.js';
+import { digests } from './etag.js';
 import { checkPreconditions, keptFileOf, openPresent, type Preconditions, type Present } from './current-file.js';
 import type { FilesContext } from './context.js';
 
@@ -89,6 +90,7 @@ async function streamAndCommit(ctx: FilesContext, req: UploadRequest, dir: Check
     handle = await fsp.open(dir.at(tempName), 'wx+', 0o600);
     const { sha256, bytes } = await streamInto(handle, req.body);
     await handle.chmod(mode);
+    markOwnWrite(handle.fd);
     await handle.sync();
     const out = await commit(ctx, req, dir, { handle, tempName, sha256, bytes, mode });
     renamed = true;
@@ -100,6 +102,16 @@ async function streamAndCommit(ctx: FilesContext, req: UploadRequest, dir: Check
     if (!renamed) await fsp.unlink(dir.at(tempName)).catch(() => {});
     journalRemove(ctx.settings.dataDir, journaled);
   }
+}
+
+/**
+ * Sets the temp file's modification time 1 ms before its change time: any later write, by any
+ * process and in any clock tick, then sets both to its tick and so changes the file's stamp, and
+ * the digest computed while streaming may be cached at once (digest-cache.ts, the racy rule).
+ */
+function markOwnWrite(fd: number): void {
+  const st = fs.fstatSync(fd, { bigint: true });
+  fs.futimesSync(fd, new Date(Number(st.atimeNs / 1_000_000n)), new Date(Number(st.ctimeNs / 1_000_000n) - 1));
 }
 
 /** Copies the body into the temp file, hashing it; bounded memory (one batch at a time). */
@@ -158,6 +170,8 @@ async function commit(ctx: FilesContext, req: UploadRequest, dir: CheckedDir, st
     const entry = assertStillTarget({ root: ctx.root, target }, dir, name);
     assertStillCurrent(at, loaded, entry);
     fs.renameSync(dir.at(staged.tempName), at);
+    const { stat, takenNs } = digests.stamp(staged.handle.fd);
+    digests.remember(staged.handle.fd, stat, takenNs, staged.sha256);
     const type = present ? 'update' : 'create';
     ctx.afterWrite({ tool: 'Upload', session: ctx.session, path: target, type, additions: 0, deletions: 0, version });
     return { sha256: staged.sha256, type, bytes: staged.bytes, version, historyKept: version !== null };
