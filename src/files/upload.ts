@@ -45,6 +45,7 @@ const WRITE_BATCH = 1024 * 1024;
 const SMALL_BATCH = 64 * 1024;
 const fsync = promisify(fs.fsync);
 const writev = promisify(fs.writev);
+const open = promisify(fs.open);
 /** A protected file (secret guard) is read whole to be checked: up to this size. */
 const GUARD_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -92,8 +93,9 @@ async function streamAndCommit(ctx: FilesContext, req: UploadRequest, dir: Check
   let fd: number | null = null;
   let renamed = false;
   try {
-    // Quick metadata calls are made in place; the body's large writes and the fsyncs go through the pool.
-    fd = fs.openSync(dir.at(tempName), 'wx+', 0o600);
+    // The create and the fsyncs may wait on the file system's journal: they go through the pool.
+    // Quick calls on the open descriptor (a small write, chmod, close) are made in place.
+    fd = await open(dir.at(tempName), 'wx+', 0o600);
     const { sha256, bytes } = await streamInto(fd, req.body);
     fs.fchmodSync(fd, mode);
     markOwnWrite(fd);
