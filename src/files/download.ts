@@ -26,6 +26,9 @@ export interface Download {
   bytes: number;
 }
 
+const read = (fd: number, buffer: Buffer, offset: number, length: number, position: number): Promise<number> =>
+  new Promise((resolve, reject) => fs.read(fd, buffer, offset, length, position, (err, n) => (err ? reject(err) : resolve(n))));
+
 /** Files up to this size are read whole in one read(2) and hashed from the same bytes. */
 const SMALL_FILE_BYTES = 64 * 1024;
 /** A larger file streams in steps of this size: fewer thread-pool round trips, memory still bounded. */
@@ -47,7 +50,7 @@ export async function openDownload(root: string, target: ResolvedPath, req: Down
     let sha = digests.get(stat);
     let whole: Buffer | null = null;
     if (size <= SMALL_FILE_BYTES && (sha === undefined || req.wantBody)) {
-      whole = readWhole(fd, size);
+      whole = await readWhole(fd, size);
       if (sha === undefined) {
         sha = createHash('sha256').update(whole).digest('hex');
         // A short read: the file changed while being read; its hash is not the stamp's.
@@ -112,11 +115,12 @@ async function openChecked(root: string, target: ResolvedPath): Promise<number> 
   return fd;
 }
 
-function readWhole(fd: number, size: number): Buffer {
+/** Through the pool: a read may update the access time, which can wait for the journal's commit. */
+async function readWhole(fd: number, size: number): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(size);
   let at = 0;
   while (at < size) {
-    const n = fs.readSync(fd, buffer, at, size - at, at);
+    const n = await read(fd, buffer, at, size - at, at);
     if (n === 0) break;
     at += n;
   }

@@ -41,11 +41,11 @@ export interface UploadOutcome {
 
 /** Bytes gathered before one write(2): fewer thread-pool round trips, memory still bounded. */
 const WRITE_BATCH = 1024 * 1024;
-/** A batch this small (a small file's whole body) is written in place: a page-cache copy costs less than a pool round trip. */
-const SMALL_BATCH = 64 * 1024;
 const fsync = promisify(fs.fsync);
 const writev = promisify(fs.writev);
 const open = promisify(fs.open);
+const fchmod = promisify(fs.fchmod);
+const futimes = promisify(fs.futimes);
 /** A protected file (secret guard) is read whole to be checked: up to this size. */
 const GUARD_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -93,12 +93,12 @@ async function streamAndCommit(ctx: FilesContext, req: UploadRequest, dir: Check
   let fd: number | null = null;
   let renamed = false;
   try {
-    // The create and the fsyncs may wait on the file system's journal: they go through the pool.
-    // Quick calls on the open descriptor (a small write, chmod, close) are made in place.
+    // Calls that change the file may wait for the file system's journal to commit (other
+    // writers' fsyncs): they go through the pool, never on the event loop.
     fd = await open(dir.at(tempName), 'wx+', 0o600);
     const { sha256, bytes } = await streamInto(fd, req.body);
-    fs.fchmodSync(fd, mode);
-    markOwnWrite(fd);
+    await fchmod(fd, mode);
+    await markOwnWrite(fd);
     await fsync(fd);
     const out = await commit(ctx, req, dir, { fd, tempName, sha256, bytes, mode });
     renamed = true;
@@ -117,9 +117,9 @@ async function streamAndCommit(ctx: FilesContext, req: UploadRequest, dir: Check
  * process and in any clock tick, then sets both to its tick and so changes the file's stamp, and
  * the digest computed while streaming may be cached at once (digest-cache.ts, the racy rule).
  */
-function markOwnWrite(fd: number): void {
+async function markOwnWrite(fd: number): Promise<void> {
   const st = fs.fstatSync(fd, { bigint: true });
-  fs.futimesSync(fd, new Date(Number(st.atimeNs / 1_000_000n)), new Date(Number(st.ctimeNs / 1_000_000n) - 1));
+  await futimes(fd, new Date(Number(st.atimeNs / 1_000_000n)), new Date(Number(st.ctimeNs / 1_000_000n) - 1));
 }
 
 /** Copies the body into the temp file, hashing it; bounded memory (one batch at a time). */
@@ -130,8 +130,7 @@ async function streamInto(fd: number, body: AsyncIterable<Uint8Array>): Promise<
   let bytes = 0;
   const flush = async (): Promise<void> => {
     if (batched === 0) return;
-    if (batched <= SMALL_BATCH) fs.writevSync(fd, batch);
-    else await writev(fd, batch);
+    await writev(fd, batch);
     batch = [];
     batched = 0;
   };
@@ -167,7 +166,7 @@ async function commit(ctx: FilesContext, req: UploadRequest, dir: CheckedDir, st
     const knownSha = await checkPreconditions(present, req, showName(target.relative));
     if (present && req.mode === null && (present.stat.mode & 0o7777) !== staged.mode) {
       // The file's mode changed since the upload began: it keeps its mode as it is now.
-      fs.fchmodSync(staged.fd, present.stat.mode & 0o7777);
+      await fchmod(staged.fd, present.stat.mode & 0o7777);
       await fsync(staged.fd);
     }
     guardSecrets(ctx, target, key, present, staged);
