@@ -44,6 +44,9 @@ const server = http.createServer((req, res) => {
     fs.createReadStream(file).pipe(res);
   });
 });
+// Fastify's default (sidefile keeps it): idle keep-alive connections are kept 72 s, not Node's 5 s,
+// so neither server makes the bench's clients reconnect between rounds.
+server.keepAliveTimeout = 72_000;
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   console.log(`port ${typeof address === 'object' && address ? address.port : 0}`);

@@ -1,8 +1,10 @@
 /**
  * `npm run bench -- files`: the Files API beside a bare Node streaming server with the
  * same durability (bench/files-bare-server.ts), in the same run: a 1 GiB upload and download
- * (MB/s, and each server's RSS growth over the transfer: the target is ≤ 64 MiB per 1 GiB), and PUT/GET of 4 KB and 1 MB files with 1 and
- * 16 clients (calls/s). Ratios are sidefile ÷ bare. `--quick`: 64 MiB instead of 1 GiB, 1 s runs.
+ * (MB/s, and each server's RSS growth over the transfer: the target is ≤ 64 MiB per 1 GiB), and
+ * PUT/GET of 4 KB and 1 MB files with 1 and 16 clients (calls/s over 5 s, in 5 rounds that
+ * alternate the servers). Both servers get the same client, keep-alive agent and files. Ratios
+ * are sidefile ÷ bare. `--quick`: 64 MiB instead of 1 GiB, 1 s runs.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync, promises as fsp } from 'node:fs';
@@ -13,7 +15,7 @@ import { rssKiB, startSidefile, stopChild } from './support/sidefile-server.js';
 
 type Print = (line: string) => void;
 
-interface Target {
+export interface Target {
   name: string;
   port: number;
   rss(): Promise<number | null>;
@@ -23,7 +25,7 @@ interface Target {
 const CHUNK = Buffer.alloc(1024 * 1024, 0x5a);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-function request(port: number, method: 'GET' | 'PUT', rel: string, size = 0): Promise<number> {
+export function request(port: number, method: 'GET' | 'PUT', rel: string, size = 0): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -54,7 +56,7 @@ function request(port: number, method: 'GET' | 'PUT', rel: string, size = 0): Pr
   });
 }
 
-async function startBare(root: string, logFile: string): Promise<Target> {
+export async function startBare(root: string, logFile: string): Promise<Target & { pid: number }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join('bench', 'files-bare-server.ts'), root], {
     stdio: ['ignore', 'pipe', openSync(logFile, 'a')],
   });
@@ -65,7 +67,7 @@ async function startBare(root: string, logFile: string): Promise<Target> {
     });
     child.on('exit', () => reject(new Error('the bare server exited')));
   });
-  return { name: 'bare', port, rss: () => rssKiB(child.pid!), stop: () => stopChild(child, 2_000) };
+  return { name: 'bare', port, pid: child.pid!, rss: () => rssKiB(child.pid!), stop: () => stopChild(child, 2_000) };
 }
 
 async function bigTransfer(t: Target, size: number): Promise<{ upMBs: number; downMBs: number; upRssMiB: number; downRssMiB: number }> {
@@ -84,20 +86,33 @@ async function bigTransfer(t: Target, size: number): Promise<{ upMBs: number; do
   return { upMBs: mb / up, downMBs: mb / down, upRssMiB: mib(Math.max(0, rss1 - rss0)), downRssMiB: mib(Math.max(0, rss2 - rss1)) };
 }
 
-/** Calls a second for `seconds` with `clients` concurrent loops, each on its own file. */
-async function rate(t: Target, method: 'GET' | 'PUT', size: number, clients: number, seconds: number): Promise<number> {
-  for (let c = 0; c < clients; c++) await request(t.port, 'PUT', `small/${size}-${c}.bin`, size);
+/** Calls made in `seconds` by `clients` concurrent loops, each on its own file (made beforehand). */
+async function calls(t: Target, method: 'GET' | 'PUT', size: number, clients: number, seconds: number): Promise<number> {
   const end = performance.now() + seconds * 1000;
-  let calls = 0;
+  let made = 0;
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
       while (performance.now() < end) {
         await request(t.port, method, `small/${size}-${c}.bin`, method === 'PUT' ? size : 0);
-        calls += 1;
+        made += 1;
       }
     }),
   );
-  return calls / seconds;
+  return made;
+}
+
+/** Rounds per cell: the servers take turns, so a neighbour's burst of load falls on both. */
+const ROUNDS = 5;
+
+/** Calls a second of each target over `seconds`, split into rounds that alternate the targets (and which goes first). */
+async function rates(targets: Target[], method: 'GET' | 'PUT', size: number, clients: number, seconds: number): Promise<number[]> {
+  for (const t of targets) for (let c = 0; c < clients; c++) await request(t.port, 'PUT', `small/${size}-${c}.bin`, size);
+  const made = targets.map(() => 0);
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = r % 2 === 0 ? targets.map((_, i) => i) : targets.map((_, i) => targets.length - 1 - i);
+    for (const i of order) made[i]! += await calls(targets[i]!, method, size, clients, seconds / ROUNDS);
+  }
+  return made.map((n) => n / seconds);
 }
 
 export async function benchFiles(print: Print, opts: { quick?: boolean } = {}): Promise<void> {
@@ -132,7 +147,7 @@ export async function benchFiles(print: Print, opts: { quick?: boolean } = {}): 
     for (const size of [4 * 1024, 1024 * 1024]) {
       for (const method of ['PUT', 'GET'] as const) {
         for (const clients of [1, 16]) {
-          const [a, z] = [await rate(targets[0]!, method, size, clients, seconds), await rate(targets[1]!, method, size, clients, seconds)];
+          const [a, z] = (await rates(targets, method, size, clients, seconds)) as [number, number];
           print(
             `| ${method} ${size === 4096 ? '4 KB' : '1 MB'} | ${clients} | ${a.toFixed(0)} | ${z.toFixed(0)} | ${(a / z).toFixed(2)} |`,
           );

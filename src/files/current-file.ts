@@ -68,7 +68,7 @@ export interface Preconditions {
 /** `If-Match` / `If-None-Match` against the file as it is now; 412 PRECONDITION_FAILED when one does not hold. */
 export async function checkPreconditions(present: Present | null, cond: Preconditions, shown: string): Promise<string | null> {
   if (cond.ifMatch === undefined && cond.ifNoneMatch === undefined) return null;
-  const sha = present ? await sha256Of(present.fd, present.stat) : null;
+  const sha = present ? await sha256Of(present.fd) : null;
   if (cond.ifMatch !== undefined && !tagListMatches(cond.ifMatch, sha)) {
     throw new ToolError(
       'PRECONDITION_FAILED',
@@ -93,6 +93,6 @@ export async function checkPreconditions(present: Present | null, cond: Precondi
  */
 export async function keptFileOf(at: string, present: Present, knownSha: string | null): Promise<KeptFile> {
   const size = present.stat.size;
-  const sha256 = knownSha ?? (size <= MAX_VERSION_BYTES ? await sha256Of(present.fd, present.stat) : '');
+  const sha256 = knownSha ?? (size <= MAX_VERSION_BYTES ? await sha256Of(present.fd) : '');
   return { real: at, size, sha256, ino: present.stat.ino, links: present.stat.nlink };
 }

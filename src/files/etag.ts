@@ -1,32 +1,10 @@
 import { createHash } from 'node:crypto';
-import fs, { type Stats } from 'node:fs';
+import fs from 'node:fs';
+import { createDigestCache } from './digest-cache.js';
 
-/**
- * A file's ETag is its sha256 (`"<hex>"`), kept per (device, inode, size, mtime, ctime): a HEAD
- * (how the SDKs ask whether a file exists) or a download of an unchanged file does not hash it
- * again, and an upload fills it with the hash it computed while streaming.
- */
-const MAX_ENTRIES = 10_000;
+/** Files' digests by stamp, under the racy rule (digest-cache.ts). */
+export const digests = createDigestCache();
 const HASH_CHUNK = 1024 * 1024;
-
-const known = new Map<string, string>();
-
-function keyOf(st: Stats): string {
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-}
-
-/** The cached sha256 of the file these stats describe, or undefined. */
-export function cachedSha256(st: Stats): string | undefined {
-  return known.get(keyOf(st));
-}
-
-export function rememberSha256(st: Stats, sha256: string): void {
-  const key = keyOf(st);
-  known.delete(key);
-  known.set(key, sha256);
-  // Least recently set goes first (Map keeps insertion order).
-  if (known.size > MAX_ENTRIES) known.delete(known.keys().next().value!);
-}
 
 /** sha256 of an open file, read in 1 MiB steps through the thread pool (bounded memory). */
 export async function hashFd(fd: number, size: number): Promise<string> {
@@ -44,12 +22,13 @@ export async function hashFd(fd: number, size: number): Promise<string> {
   return hash.digest('hex');
 }
 
-/** The file's sha256: cached for these stats, else hashed and cached. */
-export async function sha256Of(fd: number, st: Stats): Promise<string> {
-  const cached = cachedSha256(st);
+/** The open file's sha256 (its ETag): cached for its stamp, else hashed and, when the racy rule allows, cached. */
+export async function sha256Of(fd: number): Promise<string> {
+  const { stat, takenNs } = digests.stamp(fd);
+  const cached = digests.get(stat);
   if (cached !== undefined) return cached;
-  const sha = await hashFd(fd, st.size);
-  rememberSha256(st, sha);
+  const sha = await hashFd(fd, Number(stat.size));
+  digests.remember(fd, stat, takenNs, sha);
   return sha;
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import fs, { promises as fsp, type Stats } from 'node:fs';
+import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { ToolError } from '../errors.js';
 import { historyKey } from '../history/history-key.js';
 import { openCheckedDir, type CheckedDir } from '../paths/fd-policy.js';
@@ -13,8 +14,8 @@ import { removeEmptyParents } from '../write/remove-empty-parents.js';
 import { assertNoAddedSecret, isProtectedFile } from '../write/secret-guard.js';
 import { assertStillCurrent } from '../write/staleness.js';
 import { newTempName } from '../write/temp-file.js';
+import { digests } from './etag.js';
 import { checkPreconditions, keptFileOf, openPresent, type Preconditions, type Present } from './current-file.js';
-import { rememberSha256 } from './etag.js';
 import type { FilesContext } from './context.js';
 
 export interface UploadRequest extends Preconditions {
@@ -40,6 +41,11 @@ export interface UploadOutcome {
 
 /** Bytes gathered before one write(2): fewer thread-pool round trips, memory still bounded. */
 const WRITE_BATCH = 1024 * 1024;
+const fsync = promisify(fs.fsync);
+const writev = promisify(fs.writev);
+const open = promisify(fs.open);
+const fchmod = promisify(fs.fchmod);
+const futimes = promisify(fs.futimes);
 /** A protected file (secret guard) is read whole to be checked: up to this size. */
 const GUARD_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -84,34 +90,47 @@ async function streamAndCommit(ctx: FilesContext, req: UploadRequest, dir: Check
   const tempName = newTempName();
   const journaled = path.join(dir.real, tempName);
   journalAdd(ctx.settings.dataDir, journaled);
-  let handle: fsp.FileHandle | null = null;
+  let fd: number | null = null;
   let renamed = false;
   try {
-    handle = await fsp.open(dir.at(tempName), 'wx+', 0o600);
-    const { sha256, bytes } = await streamInto(handle, req.body);
-    await handle.chmod(mode);
-    await handle.sync();
-    const out = await commit(ctx, req, dir, { handle, tempName, sha256, bytes, mode });
+    // Calls that change the file may wait for the file system's journal to commit (other
+    // writers' fsyncs): they go through the pool, never on the event loop.
+    fd = await open(dir.at(tempName), 'wx+', 0o600);
+    const { sha256, bytes } = await streamInto(fd, req.body);
+    await fchmod(fd, mode);
+    await markOwnWrite(fd);
+    await fsync(fd);
+    const out = await commit(ctx, req, dir, { fd, tempName, sha256, bytes, mode });
     renamed = true;
     // The rename is made durable before the answer.
     await dir.sync();
     return out;
   } finally {
-    await handle?.close().catch(() => {});
+    if (fd !== null) closeQuietly(fd);
     if (!renamed) await fsp.unlink(dir.at(tempName)).catch(() => {});
     journalRemove(ctx.settings.dataDir, journaled);
   }
 }
 
+/**
+ * Sets the temp file's modification time 1 ms before its change time: any later write, by any
+ * process and in any clock tick, then sets both to its tick and so changes the file's stamp, and
+ * the digest computed while streaming may be cached at once (digest-cache.ts, the racy rule).
+ */
+async function markOwnWrite(fd: number): Promise<void> {
+  const st = fs.fstatSync(fd, { bigint: true });
+  await futimes(fd, new Date(Number(st.atimeNs / 1_000_000n)), new Date(Number(st.ctimeNs / 1_000_000n) - 1));
+}
+
 /** Copies the body into the temp file, hashing it; bounded memory (one batch at a time). */
-async function streamInto(handle: fsp.FileHandle, body: AsyncIterable<Uint8Array>): Promise<{ sha256: string; bytes: number }> {
+async function streamInto(fd: number, body: AsyncIterable<Uint8Array>): Promise<{ sha256: string; bytes: number }> {
   const hash = createHash('sha256');
   let batch: Uint8Array[] = [];
   let batched = 0;
   let bytes = 0;
   const flush = async (): Promise<void> => {
     if (batched === 0) return;
-    await handle.writev(batch);
+    await writev(fd, batch);
     batch = [];
     batched = 0;
   };
@@ -127,7 +146,7 @@ async function streamInto(handle: fsp.FileHandle, body: AsyncIterable<Uint8Array
 }
 
 interface Staged {
-  handle: fsp.FileHandle;
+  fd: number;
   tempName: string;
   sha256: string;
   bytes: number;
@@ -147,8 +166,8 @@ async function commit(ctx: FilesContext, req: UploadRequest, dir: CheckedDir, st
     const knownSha = await checkPreconditions(present, req, showName(target.relative));
     if (present && req.mode === null && (present.stat.mode & 0o7777) !== staged.mode) {
       // The file's mode changed since the upload began: it keeps its mode as it is now.
-      await staged.handle.chmod(present.stat.mode & 0o7777);
-      await staged.handle.sync();
+      await fchmod(staged.fd, present.stat.mode & 0o7777);
+      await fsync(staged.fd);
     }
     guardSecrets(ctx, target, key, present, staged);
     const at = dir.at(name);
@@ -159,8 +178,8 @@ async function commit(ctx: FilesContext, req: UploadRequest, dir: CheckedDir, st
     const entry = assertStillTarget({ root: ctx.root, target }, dir, name);
     assertStillCurrent(at, loaded, entry);
     fs.renameSync(dir.at(staged.tempName), at);
-    const written: Stats = await staged.handle.stat();
-    rememberSha256(written, staged.sha256);
+    const { stat, takenNs } = digests.stamp(staged.fd);
+    digests.remember(staged.fd, stat, takenNs, staged.sha256);
     const type = present ? 'update' : 'create';
     ctx.afterWrite({ tool: 'Upload', session: ctx.session, path: target, type, additions: 0, deletions: 0, version });
     return { sha256: staged.sha256, type, bytes: staged.bytes, version, historyKept: version !== null };
@@ -184,8 +203,16 @@ function guardSecrets(ctx: FilesContext, target: ResolvedPath, key: string, pres
     });
   }
   const before = present ? fs.readFileSync(present.fd).toString('utf8') : '';
-  const after = readAll(staged.handle.fd, staged.bytes).toString('utf8');
+  const after = readAll(staged.fd, staged.bytes).toString('utf8');
   assertNoAddedSecret(reached, before, after);
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // Already closed, or EIO on a file about to be removed: nothing more to do.
+  }
 }
 
 function readAll(fd: number, size: number): Buffer {

@@ -75,15 +75,12 @@ async function get(services: AppServices, request: FastifyRequest, reply: Fastif
     range: header(request, 'range'),
     ifNoneMatch: header(request, 'if-none-match'),
     ifMatch: header(request, 'if-match'),
+    wantBody: request.method !== 'HEAD',
   });
   reply.code(download.status).headers(download.headers);
-  if (request.method === 'HEAD' || download.range === null) {
-    await download.handle.close();
-    return reply.send();
-  }
+  if (download.body === null) return reply.send();
   call.bytes = download.bytes;
-  // Streamed from the checked descriptor, in bounded memory; closed at the end or on a disconnect.
-  return reply.send(download.handle.createReadStream({ start: download.range.start, end: download.range.end }));
+  return reply.send(download.body);
 }
 
 /** A file or a folder; a FIFO, socket or device is not a file (NOT_A_FILE). */

@@ -126,7 +126,7 @@ async function readOpened(job: ReadJob, fh: FileHandle, options: ReadToolOptions
     return readLoaded(job, await readToSize(fh, st.size));
   }
   // Hashed in 1 MiB steps through the pool (bounded memory); the Files API's ETag reuses it.
-  if (kind.kind === 'binary') throw binaryRead(job, await sha256Of(fh.fd, st), head);
+  if (kind.kind === 'binary') throw binaryRead(job, await sha256Of(fh.fd), head);
   if (st.size <= options.hugeFileBytes) return readLoaded(job, await readToSize(fh, st.size));
   const streamed = await pageOfHugeFile(fh, target.real, st, options.indexes, job.override, job.offset, job.limit, () =>
     reopen(job.ctx.root, target, st),
