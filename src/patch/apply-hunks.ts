@@ -1,7 +1,7 @@
 import { ToolError } from '../errors.js';
 import type { Hunk } from './parse.js';
 import { findClosest, formatClosest, ladderBudget, rewriteLines, type LineFit, type WorkBudget } from '../match/index.js';
-import { detectPlaceholder, placeholderMessage } from '../write/placeholders.js';
+import { assertNoPlaceholder } from './hunk-placeholders.js';
 import { locateAnchor, locateHunk, type Rung } from './locate.js';
 
 /**
@@ -116,18 +116,32 @@ export async function applyHunks(
       sliceStart = performance.now();
     }
     const placed = placeHunk(file, hunk, from, filePath, index, budget);
-    // A hunk of hundreds of thousands of lines (a 30 MB append): each pass over it is its own turn.
+    // A hunk of hundreds of thousands of lines (a 30 MB append): its passes run in slices.
     const big = hunk.lines.length > BIG_HUNK_LINES;
     if (big) await yieldNow();
-    if (!allowPlaceholders) assertNoPlaceholder(placed.hunk, filePath, index);
+    if (!allowPlaceholders) await assertNoPlaceholder(placed.hunk, filePath, index);
     if (big) await yieldNow();
     if (RUNG_ORDER.indexOf(placed.rung) > RUNG_ORDER.indexOf(rung)) rung = placed.rung;
     const old = Array.from({ length: placed.count }, (_, k) => lineAt(file, placed.start + k));
-    replacements.push({ start: placed.start, count: placed.count, lines: newLines(placed.hunk, old, lineBreak, placed.fit) });
+    replacements.push({ start: placed.start, count: placed.count, lines: await newLines(placed.hunk, old, lineBreak, placed.fit) });
     from = placed.start + placed.count;
     if (big) await yieldNow();
   }
-  return { after: assemble(file, replacements, lineBreak), rung };
+  return { after: await assemble(file, replacements, lineBreak), rung };
+}
+
+/** Lines handled between two checks of the clock in the passes over a hunk's lines. */
+const LINES_PER_CHECK = 4096;
+
+/** Yields to the event loop once SLICE_MS of work ran since the last turn; cheap to call per line. */
+function lineSlicer(): (i: number) => Promise<void> | undefined {
+  let since = performance.now();
+  return (i) => {
+    if (i % LINES_PER_CHECK !== 0 || performance.now() - since < SLICE_MS) return undefined;
+    return yieldNow().then(() => {
+      since = performance.now();
+    });
+  };
 }
 
 interface Placed {
@@ -175,15 +189,6 @@ function placeHunk(file: FileLines, hunk: Hunk, after: number, filePath: string,
   return { start: found.start, count: oldLines(used).length, rung: found.rung, hunk: used, fit: found.fit };
 }
 
-/** A hunk's `+` lines must not add an omission placeholder its old lines did not have. */
-function assertNoPlaceholder(hunk: Hunk, filePath: string, index: number): void {
-  const added = hunk.lines.filter((l) => l.kind === '+').map((l) => l.text);
-  const hit = detectPlaceholder(added.join('\n'), oldLines(hunk).join('\n'));
-  if (!hit) return;
-  const message = `Hunk ${index + 1} of ${filePath}: ${placeholderMessage('added', hit)}`;
-  throw new ToolError('PLACEHOLDER_DETECTED', message, { file_path: filePath, hunk: index, line: hit.line, text: hit.text });
-}
-
 function oldLines(hunk: Hunk): string[] {
   return hunk.lines.filter((l) => l.kind !== '+').map((l) => l.text);
 }
@@ -205,13 +210,19 @@ function notFound(text: string, filePath: string, index: number, hunk: Hunk, why
  * The hunk's new lines: context lines are the file's own (matched) lines, added lines get
  * `lineBreak` and are rewritten as the fit's rung says (re-indented, quotes curled, Read prefixes off).
  */
-function newLines(hunk: Hunk, old: FileLine[], lineBreak: string, fit: LineFit | null): FileLine[] {
-  const added = hunk.lines.filter((l) => l.kind === '+').map((l) => l.text);
+async function newLines(hunk: Hunk, old: FileLine[], lineBreak: string, fit: LineFit | null): Promise<FileLine[]> {
+  const slice = lineSlicer();
+  const added: string[] = [];
+  for (const [i, line] of hunk.lines.entries()) {
+    if (line.kind === '+') added.push(line.text);
+    await slice(i);
+  }
   const rewritten = fit ? rewriteLines(fit, added) : added;
   const out: FileLine[] = [];
   let k = 0;
   let a = 0;
-  for (const line of hunk.lines) {
+  for (const [i, line] of hunk.lines.entries()) {
+    await slice(i);
     if (line.kind === '+') out.push({ text: rewritten[a++]!, eol: lineBreak });
     else if (line.kind === ' ') out.push(old[k++]!);
     else k += 1;
@@ -223,9 +234,12 @@ function newLines(hunk: Hunk, old: FileLine[], lineBreak: string, fit: LineFit |
  * The file with every replacement spliced in: untouched stretches are sliced from the text as
  * they are. The last line has a break exactly when the file's last line had one.
  */
-function assemble(file: FileLines, replacements: Replacement[], lineBreak: string): string {
+async function assemble(file: FileLines, replacements: Replacement[], lineBreak: string): Promise<string> {
   const n = file.lines.length;
   const endsOpen = n > 0 && file.ends[n - 1] === file.text.length;
+  const slice = lineSlicer();
+  // Bounded work: parts are joined a slice at a time into `joined` (one join of a million parts is a long turn).
+  const joined: string[] = [];
   const parts: string[] = [];
   let at = 0;
   for (const r of replacements) {
@@ -234,23 +248,28 @@ function assemble(file: FileLines, replacements: Replacement[], lineBreak: strin
     const gap = r.start === n && endsOpen && r.lines.length > 0 ? lineBreak : '';
     parts.push(file.text.slice(at, upTo), gap);
     const reachesEnd = r.start + r.count === n;
-    r.lines.forEach((line, k) => {
+    for (const [k, line] of r.lines.entries()) {
       const last = k === r.lines.length - 1;
       parts.push(line.text, reachesEnd && last && endsOpen ? '' : line.eol || lineBreak);
-    });
+      if (k % LINES_PER_CHECK === LINES_PER_CHECK - 1) joined.push(parts.splice(0).join(''));
+      await slice(k);
+    }
     // Whole last lines removed from a file without a final break: the break before them goes too.
-    if (reachesEnd && endsOpen && r.lines.length === 0 && r.count > 0) trimTrailingBreak(parts);
+    if (reachesEnd && endsOpen && r.lines.length === 0 && r.count > 0 && !trimTrailingBreak(parts)) trimTrailingBreak(joined);
     at = file.starts[r.start + r.count]!;
   }
   parts.push(file.text.slice(at));
-  return parts.join('');
+  joined.push(parts.join(''));
+  return joined.join('');
 }
 
-function trimTrailingBreak(parts: string[]): void {
+/** Removes the line break ending the last non-empty part; false when every part is empty. */
+function trimTrailingBreak(parts: string[]): boolean {
   for (let i = parts.length - 1; i >= 0; i -= 1) {
     const p = parts[i]!;
     if (p === '') continue;
     parts[i] = p.endsWith('\r\n') ? p.slice(0, -2) : /[\r\n]$/.test(p) ? p.slice(0, -1) : p;
-    return;
+    return true;
   }
+  return false;
 }
