@@ -11,12 +11,6 @@ import { locateAnchor, locateHunk, type Rung } from './locate.js';
  * the file's line break. Everything outside the hunks stays as it was.
  */
 
-interface FileLine {
-  text: string;
-  /** '' for a last line without a line break. */
-  eol: string;
-}
-
 /** A text's lines, with where each starts (the text is never copied line by line). */
 interface FileLines {
   text: string;
@@ -74,16 +68,22 @@ function splitLf(text: string): FileLines {
   return { text, lines, starts, ends };
 }
 
-/** Line `i` with its own break. */
-function lineAt(file: FileLines, i: number): FileLine {
-  return { text: file.lines[i]!, eol: file.text.slice(file.ends[i], file.starts[i + 1]) };
+/** Line `i`'s own break ('' for a last line without one). */
+function eolAt(file: FileLines, i: number): string {
+  return file.text.slice(file.ends[i], file.starts[i + 1]);
 }
 
-interface Replacement {
+/** New lines as two parallel arrays: no object per line (a 30 MB hunk has half a million). */
+interface NewLines {
+  texts: string[];
+  /** Each line's break; '' for a last line without one. */
+  eols: string[];
+}
+
+interface Replacement extends NewLines {
   start: number;
   /** Old lines replaced. */
   count: number;
-  lines: FileLine[];
 }
 
 /** Work between two yields to the event loop (no call stalls others). */
@@ -122,8 +122,7 @@ export async function applyHunks(
     if (!allowPlaceholders) await assertNoPlaceholder(placed.hunk, filePath, index);
     if (big) await yieldNow();
     if (RUNG_ORDER.indexOf(placed.rung) > RUNG_ORDER.indexOf(rung)) rung = placed.rung;
-    const old = Array.from({ length: placed.count }, (_, k) => lineAt(file, placed.start + k));
-    replacements.push({ start: placed.start, count: placed.count, lines: await newLines(placed.hunk, old, lineBreak, placed.fit) });
+    replacements.push({ start: placed.start, count: placed.count, ...(await newLines(placed, file, lineBreak)) });
     from = placed.start + placed.count;
     if (big) await yieldNow();
   }
@@ -210,22 +209,28 @@ function notFound(text: string, filePath: string, index: number, hunk: Hunk, why
  * The hunk's new lines: context lines are the file's own (matched) lines, added lines get
  * `lineBreak` and are rewritten as the fit's rung says (re-indented, quotes curled, Read prefixes off).
  */
-async function newLines(hunk: Hunk, old: FileLine[], lineBreak: string, fit: LineFit | null): Promise<FileLine[]> {
+async function newLines({ hunk, start, fit }: Placed, file: FileLines, lineBreak: string): Promise<NewLines> {
   const slice = lineSlicer();
+  const lines = hunk.lines;
   const added: string[] = [];
-  for (const [i, line] of hunk.lines.entries()) {
-    if (line.kind === '+') added.push(line.text);
+  for (let i = 0; i < lines.length; i += 1) {
+    if (lines[i]!.kind === '+') added.push(lines[i]!.text);
     await slice(i);
   }
   const rewritten = fit ? rewriteLines(fit, added) : added;
-  const out: FileLine[] = [];
-  let k = 0;
+  const out: NewLines = { texts: [], eols: [] };
+  let k = start;
   let a = 0;
-  for (const [i, line] of hunk.lines.entries()) {
+  for (let i = 0; i < lines.length; i += 1) {
     await slice(i);
-    if (line.kind === '+') out.push({ text: rewritten[a++]!, eol: lineBreak });
-    else if (line.kind === ' ') out.push(old[k++]!);
-    else k += 1;
+    const kind = lines[i]!.kind;
+    if (kind === '+') {
+      out.texts.push(rewritten[a++]!);
+      out.eols.push(lineBreak);
+    } else if (kind === ' ') {
+      out.texts.push(file.lines[k]!);
+      out.eols.push(eolAt(file, k++));
+    } else k += 1;
   }
   return out;
 }
@@ -245,17 +250,17 @@ async function assemble(file: FileLines, replacements: Replacement[], lineBreak:
   for (const r of replacements) {
     const upTo = file.starts[r.start]!;
     // Lines appended after a last line without a break: that line gets one first.
-    const gap = r.start === n && endsOpen && r.lines.length > 0 ? lineBreak : '';
+    const gap = r.start === n && endsOpen && r.texts.length > 0 ? lineBreak : '';
     parts.push(file.text.slice(at, upTo), gap);
     const reachesEnd = r.start + r.count === n;
-    for (const [k, line] of r.lines.entries()) {
-      const last = k === r.lines.length - 1;
-      parts.push(line.text, reachesEnd && last && endsOpen ? '' : line.eol || lineBreak);
+    for (let k = 0; k < r.texts.length; k += 1) {
+      const last = k === r.texts.length - 1;
+      parts.push(r.texts[k]!, reachesEnd && last && endsOpen ? '' : r.eols[k] || lineBreak);
       if (k % LINES_PER_CHECK === LINES_PER_CHECK - 1) joined.push(parts.splice(0).join(''));
       await slice(k);
     }
     // Whole last lines removed from a file without a final break: the break before them goes too.
-    if (reachesEnd && endsOpen && r.lines.length === 0 && r.count > 0 && !trimTrailingBreak(parts)) trimTrailingBreak(joined);
+    if (reachesEnd && endsOpen && r.texts.length === 0 && r.count > 0 && !trimTrailingBreak(parts)) trimTrailingBreak(joined);
     at = file.starts[r.start + r.count]!;
   }
   parts.push(file.text.slice(at));
