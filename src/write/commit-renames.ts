@@ -63,16 +63,20 @@ function recordOf(staged: Staged[]): CommitRecord {
 }
 
 /**
- * The commit record (fsynced in the thread pool), then last checks for all and every rename and
- * removal: sync, so nothing else runs from the first check to the last rename. Checks that
- * refuse mark the record done, as a commit in slices rolled back does.
+ * Last checks for all, the commit record (fsynced in the thread pool: other calls run
+ * meanwhile), then the last checks again and every rename and removal: sync, so nothing else
+ * runs from the second check of the first file to the last rename. A check that refuses only
+ * after the record marks it done, as a commit in slices rolled back does.
  */
 export async function commitSync(ctx: CommitContext, pool: FolderPool, staged: Staged[], state: CommitState): Promise<void> {
   const dataDir = ctx.settings.dataDir;
   const record = recordOf(staged);
   // One rename or one removal is atomic on its own: a record would only add an fsync.
   const single = record.renames.length + record.removes.length <= 1;
-  if (!single) await journalCommit(dataDir, record);
+  if (!single) {
+    for (const s of staged) inFolder(pool, s, (dir) => lastChecks(ctx, dir, s));
+    await journalCommit(dataDir, record);
+  }
   state.recorded = !single;
   try {
     for (const s of staged) inFolder(pool, s, (dir) => lastChecks(ctx, dir, s));
