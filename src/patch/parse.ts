@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ToolError } from '../errors.js';
-import { LINES_PER_STEP, runSliced, runSync, splitLinesSteps, type Steps } from './steps.js';
+import { LINES_PER_STEP, runSliced, runSync, splitLinesSteps, type Steps, type TextLines } from './steps.js';
 
 /**
  * The V4A patch format — what OpenAI's models emit — parsed into file operations.
@@ -50,7 +50,7 @@ export function patchInvalid(line: number, message: string, extra: Record<string
 class Cursor {
   at = 0;
   constructor(
-    readonly lines: string[],
+    readonly lines: TextLines,
     readonly offset: number,
     readonly end: number,
   ) {}
@@ -58,7 +58,7 @@ class Cursor {
     return this.at >= this.end;
   }
   get peek(): string {
-    return this.lines[this.at] ?? '';
+    return this.lines.line(this.at);
   }
   get lineNo(): number {
     return this.at + this.offset + 1;
@@ -79,17 +79,17 @@ function* patchSteps(text: string): Steps<FileOp[]> {
   const lines = yield* splitLinesSteps(text);
   let first = 0;
   let last = lines.length - 1;
-  while (first <= last && lines[first]!.trim() === '') first += 1;
-  while (last >= first && lines[last]!.trim() === '') last -= 1;
+  while (first <= last && lines.line(first).trim() === '') first += 1;
+  while (last >= first && lines.line(last).trim() === '') last -= 1;
   // A heredoc wrapper, as in `apply_patch <<'EOF'`: the patch is what it wraps.
-  if (last - first >= 3 && /^<<(['"]?)EOF\1$/.test(lines[first]!.trim()) && lines[last]!.trim().endsWith('EOF')) {
+  if (last - first >= 3 && /^<<(['"]?)EOF\1$/.test(lines.line(first).trim()) && lines.line(last).trim().endsWith('EOF')) {
     first += 1;
     last -= 1;
   }
-  if (first > last || lines[first]!.trim() !== BEGIN) {
+  if (first > last || lines.line(first).trim() !== BEGIN) {
     throw patchInvalid(Math.max(1, Math.min(first, lines.length - 1) + 1), `the first line of the patch must be '${BEGIN}'.`);
   }
-  if (last === first || lines[last]!.trim() !== END) {
+  if (last === first || lines.line(last).trim() !== END) {
     throw patchInvalid(last + 1, `the last line of the patch must be '${END}'.`);
   }
   const cur = new Cursor(lines, 0, last);
@@ -142,7 +142,7 @@ function pathOf(header: string, marker: string, line: number): string {
 function* parseAddLines(cur: Cursor): Steps<string[]> {
   const out: string[] = [];
   while (!cur.done && cur.peek.startsWith('+')) {
-    out.push(cur.peek.slice(1));
+    out.push(cur.lines.line(cur.at, 1));
     cur.at += 1;
     if (out.length % LINES_PER_STEP === 0) yield;
   }
@@ -197,7 +197,7 @@ function* parseHunk(cur: Cursor, first: boolean): Steps<Hunk> {
     }
     const kind = line === '' ? ' ' : line[0];
     if (kind !== ' ' && kind !== '-' && kind !== '+') break;
-    hunk.lines.push({ kind, text: line.slice(1) });
+    hunk.lines.push({ kind, text: cur.lines.line(cur.at, 1) });
     cur.at += 1;
     if (hunk.lines.length % LINES_PER_STEP === 0) yield;
   }

@@ -33,19 +33,43 @@ export async function runSliced<T>(steps: Steps<T>): Promise<T> {
   }
 }
 
+/**
+ * A text's lines (LF or CRLF; no final empty piece) as offsets, not strings: a 30 MB patch's
+ * half a million lines cost two number arrays, and a line becomes a string only when read.
+ */
+export class TextLines {
+  constructor(
+    readonly text: string,
+    private readonly starts: number[],
+    /** Where each line's content ends (before its `\r\n` or `\n`). */
+    private readonly ends: number[],
+  ) {}
+  get length(): number {
+    return this.starts.length;
+  }
+  /** Line `i` from its `skip`-th character; '' past the end. */
+  line(i: number, skip = 0): string {
+    return i < this.starts.length ? this.text.slice(this.starts[i]! + skip, this.ends[i]) : '';
+  }
+}
+
 /** Splits text into lines (LF or CRLF), without the final empty piece; a megabyte per step. */
-export function* splitLinesSteps(text: string): Steps<string[]> {
-  const lines: string[] = [];
+export function* splitLinesSteps(text: string): Steps<TextLines> {
+  const starts: number[] = [];
+  const ends: number[] = [];
   let at = 0;
   while (at < text.length) {
-    let nl = text.lastIndexOf('\n', Math.min(text.length, at + SPLIT_CHARS) - 1);
-    if (nl < at) nl = text.indexOf('\n', at);
-    const end = nl < 0 ? text.length : nl;
-    for (const l of text.slice(at, end).split('\n')) lines.push(l.endsWith('\r') ? l.slice(0, -1) : l);
-    at = end + 1;
+    const stop = Math.min(text.length, at + SPLIT_CHARS);
+    while (at < stop) {
+      const nl = text.indexOf('\n', at);
+      const end = nl < 0 ? text.length : nl;
+      starts.push(at);
+      ends.push(end > at && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
+      at = end + 1;
+    }
     yield;
   }
-  return lines;
+  return new TextLines(text, starts, ends);
 }
 
 /** Lines joined between two turns of the event loop. */
