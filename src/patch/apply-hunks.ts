@@ -1,7 +1,7 @@
 import { ToolError } from '../errors.js';
 import type { Hunk } from './parse.js';
 import { findClosest, formatClosest, ladderBudget, rewriteLines, type LineFit, type WorkBudget } from '../match/index.js';
-import { detectPlaceholder, placeholderMessage } from '../write/placeholders.js';
+import { assertNoPlaceholder } from './hunk-placeholders.js';
 import { locateAnchor, locateHunk, type Rung } from './locate.js';
 
 /**
@@ -10,12 +10,6 @@ import { locateAnchor, locateHunk, type Rung } from './locate.js';
  * line breaks, removed lines are the file's matched lines, added lines are the patch's with
  * the file's line break. Everything outside the hunks stays as it was.
  */
-
-interface FileLine {
-  text: string;
-  /** '' for a last line without a line break. */
-  eol: string;
-}
 
 /** A text's lines, with where each starts (the text is never copied line by line). */
 interface FileLines {
@@ -74,16 +68,22 @@ function splitLf(text: string): FileLines {
   return { text, lines, starts, ends };
 }
 
-/** Line `i` with its own break. */
-function lineAt(file: FileLines, i: number): FileLine {
-  return { text: file.lines[i]!, eol: file.text.slice(file.ends[i], file.starts[i + 1]) };
+/** Line `i`'s own break ('' for a last line without one). */
+function eolAt(file: FileLines, i: number): string {
+  return file.text.slice(file.ends[i], file.starts[i + 1]);
 }
 
-interface Replacement {
+/** New lines as two parallel arrays: no object per line (a 30 MB hunk has half a million). */
+interface NewLines {
+  texts: string[];
+  /** Each line's break; '' for a last line without one. */
+  eols: string[];
+}
+
+interface Replacement extends NewLines {
   start: number;
   /** Old lines replaced. */
   count: number;
-  lines: FileLine[];
 }
 
 /** Work between two yields to the event loop (no call stalls others). */
@@ -116,18 +116,31 @@ export async function applyHunks(
       sliceStart = performance.now();
     }
     const placed = placeHunk(file, hunk, from, filePath, index, budget);
-    // A hunk of hundreds of thousands of lines (a 30 MB append): each pass over it is its own turn.
+    // A hunk of hundreds of thousands of lines (a 30 MB append): its passes run in slices.
     const big = hunk.lines.length > BIG_HUNK_LINES;
     if (big) await yieldNow();
-    if (!allowPlaceholders) assertNoPlaceholder(placed.hunk, filePath, index);
+    if (!allowPlaceholders) await assertNoPlaceholder(placed.hunk, filePath, index);
     if (big) await yieldNow();
     if (RUNG_ORDER.indexOf(placed.rung) > RUNG_ORDER.indexOf(rung)) rung = placed.rung;
-    const old = Array.from({ length: placed.count }, (_, k) => lineAt(file, placed.start + k));
-    replacements.push({ start: placed.start, count: placed.count, lines: newLines(placed.hunk, old, lineBreak, placed.fit) });
+    replacements.push({ start: placed.start, count: placed.count, ...(await newLines(placed, file, lineBreak)) });
     from = placed.start + placed.count;
     if (big) await yieldNow();
   }
-  return { after: assemble(file, replacements, lineBreak), rung };
+  return { after: await assemble(file, replacements, lineBreak), rung };
+}
+
+/** Lines handled between two checks of the clock in the passes over a hunk's lines. */
+const LINES_PER_CHECK = 4096;
+
+/** Yields to the event loop once SLICE_MS of work ran since the last turn; cheap to call per line. */
+function lineSlicer(): (i: number) => Promise<void> | undefined {
+  let since = performance.now();
+  return (i) => {
+    if (i % LINES_PER_CHECK !== 0 || performance.now() - since < SLICE_MS) return undefined;
+    return yieldNow().then(() => {
+      since = performance.now();
+    });
+  };
 }
 
 interface Placed {
@@ -175,15 +188,6 @@ function placeHunk(file: FileLines, hunk: Hunk, after: number, filePath: string,
   return { start: found.start, count: oldLines(used).length, rung: found.rung, hunk: used, fit: found.fit };
 }
 
-/** A hunk's `+` lines must not add an omission placeholder its old lines did not have. */
-function assertNoPlaceholder(hunk: Hunk, filePath: string, index: number): void {
-  const added = hunk.lines.filter((l) => l.kind === '+').map((l) => l.text);
-  const hit = detectPlaceholder(added.join('\n'), oldLines(hunk).join('\n'));
-  if (!hit) return;
-  const message = `Hunk ${index + 1} of ${filePath}: ${placeholderMessage('added', hit)}`;
-  throw new ToolError('PLACEHOLDER_DETECTED', message, { file_path: filePath, hunk: index, line: hit.line, text: hit.text });
-}
-
 function oldLines(hunk: Hunk): string[] {
   return hunk.lines.filter((l) => l.kind !== '+').map((l) => l.text);
 }
@@ -205,16 +209,28 @@ function notFound(text: string, filePath: string, index: number, hunk: Hunk, why
  * The hunk's new lines: context lines are the file's own (matched) lines, added lines get
  * `lineBreak` and are rewritten as the fit's rung says (re-indented, quotes curled, Read prefixes off).
  */
-function newLines(hunk: Hunk, old: FileLine[], lineBreak: string, fit: LineFit | null): FileLine[] {
-  const added = hunk.lines.filter((l) => l.kind === '+').map((l) => l.text);
+async function newLines({ hunk, start, fit }: Placed, file: FileLines, lineBreak: string): Promise<NewLines> {
+  const slice = lineSlicer();
+  const lines = hunk.lines;
+  const added: string[] = [];
+  for (let i = 0; i < lines.length; i += 1) {
+    if (lines[i]!.kind === '+') added.push(lines[i]!.text);
+    await slice(i);
+  }
   const rewritten = fit ? rewriteLines(fit, added) : added;
-  const out: FileLine[] = [];
-  let k = 0;
+  const out: NewLines = { texts: [], eols: [] };
+  let k = start;
   let a = 0;
-  for (const line of hunk.lines) {
-    if (line.kind === '+') out.push({ text: rewritten[a++]!, eol: lineBreak });
-    else if (line.kind === ' ') out.push(old[k++]!);
-    else k += 1;
+  for (let i = 0; i < lines.length; i += 1) {
+    await slice(i);
+    const kind = lines[i]!.kind;
+    if (kind === '+') {
+      out.texts.push(rewritten[a++]!);
+      out.eols.push(lineBreak);
+    } else if (kind === ' ') {
+      out.texts.push(file.lines[k]!);
+      out.eols.push(eolAt(file, k++));
+    } else k += 1;
   }
   return out;
 }
@@ -223,34 +239,42 @@ function newLines(hunk: Hunk, old: FileLine[], lineBreak: string, fit: LineFit |
  * The file with every replacement spliced in: untouched stretches are sliced from the text as
  * they are. The last line has a break exactly when the file's last line had one.
  */
-function assemble(file: FileLines, replacements: Replacement[], lineBreak: string): string {
+async function assemble(file: FileLines, replacements: Replacement[], lineBreak: string): Promise<string> {
   const n = file.lines.length;
   const endsOpen = n > 0 && file.ends[n - 1] === file.text.length;
+  const slice = lineSlicer();
+  // Bounded work: parts are joined a slice at a time into `joined` (one join of a million parts is a long turn).
+  const joined: string[] = [];
   const parts: string[] = [];
   let at = 0;
   for (const r of replacements) {
     const upTo = file.starts[r.start]!;
     // Lines appended after a last line without a break: that line gets one first.
-    const gap = r.start === n && endsOpen && r.lines.length > 0 ? lineBreak : '';
+    const gap = r.start === n && endsOpen && r.texts.length > 0 ? lineBreak : '';
     parts.push(file.text.slice(at, upTo), gap);
     const reachesEnd = r.start + r.count === n;
-    r.lines.forEach((line, k) => {
-      const last = k === r.lines.length - 1;
-      parts.push(line.text, reachesEnd && last && endsOpen ? '' : line.eol || lineBreak);
-    });
+    for (let k = 0; k < r.texts.length; k += 1) {
+      const last = k === r.texts.length - 1;
+      parts.push(r.texts[k]!, reachesEnd && last && endsOpen ? '' : r.eols[k] || lineBreak);
+      if (k % LINES_PER_CHECK === LINES_PER_CHECK - 1) joined.push(parts.splice(0).join(''));
+      await slice(k);
+    }
     // Whole last lines removed from a file without a final break: the break before them goes too.
-    if (reachesEnd && endsOpen && r.lines.length === 0 && r.count > 0) trimTrailingBreak(parts);
+    if (reachesEnd && endsOpen && r.texts.length === 0 && r.count > 0 && !trimTrailingBreak(parts)) trimTrailingBreak(joined);
     at = file.starts[r.start + r.count]!;
   }
   parts.push(file.text.slice(at));
-  return parts.join('');
+  joined.push(parts.join(''));
+  return joined.join('');
 }
 
-function trimTrailingBreak(parts: string[]): void {
+/** Removes the line break ending the last non-empty part; false when every part is empty. */
+function trimTrailingBreak(parts: string[]): boolean {
   for (let i = parts.length - 1; i >= 0; i -= 1) {
     const p = parts[i]!;
     if (p === '') continue;
     parts[i] = p.endsWith('\r\n') ? p.slice(0, -2) : /[\r\n]$/.test(p) ? p.slice(0, -1) : p;
-    return;
+    return true;
   }
+  return false;
 }

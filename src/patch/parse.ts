@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { ToolError } from '../errors.js';
+import { LINES_PER_STEP, runSliced, runSync, splitLinesSteps, type Steps, type TextLines } from './steps.js';
 
 /**
  * The V4A patch format — what OpenAI's models emit — parsed into file operations.
@@ -45,18 +46,11 @@ export function patchInvalid(line: number, message: string, extra: Record<string
   return new ToolError('PATCH_INVALID', `Invalid patch at line ${line}: ${message}`, { line, ...extra });
 }
 
-/** Splits patch text into lines (LF or CRLF), without the final empty piece. */
-function splitLines(text: string): string[] {
-  const lines = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  return lines;
-}
-
 /** Line cursor over the patch; `at` is 0-based, `offset` maps it to the text's 1-based lines. */
 class Cursor {
   at = 0;
   constructor(
-    readonly lines: string[],
+    readonly lines: TextLines,
     readonly offset: number,
     readonly end: number,
   ) {}
@@ -64,7 +58,7 @@ class Cursor {
     return this.at >= this.end;
   }
   get peek(): string {
-    return this.lines[this.at] ?? '';
+    return this.lines.line(this.at);
   }
   get lineNo(): number {
     return this.at + this.offset + 1;
@@ -73,20 +67,29 @@ class Cursor {
 
 /** `*** Begin Patch` … `*** End Patch` → the file operations, in patch order. */
 export function parsePatch(text: string): FileOp[] {
-  const lines = splitLines(text);
+  return runSync(patchSteps(text));
+}
+
+/** parsePatch, letting other calls run between slices (a patch of megabytes). */
+export function parsePatchSliced(text: string): Promise<FileOp[]> {
+  return runSliced(patchSteps(text));
+}
+
+function* patchSteps(text: string): Steps<FileOp[]> {
+  const lines = yield* splitLinesSteps(text);
   let first = 0;
   let last = lines.length - 1;
-  while (first <= last && lines[first]!.trim() === '') first += 1;
-  while (last >= first && lines[last]!.trim() === '') last -= 1;
+  while (first <= last && lines.line(first).trim() === '') first += 1;
+  while (last >= first && lines.line(last).trim() === '') last -= 1;
   // A heredoc wrapper, as in `apply_patch <<'EOF'`: the patch is what it wraps.
-  if (last - first >= 3 && /^<<(['"]?)EOF\1$/.test(lines[first]!.trim()) && lines[last]!.trim().endsWith('EOF')) {
+  if (last - first >= 3 && /^<<(['"]?)EOF\1$/.test(lines.line(first).trim()) && lines.line(last).trim().endsWith('EOF')) {
     first += 1;
     last -= 1;
   }
-  if (first > last || lines[first]!.trim() !== BEGIN) {
+  if (first > last || lines.line(first).trim() !== BEGIN) {
     throw patchInvalid(Math.max(1, Math.min(first, lines.length - 1) + 1), `the first line of the patch must be '${BEGIN}'.`);
   }
-  if (last === first || lines[last]!.trim() !== END) {
+  if (last === first || lines.line(last).trim() !== END) {
     throw patchInvalid(last + 1, `the last line of the patch must be '${END}'.`);
   }
   const cur = new Cursor(lines, 0, last);
@@ -97,18 +100,19 @@ export function parsePatch(text: string): FileOp[] {
       cur.at += 1;
       continue;
     }
-    ops.push(parseFileSection(cur));
+    ops.push(yield* parseFileSection(cur));
+    yield;
   }
   if (ops.length === 0) throw patchInvalid(last + 1, 'the patch has no file section (*** Add File, *** Delete File or *** Update File).');
   assertDistinctPaths(ops);
   return ops;
 }
 
-function parseFileSection(cur: Cursor): FileOp {
+function* parseFileSection(cur: Cursor): Steps<FileOp> {
   const header = cur.peek.trim();
   const line = cur.lineNo;
   cur.at += 1;
-  if (header.startsWith(ADD)) return { kind: 'add', path: pathOf(header, ADD, line), line, lines: parseAddLines(cur) };
+  if (header.startsWith(ADD)) return { kind: 'add', path: pathOf(header, ADD, line), line, lines: yield* parseAddLines(cur) };
   if (header.startsWith(DELETE)) return { kind: 'delete', path: pathOf(header, DELETE, line), line };
   if (header.startsWith(UPDATE)) {
     const file = pathOf(header, UPDATE, line);
@@ -117,7 +121,7 @@ function parseFileSection(cur: Cursor): FileOp {
       moveTo = pathOf(cur.peek.trim(), MOVE, cur.lineNo);
       cur.at += 1;
     }
-    const hunks = parseHunks(cur);
+    const hunks = yield* parseHunks(cur);
     if (hunks.length === 0)
       throw patchInvalid(line, `the Update of '${file}' has no hunk (a '@@' line followed by ' ', '-' and '+' lines).`);
     return { kind: 'update', path: file, line, moveTo, hunks };
@@ -135,17 +139,18 @@ function pathOf(header: string, marker: string, line: number): string {
 }
 
 /** An Added file's lines: each starts with `+`; they end at the first line that does not. */
-function parseAddLines(cur: Cursor): string[] {
+function* parseAddLines(cur: Cursor): Steps<string[]> {
   const out: string[] = [];
   while (!cur.done && cur.peek.startsWith('+')) {
-    out.push(cur.peek.slice(1));
+    out.push(cur.lines.line(cur.at, 1));
     cur.at += 1;
+    if (out.length % LINES_PER_STEP === 0) yield;
   }
   return out;
 }
 
 /** An Update's hunks, up to the next `***` line. */
-function parseHunks(cur: Cursor): Hunk[] {
+function* parseHunks(cur: Cursor): Steps<Hunk[]> {
   const hunks: Hunk[] = [];
   while (!cur.done) {
     const line = cur.peek;
@@ -154,7 +159,8 @@ function parseHunks(cur: Cursor): Hunk[] {
       continue;
     }
     if (line.trimStart().startsWith('***')) break;
-    hunks.push(parseHunk(cur, hunks.length === 0));
+    hunks.push(yield* parseHunk(cur, hunks.length === 0));
+    yield;
   }
   return hunks;
 }
@@ -163,7 +169,7 @@ function isAnchor(line: string): boolean {
   return line === '@@' || line.startsWith('@@ ') || line.trim() === '@@';
 }
 
-function parseHunk(cur: Cursor, first: boolean): Hunk {
+function* parseHunk(cur: Cursor, first: boolean): Steps<Hunk> {
   const start = cur.lineNo;
   const anchors: string[] = [];
   let sawMarker = false;
@@ -191,8 +197,9 @@ function parseHunk(cur: Cursor, first: boolean): Hunk {
     }
     const kind = line === '' ? ' ' : line[0];
     if (kind !== ' ' && kind !== '-' && kind !== '+') break;
-    hunk.lines.push({ kind, text: line.slice(1) });
+    hunk.lines.push({ kind, text: cur.lines.line(cur.at, 1) });
     cur.at += 1;
+    if (hunk.lines.length % LINES_PER_STEP === 0) yield;
   }
   if (hunk.lines.length === 0) {
     const what = cur.done ? 'the patch ends' : `'${cur.peek}' follows`;
@@ -232,9 +239,19 @@ export interface PatchOperation {
  * (`details.operation`, 0-based) and the line within its diff.
  */
 export function parseOperations(operations: PatchOperation[]): FileOp[] {
-  const ops = operations.map((op, index) => {
+  return runSync(operationsSteps(operations));
+}
+
+/** parseOperations, letting other calls run between slices (a diff of megabytes). */
+export function parseOperationsSliced(operations: PatchOperation[]): Promise<FileOp[]> {
+  return runSliced(operationsSteps(operations));
+}
+
+function* operationsSteps(operations: PatchOperation[]): Steps<FileOp[]> {
+  const ops: FileOp[] = [];
+  for (const [index, op] of operations.entries()) {
     try {
-      return parseOperation(op);
+      ops.push(yield* parseOperation(op));
     } catch (err) {
       if (err instanceof ToolError && err.code === 'PATCH_INVALID') {
         throw new ToolError('PATCH_INVALID', `Operation ${index} (${op.type} ${op.path}): ${err.message}`, {
@@ -244,21 +261,21 @@ export function parseOperations(operations: PatchOperation[]): FileOp[] {
       }
       throw err;
     }
-  });
+  }
   assertDistinctPaths(ops, (op) => ({ operation: ops.indexOf(op) }));
   return ops;
 }
 
-function parseOperation(op: PatchOperation): FileOp {
-  const lines = splitLines(op.diff ?? '');
+function* parseOperation(op: PatchOperation): Steps<FileOp> {
+  const lines = yield* splitLinesSteps(op.diff ?? '');
   if (op.type === 'delete_file') return { kind: 'delete', path: op.path, line: 1 };
-  if (op.type === 'create_file') {
-    const bad = lines.findIndex((l) => !l.startsWith('+'));
-    if (bad >= 0) throw patchInvalid(bad + 1, `every line of a create_file diff starts with '+'; got '${lines[bad]}'.`);
-    return { kind: 'add', path: op.path, line: 1, lines: lines.map((l) => l.slice(1)) };
-  }
   const cur = new Cursor(lines, 0, lines.length);
-  const hunks = parseHunks(cur);
+  if (op.type === 'create_file') {
+    const added = yield* parseAddLines(cur);
+    if (!cur.done) throw patchInvalid(cur.lineNo, `every line of a create_file diff starts with '+'; got '${cur.peek}'.`);
+    return { kind: 'add', path: op.path, line: 1, lines: added };
+  }
+  const hunks = yield* parseHunks(cur);
   if (!cur.done) throw patchInvalid(cur.lineNo, `unexpected '${cur.peek}' in an update_file diff (it holds hunks only).`);
   if (hunks.length === 0) throw patchInvalid(1, `the update_file diff of '${op.path}' has no hunk.`);
   return { kind: 'update', path: op.path, line: 1, moveTo: op.move_to ?? null, hunks };

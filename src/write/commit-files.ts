@@ -31,8 +31,8 @@ const WRITES_AT_ONCE = 32;
  *
  *   locks (sorted real paths) → folders opened and checked, files loaded in them →
  *   plan.compute (may refuse: nothing written) → secret guard all → per file, a few at a time:
- *   missing folders made, history version + temp file (written, fsynced) → last checks for all →
- *   journal commit record (fsynced) → renames and removals → record done →
+ *   missing folders made, history version + temp file (written, fsynced) → journal commit
+ *   record (fsynced, off the loop) → last checks for all → renames and removals → record done →
  *   read state + events → unlock → fsync the folders.
  *
  * Bounded work: a patch may name 10,000 files. Descriptors are bounded per call (the
@@ -122,7 +122,7 @@ async function writeAll(ctx: CommitContext, tool: WriteToolName, changes: Planne
   const state: CommitState = { recorded: false, committed: false };
   try {
     await eachLimited(staged, WRITES_AT_ONCE, (s) => stage(ctx, tool, pool, s, created));
-    if (staged.length <= SYNC_COMMIT_MAX) commitSync(ctx, pool, staged, state);
+    if (staged.length <= SYNC_COMMIT_MAX) await commitSync(ctx, pool, staged, state);
     else await commitInSlices(ctx, pool, staged, state);
     const slice = turnSlicer();
     const out: CommittedChange[] = [];

@@ -63,16 +63,28 @@ function recordOf(staged: Staged[]): CommitRecord {
 }
 
 /**
- * Last checks for all, the commit record, then every rename and removal: sync, so nothing
- * else runs from the first check to the last rename.
+ * Last checks for all, the commit record (fsynced in the thread pool: other calls run
+ * meanwhile), then the last checks again and every rename and removal: sync, so nothing else
+ * runs from the second check of the first file to the last rename. A check that refuses only
+ * after the record marks it done, as a commit in slices rolled back does.
  */
-export function commitSync(ctx: CommitContext, pool: FolderPool, staged: Staged[], state: CommitState): void {
-  for (const s of staged) inFolder(pool, s, (dir) => lastChecks(ctx, dir, s));
+export async function commitSync(ctx: CommitContext, pool: FolderPool, staged: Staged[], state: CommitState): Promise<void> {
+  const dataDir = ctx.settings.dataDir;
   const record = recordOf(staged);
   // One rename or one removal is atomic on its own: a record would only add an fsync.
   const single = record.renames.length + record.removes.length <= 1;
-  if (!single) journalCommit(ctx.settings.dataDir, record);
+  if (!single) {
+    for (const s of staged) inFolder(pool, s, (dir) => lastChecks(ctx, dir, s));
+    await journalCommit(dataDir, record);
+  }
   state.recorded = !single;
+  try {
+    for (const s of staged) inFolder(pool, s, (dir) => lastChecks(ctx, dir, s));
+  } catch (err) {
+    if (!single) journalCommitDone(dataDir, record.id);
+    state.recorded = false;
+    throw err;
+  }
   for (const s of staged) if (s.temp !== null) inFolder(pool, s, (dir) => fs.renameSync(dir!.at(s.temp!), dir!.at(s.name)));
   for (const s of staged) {
     if (s.temp !== null || !s.change.current.stat) continue;
@@ -84,7 +96,7 @@ export function commitSync(ctx: CommitContext, pool: FolderPool, staged: Staged[
       }
     });
   }
-  if (!single) journalCommitDone(ctx.settings.dataDir, record.id);
+  if (!single) journalCommitDone(dataDir, record.id);
   state.committed = true;
 }
 
@@ -112,7 +124,7 @@ export async function commitInSlices(ctx: CommitContext, pool: FolderPool, stage
     await slice();
   }
   const record = recordOf(staged);
-  journalCommit(dataDir, record);
+  await journalCommit(dataDir, record);
   state.recorded = true;
   const done: Undo[] = [];
   try {

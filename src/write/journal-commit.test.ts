@@ -29,7 +29,7 @@ async function interrupted(renamed: number, removed: boolean) {
     await fsp.writeFile(temp, `new ${'ab'[k]}\n`);
   }
   const st = fs.statSync(at('gone'));
-  journalCommit(dataDir, {
+  await journalCommit(dataDir, {
     id: 'c1',
     renames: temps.map((temp, k) => ({ temp, target: at('ab'[k]!) })),
     removes: [{ path: at('gone'), dev: st.dev, ino: st.ino }],
@@ -62,7 +62,7 @@ describe('journal commit records (a crash during the renames is completed at sta
     await fsp.mkdir(outside);
     await fsp.writeFile(path.join(outside, '.sidefile-tmp-o'), 'planted\n');
     await fsp.writeFile(path.join(outside, 'o'), 'outside\n');
-    journalCommit(dataDir, {
+    await journalCommit(dataDir, {
       id: 'evil',
       renames: [{ temp: path.join(outside, '.sidefile-tmp-o'), target: path.join(outside, 'o') }],
       removes: [],

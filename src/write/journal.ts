@@ -26,6 +26,8 @@ interface OpenJournal {
   /** Multi-file commits whose renames started and did not all finish: id → record line. */
   commits: Map<string, string>;
   lines: number;
+  /** fsyncs of `fd` in flight: the journal is not compacted (its descriptor not closed) meanwhile. */
+  syncing: number;
 }
 
 const journals = new Map<string, OpenJournal>();
@@ -34,7 +36,7 @@ function open(dataDir: string): OpenJournal {
   let journal = journals.get(dataDir);
   if (!journal) {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    journal = { fd: fs.openSync(journalPath(dataDir), 'a', 0o600), live: new Set(), commits: new Map(), lines: 0 };
+    journal = { fd: fs.openSync(journalPath(dataDir), 'a', 0o600), live: new Set(), commits: new Map(), lines: 0, syncing: 0 };
     journals.set(dataDir, journal);
   }
   return journal;
@@ -56,7 +58,7 @@ export function journalRemove(dataDir: string, tempPath: string): void {
     fs.writeSync(journal.fd, `-${JSON.stringify(tempPath)}\n`);
     journal.live.delete(tempPath);
     journal.lines += 1;
-    if (journal.lines > COMPACT_AFTER_LINES) compact(dataDir, journal);
+    if (journal.lines > COMPACT_AFTER_LINES && journal.syncing === 0) compact(dataDir, journal);
   } catch {
     // A stale entry only makes start-up try to remove a file that is gone.
   }
@@ -161,14 +163,27 @@ export interface CommitRecord {
   removes: Array<{ path: string; dev: number; ino: number }>;
 }
 
-/** Lists the commit durably (write + fsync). Sync: it runs between the last check and the renames. */
-export function journalCommit(dataDir: string, record: CommitRecord): void {
+/**
+ * Lists the commit durably (write + fsync). The fsync runs in the thread pool, so the event loop
+ * serves other calls meanwhile (a sync fsync held every other call for the disk's flush); the
+ * caller makes its last checks and renames once it resolved.
+ */
+export async function journalCommit(dataDir: string, record: CommitRecord): Promise<void> {
   const journal = open(dataDir);
   const line = `P${JSON.stringify(record)}\n`;
   fs.writeSync(journal.fd, line);
-  fs.fsyncSync(journal.fd);
   journal.commits.set(record.id, line);
   journal.lines += 1;
+  journal.syncing += 1;
+  try {
+    await new Promise<void>((resolve, reject) => fs.fsync(journal.fd, (err) => (err ? reject(err) : resolve())));
+  } catch (err) {
+    // Not durably listed: the commit is refused, and start-up must not complete it.
+    journalCommitDone(dataDir, record.id);
+    throw err;
+  } finally {
+    journal.syncing -= 1;
+  }
 }
 
 /** Marks the commit done once every rename and removal happened. Never throws. */

@@ -3,7 +3,9 @@ import { applyHunks } from '../../patch/apply-hunks.js';
 import type { Rung } from '../../patch/locate.js';
 import type { FileOp } from '../../patch/parse.js';
 import { patchInvalid } from '../../patch/parse.js';
-import { decodeText, dominantLineBreak, encodeText } from '../../text/codec.js';
+import { decodeText, dominantLineBreak } from '../../text/codec.js';
+import { encodeTextSliced } from '../../text/encode-sliced.js';
+import { joinLinesSliced } from '../../patch/steps.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import type { PlannedChange } from '../../write/commit-files.js';
 import type { CurrentFile } from '../../write/load-current.js';
@@ -81,7 +83,7 @@ async function planOp(
 ): Promise<OpOutcome> {
   const current = loaded.get(resolved.target.real)!;
   const { op, target, dest } = resolved;
-  if (op.kind === 'add') return { resolved, changes: [planAdd(target, current, op.lines)], rung: null };
+  if (op.kind === 'add') return { resolved, changes: [await planAdd(target, current, op.lines)], rung: null };
   // A notebook that parses as notebook JSON is NotebookEdit's or Write's; a broken one is text
   // to repair. Decided on the bytes loaded under the lock, before the read-state check.
   if (op.kind === 'update' && current.bytes !== null) {
@@ -133,11 +135,13 @@ function fileExists(target: ResolvedPath, what: string): ToolError {
 }
 
 /** An Added file: new, lines each ending with a line break, UTF-8; a notebook must be notebook JSON. */
-function planAdd(target: ResolvedPath, current: CurrentFile, lines: string[]): PlannedChange {
+async function planAdd(target: ResolvedPath, current: CurrentFile, lines: string[]): Promise<PlannedChange> {
   if (current.bytes !== null) throw fileExists(target, 'cannot add it');
-  const after = lines.map((l) => `${l}\n`).join('');
+  // Bounded work: a file of megabytes is joined and encoded in slices.
+  const after = await joinLinesSliced(lines, '\n');
   if (isNotebook(target)) notebookCells(after);
-  return { target, current, bytes: encodeText(after, { encoding: 'utf-8', bom: false }), type: 'create', before: '', after };
+  const bytes = await encodeTextSliced(after, { encoding: 'utf-8', bom: false });
+  return { target, current, bytes, type: 'create', before: '', after };
 }
 
 /**
@@ -198,6 +202,6 @@ async function planUpdate(
   const applied = await applyHunks(decoded.text, hunks, target.relative, dominantLineBreak(decoded.text), allowPlaceholders);
   if (big) await nextTurn();
   // Characters the file's encoding cannot hold → UNSUPPORTED_ENCODING; the BOM is kept.
-  const next = applied.after === decoded.text ? bytes : encodeText(applied.after, decoded);
+  const next = applied.after === decoded.text ? bytes : await encodeTextSliced(applied.after, decoded);
   return { before: decoded.text, after: applied.after, bytes: next, rung: applied.rung };
 }

@@ -1,6 +1,5 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ToolError } from '../../errors.js';
-import { parseOperations, parsePatch, type FileOp } from '../../patch/parse.js';
+import { parseOperationsSliced, parsePatchSliced, type FileOp } from '../../patch/parse.js';
 import { commitFiles, type CommittedChange, type PlannedChange } from '../../write/commit-files.js';
 import type { ToolContext, ToolOutput } from '../types.js';
 import { planOps, resolveOps, type OpOutcome } from './plan.js';
@@ -12,9 +11,8 @@ import type { ApplyPatchInput, ApplyPatchResult, PatchedFile } from './schema.js
  * commit of all of them.
  */
 export async function runApplyPatch(input: ApplyPatchInput, ctx: ToolContext): Promise<ToolOutput<ApplyPatchResult>> {
-  const ops: FileOp[] = input.operations ? parseOperations(input.operations) : parsePatch(input.patch ?? '');
-  // Parsing megabytes of patch is a long turn of its own: let others run before the next one.
-  if ((input.patch?.length ?? 0) > 1024 * 1024) await nextTurn();
+  // Bounded work: megabytes of patch parse in slices, other calls served in between.
+  const ops: FileOp[] = input.operations ? await parseOperationsSliced(input.operations) : await parsePatchSliced(input.patch ?? '');
   const resolved = await resolveOps(ctx, ops);
   let outcomes: OpOutcome[] = [];
   const committed = await commitFiles(ctx, {
