@@ -31,9 +31,20 @@ describe("ApplyPatch's commit record", () => {
 
   it('a file changed outside while the record syncs refuses the patch whole: nothing written, no temp file, no commit left', async () => {
     const fsync = fs.fsync;
+    const journalTails: string[] = [];
     vi.spyOn(fs, 'fsync').mockImplementation(((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
-      // Another program writes b.txt between the first last checks and the renames.
-      if (isJournal(fd)) fs.writeFileSync(path.join(t.root, 'b.txt'), 'outside b\n');
+      if (isJournal(fd)) {
+        // Another program writes b.txt between the first last checks and the renames.
+        if (journalTails.length === 0) fs.writeFileSync(path.join(t.root, 'b.txt'), 'outside b\n');
+        journalTails.push(
+          fs
+            .readFileSync(fs.readlinkSync(`/proc/self/fd/${fd}`), 'utf8')
+            .trimEnd()
+            .split('\n')
+            .at(-1)!
+            .slice(0, 1),
+        );
+      }
       return fsync(fd, cb);
     }) as typeof fs.fsync);
     const res = await t.request.post('/v1/tools/apply_patch').send({ patch });
@@ -41,5 +52,8 @@ describe("ApplyPatch's commit record", () => {
     expect(await contents()).toEqual(['old a\n', 'outside b\n', 'old c\n']);
     expect((await fsp.readdir(t.root)).filter((n) => n.startsWith('.sidefile-tmp-'))).toEqual([]);
     expect(await journalCommits(t.dataDir)).toEqual([]);
+    // The record, then its refusal mark, each fsynced before the answer: a power loss never
+    // leaves a refused patch for start-up to complete.
+    expect(journalTails).toEqual(['P', 'C']);
   });
 });

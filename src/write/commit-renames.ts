@@ -5,7 +5,7 @@ import type { CheckedDir } from '../paths/fd-policy.js';
 import type { CommitContext, PlannedChange } from './commit-types.js';
 import type { FolderPool } from './folder-pool.js';
 import { mapWriteError } from './atomic-writer.js';
-import { journalAdd, journalCommit, journalCommitDone, journalRemove, type CommitRecord } from './journal.js';
+import { journalAdd, journalCommit, journalCommitDone, journalCommitRefused, journalRemove, type CommitRecord } from './journal.js';
 import { assertStillTarget } from './last-checks.js';
 import { assertStillCurrent } from './staleness.js';
 import { newTempName } from './temp-file.js';
@@ -66,7 +66,7 @@ function recordOf(staged: Staged[]): CommitRecord {
  * Last checks for all, the commit record (fsynced in the thread pool: other calls run
  * meanwhile), then the last checks again and every rename and removal: sync, so nothing else
  * runs from the second check of the first file to the last rename. A check that refuses only
- * after the record marks it done, as a commit in slices rolled back does.
+ * after the record marks it done durably, as a commit in slices rolled back does.
  */
 export async function commitSync(ctx: CommitContext, pool: FolderPool, staged: Staged[], state: CommitState): Promise<void> {
   const dataDir = ctx.settings.dataDir;
@@ -81,7 +81,7 @@ export async function commitSync(ctx: CommitContext, pool: FolderPool, staged: S
   try {
     for (const s of staged) inFolder(pool, s, (dir) => lastChecks(ctx, dir, s));
   } catch (err) {
-    if (!single) journalCommitDone(dataDir, record.id);
+    if (!single) await journalCommitRefused(dataDir, record.id);
     state.recorded = false;
     throw err;
   }
@@ -139,7 +139,7 @@ export async function commitInSlices(ctx: CommitContext, pool: FolderPool, stage
     }
   } catch (err) {
     rollBack(ctx, pool, done);
-    journalCommitDone(dataDir, record.id);
+    await journalCommitRefused(dataDir, record.id);
     state.recorded = false;
     throw err;
   }

@@ -199,6 +199,23 @@ export function journalCommitDone(dataDir: string, id: string): void {
   }
 }
 
+/**
+ * Marks a commit refused after its record was fsynced, and fsyncs the mark before the caller
+ * answers: otherwise a power loss could leave the record live and start-up would complete a
+ * patch that was answered as refused. Never throws: a failed fsync leaves the mark written.
+ */
+export async function journalCommitRefused(dataDir: string, id: string): Promise<void> {
+  journalCommitDone(dataDir, id);
+  const journal = journals.get(dataDir);
+  if (!journal) return;
+  journal.syncing += 1;
+  try {
+    await new Promise<void>((resolve) => fs.fsync(journal.fd, () => resolve()));
+  } finally {
+    journal.syncing -= 1;
+  }
+}
+
 /** Commits the journal lists as started and not done. */
 export async function journalCommits(dataDir: string): Promise<CommitRecord[]> {
   const text = await fsp.readFile(journalPath(dataDir), 'utf8').catch(() => '');
