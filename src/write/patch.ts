@@ -3,6 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { commonHead, commonTail, countBreaks, lineStart } from './common-ends.js';
 import { oneLineHunk } from './one-line-hunk.js';
 import { regionLinesJson, utf8Unpooled } from './packed-hunk.js';
+import { MAX_REGION_CHARS, RegionHunk } from './region-hunk.js';
 import type { TextView } from './spliced-text.js';
 import { wholeRegion, wholeRegionSteps, type HunkHeader, type PatchHunk } from './whole-hunk.js';
 
@@ -65,6 +66,29 @@ export async function makePatchSliced(name: string, before: string, after: TextV
   }
 }
 
+/**
+ * makePatchSliced for an answer (Write): the same patch, but a whole-region hunk of up to
+ * MAX_REGION_CHARS is a RegionHunk, whose lines are written into the answer's JSON straight
+ * from the texts instead of being made one string each (region-hunk.ts).
+ */
+export async function makeAnswerPatch(name: string, before: string, after: string, context = DEFAULT_CONTEXT): Promise<TextPatch> {
+  const plan = planPatch(name, before, after, context, WINDOW_MARGIN);
+  if ('hunks' in plan) return { hunks: plan.hunks, ...(plan.counts ?? countLines(plan.hunks)) };
+  const { whole } = plan;
+  if (whole.before.length + whole.after.length > MAX_REGION_CHARS) {
+    const steps = wholeRegionSteps(whole.before, whole.after, context, whole.skippedLines);
+    for (;;) {
+      await nextTurn();
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+  const region = wholeRegion(whole.before, whole.after, context, whole.skippedLines);
+  if (region === null) return { hunks: [], additions: 0, deletions: 0 };
+  const hunk = new RegionHunk(region, whole.before, whole.after, context, whole.skippedLines);
+  return { hunks: [hunk], additions: region.additions, deletions: region.deletions };
+}
+
 /** The capped Myers hunks, or the window whose changed region becomes one whole-region hunk. */
 type PatchPlan = { hunks: PatchHunk[]; counts?: { additions: number; deletions: number } } | { whole: DiffWindow };
 
@@ -79,7 +103,7 @@ function planPatch(name: string, before: string, after: TextView, context: numbe
   const lines = countBreaks(window.before, window.before.length) + countBreaks(window.after, window.after.length) + 2;
   const maxEditLength = Math.floor(Math.min(MAX_EDIT_LENGTH, LINE_BUDGET / lines));
   const patch =
-    maxEditLength < MIN_EDIT_LENGTH || minEditLength(window.before, window.after, maxEditLength) > maxEditLength
+    maxEditLength < MIN_EDIT_LENGTH || sampledMinEditLength(window.before, window.after, maxEditLength) > maxEditLength
       ? undefined
       : structuredPatch(name, name, window.before, window.after, undefined, undefined, {
           context,
@@ -126,6 +150,56 @@ export function minEditLength(a: string, b: string, cap: number): number {
   const bound = na + nb - 2 * common;
   // The diff package may split a last line without a break differently: stay on the safe side.
   return bound - 2 > cap ? bound - 2 : 0;
+}
+
+/**
+ * minEditLength, first bounded cheaply: lines are counted by a hash of their length and a
+ * few of their characters instead of by their text, so no line is sliced or hashed whole.
+ * Lines that hash alike are counted as common, so this bound is never above the exact one:
+ * when it is already past `cap`, the exact one is too, and the answer is the same. Otherwise
+ * the exact count decides.
+ */
+export function sampledMinEditLength(a: string, b: string, cap: number): number {
+  const counts = new Map<number, number>();
+  let na = 0;
+  for (let at = 0; at < a.length;) {
+    const end = tokenEnd(a, at);
+    const key = sampleHash(a, at, end);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    na += 1;
+    at = end;
+  }
+  let nb = 0;
+  let common = 0;
+  for (let at = 0; at < b.length;) {
+    const end = tokenEnd(b, at);
+    const key = sampleHash(b, at, end);
+    const left = counts.get(key);
+    if (left) {
+      counts.set(key, left - 1);
+      common += 1;
+    }
+    nb += 1;
+    at = end;
+  }
+  const bound = na + nb - 2 * common;
+  return bound - 2 > cap ? bound - 2 : minEditLength(a, b, cap);
+}
+
+function tokenEnd(text: string, at: number): number {
+  const nl = text.indexOf('\n', at);
+  return nl < 0 ? text.length : nl + 1;
+}
+
+/** A hash of text[from, to): its length and up to eight characters spread over it. */
+function sampleHash(text: string, from: number, to: number): number {
+  const length = to - from;
+  let h = Math.imul(length, 0x9e3779b1);
+  const step = length <= 8 ? 1 : length >>> 3;
+  for (let at = from, n = 0; at < to && n < 8; at += step, n += 1) h = Math.imul(h ^ text.charCodeAt(at), 0x85ebca6b) ^ (h >>> 13);
+  // The last characters too: lines often differ only at their end.
+  if (length > 8) h = Math.imul(h ^ text.charCodeAt(to - 1) ^ (text.charCodeAt(to - 2) << 16), 0xc2b2ae35);
+  return h | 0;
 }
 
 function* lineTokens(text: string): Generator<string> {

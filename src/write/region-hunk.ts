@@ -1,0 +1,103 @@
+import { PackedHunk } from './packed-hunk.js';
+import { NO_EOL, wholeRegionHunk, type HunkHeader, type PatchHunk, type WholeRegion } from './whole-hunk.js';
+
+/**
+ * A whole-region hunk (a Write that rewrites the file) kept as offsets into the two texts.
+ * Its answer JSON is written from the texts (`linesJson`): each run of lines is escaped once
+ * (JSON.stringify of one slice) and its `\n` escapes become the `","<sign>` between two array
+ * items, so no string is made per line and no array of thousands of lines is stringified. Any
+ * other reader sees a plain PatchHunk: `lines` is an own enumerable property, built on first
+ * access (JSON.stringify, spreads, schema checks and tests get what they always got).
+ */
+export class RegionHunk implements PatchHunk {
+  readonly oldStart: number;
+  readonly oldLines: number;
+  readonly newStart: number;
+  readonly newLines: number;
+  declare readonly lines: string[];
+  readonly #region: WholeRegion;
+
+  constructor(region: WholeRegion, before: string, after: string, context: number, skippedLines: number) {
+    const { header } = region;
+    this.oldStart = header.oldStart;
+    this.oldLines = header.oldLines;
+    this.newStart = header.newStart;
+    this.newLines = header.newLines;
+    this.#region = region;
+    let lines: string[] | undefined;
+    // Defined last, so the keys keep the diff package's order (…, newLines, lines).
+    Object.defineProperty(this, 'lines', {
+      enumerable: true,
+      get: () => (lines ??= wholeRegionHunk(before, after, context, skippedLines)[0]!.lines),
+    });
+  }
+
+  /** The added lines as one text (each with its break): what a check of added lines may scan at once. */
+  get addedText(): string {
+    const added = this.#region.parts[2]!;
+    return added.text.slice(added.from, added.to);
+  }
+
+  /** Exactly JSON.stringify(this.lines). */
+  linesJson(): string {
+    return regionLinesString(this.#region.parts);
+  }
+}
+
+/** Characters of a region past which it is not packed: its JSON is made in one turn of the loop. */
+export const MAX_REGION_CHARS = 4 * 1024 * 1024;
+
+const NO_EOL_ITEM = `,${JSON.stringify(NO_EOL)}`;
+/** An escaped backslash, or the escape of a line break (a backslash then `n`). */
+const ESCAPES = /\\[\\n]/g;
+
+/** JSON.stringify of a whole-region hunk's lines, written run by run from the texts. */
+export function regionLinesString(parts: WholeRegion['parts']): string {
+  let out = '[';
+  for (const { sign, text, from, to } of parts) {
+    if (to <= from) continue;
+    const eol = text.charCodeAt(to - 1) === 10;
+    const end = eol ? to - 1 : to;
+    const quoted = JSON.stringify(text.slice(from, end));
+    const next = `","${sign}`;
+    // Without a backslash in the text, every `\n` in its JSON is a line break's escape; with
+    // one, an escaped backslash (`\\`) is passed over as a pair so `\\n` stays text.
+    const backslash = text.indexOf('\\', from);
+    const hasBackslash = backslash !== -1 && backslash < end;
+    const items = hasBackslash ? quoted.replace(ESCAPES, (m) => (m === '\\n' ? next : m)) : quoted.replaceAll('\\n', next);
+    if (out.length > 1) out += ',';
+    out += `"${sign}${items.slice(1)}`;
+    if (!eol) out += NO_EOL_ITEM;
+  }
+  return `${out}]`;
+}
+
+/** The header fields of a hunk, in the diff package's key order. */
+export function hunkHeader(hunk: PatchHunk): HunkHeader {
+  return { oldStart: hunk.oldStart, oldLines: hunk.oldLines, newStart: hunk.newStart, newLines: hunk.newLines };
+}
+
+/**
+ * JSON.stringify(value) for plain data (no toJSON, no undefined array items), a RegionHunk's
+ * lines written from its texts. A value holding no RegionHunk is one JSON.stringify.
+ */
+export function jsonWithRegions(value: unknown): string {
+  if (value instanceof RegionHunk) return `${JSON.stringify(hunkHeader(value)).slice(0, -1)},"lines":${value.linesJson()}}`;
+  if (typeof value !== 'object' || value === null || !holdsRegion(value)) return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((v) => jsonWithRegions(v)).join(',')}]`;
+  const members: string[] = [];
+  for (const [key, member] of Object.entries(value)) {
+    if (member === undefined || typeof member === 'function') continue;
+    members.push(`${JSON.stringify(key)}:${jsonWithRegions(member)}`);
+  }
+  return `{${members.join(',')}}`;
+}
+
+/** Whether a RegionHunk is in `value` (an answer's few levels: result → structured_patch → hunk). */
+function holdsRegion(value: object, depth = 0): boolean {
+  if (value instanceof RegionHunk) return true;
+  // A PackedHunk's lines would be parsed if read; a hunk's lines are strings anyway.
+  if (depth > 3 || value instanceof PackedHunk) return false;
+  const members = Array.isArray(value) ? (value as unknown[]) : Object.values(value);
+  return members.some((m) => typeof m === 'object' && m !== null && holdsRegion(m, depth + 1));
+}
