@@ -27,7 +27,7 @@ describe('a whole-region hunk written from the texts', () => {
     const answer = await makeAnswerPatch('f', before, after);
     const general = makePatch('f', before, after);
     expect(answer.hunks[0]).toBeInstanceOf(RegionHunk);
-    expect(jsonWithRegions({ patch: answer.hunks, n: 1 })).toBe(JSON.stringify({ patch: general.hunks, n: 1 }));
+    expect(jsonWithRegions({ patch: answer.hunks, n: 1 }).toString()).toBe(JSON.stringify({ patch: general.hunks, n: 1 }));
     expect(answer.hunks).toEqual(general.hunks);
     expect([answer.additions, answer.deletions]).toEqual([general.additions, general.deletions]);
   });

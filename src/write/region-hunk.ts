@@ -40,7 +40,14 @@ export class RegionHunk implements PatchHunk {
 
   /** Exactly JSON.stringify(this.lines). */
   linesJson(): string {
-    return regionLinesString(this.#region.parts);
+    const out: string[] = [];
+    writeRegionLines(this.#region.parts, out, null);
+    return out.join('');
+  }
+
+  /** The same JSON, as pieces pushed to `out`; a run that is all of `known.text` reuses its JSON. */
+  writeLinesJson(out: string[], known: KnownJson | null): void {
+    writeRegionLines(this.#region.parts, out, known);
   }
 }
 
@@ -51,25 +58,47 @@ const NO_EOL_ITEM = `,${JSON.stringify(NO_EOL)}`;
 /** An escaped backslash, or the escape of a line break (a backslash then `n`). */
 const ESCAPES = /\\[\\n]/g;
 
+/** A text whose JSON is made once and reused (a Write's old text: in original_file and in its hunk). */
+export class KnownJson {
+  #json: string | undefined;
+
+  constructor(readonly text: string) {}
+
+  get json(): string {
+    return (this.#json ??= JSON.stringify(this.text));
+  }
+}
+
 /** JSON.stringify of a whole-region hunk's lines, written run by run from the texts. */
 export function regionLinesString(parts: WholeRegion['parts']): string {
-  let out = '[';
+  const out: string[] = [];
+  writeRegionLines(parts, out, null);
+  return out.join('');
+}
+
+function writeRegionLines(parts: WholeRegion['parts'], out: string[], known: KnownJson | null): void {
+  out.push('[');
+  let first = true;
   for (const { sign, text, from, to } of parts) {
     if (to <= from) continue;
     const eol = text.charCodeAt(to - 1) === 10;
     const end = eol ? to - 1 : to;
-    const quoted = JSON.stringify(text.slice(from, end));
+    // The run's JSON without its opening quote.
+    const escaped =
+      from === 0 && to === text.length && text === known?.text
+        ? known.json.slice(1, eol ? -3 : undefined) + (eol ? '"' : '')
+        : JSON.stringify(text.slice(from, end)).slice(1);
     const next = `","${sign}`;
     // Without a backslash in the text, every `\n` in its JSON is a line break's escape; with
     // one, an escaped backslash (`\\`) is passed over as a pair so `\\n` stays text.
     const backslash = text.indexOf('\\', from);
     const hasBackslash = backslash !== -1 && backslash < end;
-    const items = hasBackslash ? quoted.replace(ESCAPES, (m) => (m === '\\n' ? next : m)) : quoted.replaceAll('\\n', next);
-    if (out.length > 1) out += ',';
-    out += `"${sign}${items.slice(1)}`;
-    if (!eol) out += NO_EOL_ITEM;
+    out.push(first ? `"${sign}` : `,"${sign}`);
+    out.push(hasBackslash ? escaped.replace(ESCAPES, (m) => (m === '\\n' ? next : m)) : escaped.replaceAll('\\n', next));
+    if (!eol) out.push(NO_EOL_ITEM);
+    first = false;
   }
-  return `${out}]`;
+  out.push(']');
 }
 
 /** The header fields of a hunk, in the diff package's key order. */
@@ -78,19 +107,54 @@ export function hunkHeader(hunk: PatchHunk): HunkHeader {
 }
 
 /**
- * JSON.stringify(value) for plain data (no toJSON, no undefined array items), a RegionHunk's
- * lines written from its texts. A value holding no RegionHunk is one JSON.stringify.
+ * JSON.stringify(value) for plain data (no toJSON, no undefined array items) as UTF-8, a
+ * RegionHunk's lines written from its texts; a string equal to `known.text` is escaped once.
+ * The pieces are written into one buffer: no rope of the whole answer is made and flattened.
  */
-export function jsonWithRegions(value: unknown): string {
-  if (value instanceof RegionHunk) return `${JSON.stringify(hunkHeader(value)).slice(0, -1)},"lines":${value.linesJson()}}`;
-  if (typeof value !== 'object' || value === null || !holdsRegion(value)) return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => jsonWithRegions(v)).join(',')}]`;
-  const members: string[] = [];
+export function jsonWithRegions(value: unknown, known: KnownJson | null = null): Buffer {
+  const out: string[] = [];
+  writeJson(value, out, known);
+  let bytes = 0;
+  for (const piece of out) bytes += Buffer.byteLength(piece, 'utf8');
+  const buffer = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  for (const piece of out) at += buffer.write(piece, at, 'utf8');
+  return buffer;
+}
+
+function writeJson(value: unknown, out: string[], known: KnownJson | null): void {
+  if (value instanceof RegionHunk) {
+    out.push(`${JSON.stringify(hunkHeader(value)).slice(0, -1)},"lines":`);
+    value.writeLinesJson(out, known);
+    out.push('}');
+    return;
+  }
+  if (typeof value === 'string' && value === known?.text) {
+    out.push(known.json);
+    return;
+  }
+  if (typeof value !== 'object' || value === null || !holdsRegion(value)) {
+    out.push(JSON.stringify(value) ?? 'null');
+    return;
+  }
+  if (Array.isArray(value)) {
+    out.push('[');
+    value.forEach((v: unknown, i) => {
+      if (i > 0) out.push(',');
+      writeJson(v, out, known);
+    });
+    out.push(']');
+    return;
+  }
+  out.push('{');
+  let first = true;
   for (const [key, member] of Object.entries(value)) {
     if (member === undefined || typeof member === 'function') continue;
-    members.push(`${JSON.stringify(key)}:${jsonWithRegions(member)}`);
+    out.push(`${first ? '' : ','}${JSON.stringify(key)}:`);
+    first = false;
+    writeJson(member, out, known);
   }
-  return `{${members.join(',')}}`;
+  out.push('}');
 }
 
 /** Whether a RegionHunk is in `value` (an answer's few levels: result → structured_patch → hunk). */

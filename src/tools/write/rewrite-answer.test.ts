@@ -76,7 +76,7 @@ describe('the answer of a Write that rewrites the whole file', () => {
       const text = `The file ${rel} has been updated successfully.`;
       // The fast path was taken, and its JSON is the general path's, byte for byte.
       expect(out.result.structured_patch[0]).toBeInstanceOf(RegionHunk);
-      expect(out.json?.()).toBe(JSON.stringify({ result, text }));
+      expect(out.json?.().toString()).toBe(JSON.stringify({ result, text }));
       // Any other reader of the result (MCP without the JSON, tests, schema checks) sees the same.
       expect(JSON.stringify(out.result)).toBe(JSON.stringify(result));
       expect(out.result).toEqual(result);

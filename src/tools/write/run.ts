@@ -7,7 +7,7 @@ import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { parseNotebook } from '../../notebook/model.js';
 import { detectPlaceholder, mayHoldPlaceholder, placeholderMessage } from '../../write/placeholders.js';
 import { makeAnswerPatch, type TextPatch } from '../../write/patch.js';
-import { jsonWithRegions, RegionHunk } from '../../write/region-hunk.js';
+import { jsonWithRegions, KnownJson, RegionHunk } from '../../write/region-hunk.js';
 import type { WriteInput, WriteResult } from './schema.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
 import { countTextLines } from '../../write/text-lines.js';
@@ -47,7 +47,9 @@ export async function runWriteTool(input: WriteInput, ctx: ToolContext, target: 
   const metrics = { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions };
   // A rewrite's hunk is written into the answer from the texts (region-hunk.ts), never as lines.
   if (!out.structuredPatch.some((h) => h instanceof RegionHunk)) return { result, text, metrics };
-  return { result, text, metrics, json: () => `{"result":${jsonWithRegions(result)},"text":${JSON.stringify(text)}}` };
+  // The old text is in the answer twice (original_file, the hunk's removed lines): escaped once.
+  const known = result.original_file === null ? null : new KnownJson(result.original_file);
+  return { result, text, metrics, json: () => jsonWithRegions({ result, text }, known) };
 }
 
 async function compute(
