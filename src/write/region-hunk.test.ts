@@ -5,7 +5,27 @@ import { RegionHunk, jsonWithRegions, regionLinesString } from './region-hunk.js
 import { wholeRegion, wholeRegionHunk } from './whole-hunk.js';
 
 // Lines that trip a JSON writer: backslashes before n, quotes, CR, controls, non-ASCII, emoji.
-const line = fc.constantFrom('a', 'b', '', 'a\r', '\r', '\\', '\\n', 'x\\\\n', '"q"', '\t\u0001', 'é ü', '😀', '\u2028', 'x\\', 'n\\');
+const line = fc.constantFrom(
+  'a',
+  'b',
+  '',
+  'a\r',
+  '\r',
+  '\\',
+  '\\n',
+  'x\\\\n',
+  '"q"',
+  '\t\u0001',
+  'é ü',
+  '😀',
+  '\u2028',
+  'x\\',
+  'n\\',
+  '\ud800',
+  'x\udc00y',
+  '\u007f',
+  'plain text here',
+);
 const text = fc.tuple(fc.array(line, { maxLength: 30 }), fc.boolean()).map(([ls, nl]) => ls.join('\n') + (nl && ls.length ? '\n' : ''));
 
 describe('a whole-region hunk written from the texts', () => {

@@ -55,6 +55,9 @@ export class RegionHunk implements PatchHunk {
 export const MAX_REGION_CHARS = 4 * 1024 * 1024;
 
 const NO_EOL_ITEM = `,${JSON.stringify(NO_EOL)}`;
+/** A character JSON.stringify escapes, line breaks aside (a lone surrogate is looked for apart). */
+// eslint-disable-next-line no-control-regex -- the control characters are what is looked for
+const NEEDS_ESCAPE = /["\\\u0000-\u0009\u000b-\u001f]/;
 /** An escaped backslash, or the escape of a line break (a backslash then `n`). */
 const ESCAPES = /\\[\\n]/g;
 
@@ -83,20 +86,30 @@ function writeRegionLines(parts: WholeRegion['parts'], out: string[], known: Kno
     if (to <= from) continue;
     const eol = text.charCodeAt(to - 1) === 10;
     const end = eol ? to - 1 : to;
-    // The run's JSON without its opening quote.
-    const escaped =
-      from === 0 && to === text.length && text === known?.text
-        ? known.json.slice(1, eol ? -3 : undefined) + (eol ? '"' : '')
-        : JSON.stringify(text.slice(from, end)).slice(1);
     const next = `","${sign}`;
+    const isKnown = from === 0 && to === text.length && text === known?.text;
+    out.push(first ? `"${sign}` : `,"${sign}`);
+    first = false;
+    if (!isKnown) {
+      const run = text.slice(from, end);
+      // Text with nothing to escape but its line breaks (most source): its lines joined as JSON
+      // items by one replace, without a character-by-character JSON escape.
+      if (!NEEDS_ESCAPE.test(run) && (run as string & { isWellFormed(): boolean }).isWellFormed()) {
+        out.push(`${run.replaceAll('\n', next)}"`);
+        if (!eol) out.push(NO_EOL_ITEM);
+        continue;
+      }
+    }
+    // The run's JSON without its opening quote.
+    const escaped = isKnown
+      ? known!.json.slice(1, eol ? -3 : undefined) + (eol ? '"' : '')
+      : JSON.stringify(text.slice(from, end)).slice(1);
     // Without a backslash in the text, every `\n` in its JSON is a line break's escape; with
     // one, an escaped backslash (`\\`) is passed over as a pair so `\\n` stays text.
     const backslash = text.indexOf('\\', from);
     const hasBackslash = backslash !== -1 && backslash < end;
-    out.push(first ? `"${sign}` : `,"${sign}`);
     out.push(hasBackslash ? escaped.replace(ESCAPES, (m) => (m === '\\n' ? next : m)) : escaped.replaceAll('\\n', next));
     if (!eol) out.push(NO_EOL_ITEM);
-    first = false;
   }
   out.push(']');
 }
