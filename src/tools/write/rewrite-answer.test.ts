@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import iconv from 'iconv-lite';
@@ -84,6 +85,25 @@ describe('the answer of a Write that rewrites the whole file', () => {
       expect(await fsp.readFile(path.join(bed.root, rel))).toEqual((c.encode ?? ((t: string) => Buffer.from(t)))(c.after));
     });
   }
+
+  it('carries git_diff in the same JSON inside a git work tree', async () => {
+    bed = await makeWriteTestbed();
+    const before = lines(700, (i) => `old ${i}`, '\n');
+    const after = lines(700, (i) => `new ${i}`, '\n');
+    await fsp.writeFile(path.join(bed.root, 'g.txt'), before);
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.email=t@e', '-c', 'user.name=t', ...args], { cwd: bed!.root, stdio: 'pipe' });
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'one');
+    await bed.markRead('g.txt');
+    const ctx = bed.ctx();
+    const out = await runWriteTool(writeInput.parse({ file_path: 'g.txt', content: after }), ctx, await ctx.resolve('g.txt', 'write'));
+    expect(out.result.git_diff).toBeDefined();
+    expect(out.result.structured_patch[0]).toBeInstanceOf(RegionHunk);
+    const general = { ...out.result, structured_patch: makePatch('g.txt', before, after).hunks };
+    expect(out.json?.().toString()).toBe(JSON.stringify({ result: general, text: out.text }));
+  });
 
   it('still refuses an added omission placeholder', async () => {
     bed = await makeWriteTestbed();
