@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { makeAnswerPatch, makePatch, minEditLength, sampledMinEditLength } from './patch.js';
+import { minEditLength, sampledMinEditLength } from './edit-length-bound.js';
+import { makeAnswerPatch, makePatch } from './patch.js';
 import { RegionHunk, jsonWithRegions, regionLinesString } from './region-hunk.js';
 import { wholeRegion, wholeRegionHunk } from './whole-hunk.js';
 
