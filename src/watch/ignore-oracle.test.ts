@@ -54,3 +54,23 @@ it('lets the last matching pattern decide across a long rule file, as git does',
   expect(await oracle.ignored('keep-not/a.txt')).toBe(true);
   expect(await oracle.ignored('src/a.ts')).toBe(false);
 });
+
+it('takes no rules through a folder on the way swapped for a link (.git/info, a parent)', async () => {
+  const dirs = await makeTempDirs('sidefile-oracle-');
+  base = dirs.base;
+  await fsp.mkdir(path.join(dirs.base, 'outside', 'info'), { recursive: true });
+  await fsp.writeFile(path.join(dirs.base, 'outside', 'info', 'exclude'), '*.txt\n');
+  await fsp.writeFile(path.join(dirs.base, 'outside', '.gitignore'), '*.txt\n');
+  await fsp.mkdir(path.join(dirs.root, '.git'));
+  await fsp.symlink(path.join(dirs.base, 'outside', 'info'), path.join(dirs.root, '.git', 'info'));
+  await fsp.symlink(path.join(dirs.base, 'outside'), path.join(dirs.root, 'sub'));
+  const oracle = new IgnoreOracle(dirs.root);
+  expect(await oracle.ignored('a.txt')).toBe(false);
+  expect(await oracle.ignored('sub/a.txt')).toBe(false);
+  // The same rules, inside: taken.
+  await fsp.rm(path.join(dirs.root, '.git', 'info'));
+  await fsp.mkdir(path.join(dirs.root, '.git', 'info'));
+  await fsp.writeFile(path.join(dirs.root, '.git', 'info', 'exclude'), '*.txt\n');
+  oracle.noteChange('.git/info/exclude');
+  expect(await oracle.ignored('a.txt')).toBe(true);
+});

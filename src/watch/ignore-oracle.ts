@@ -2,6 +2,7 @@ import { constants, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { isIgnored, pushRules, type IgnoreStack } from '../discovery/ignore-rules.js';
 import { IGNORE_FILE_BYTES } from '../discovery/walk.js';
+import { FD_CHECKS } from '../paths/fd-policy.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
@@ -83,7 +84,8 @@ async function compileInSlices(folder: string, texts: string[]): Promise<IgnoreS
 const PROBE = '.sidefile-compile-probe';
 
 /**
- * A rule file's text as discovery takes it: a regular file, not through a link, at most
+ * A rule file's text as discovery takes it: a regular file, not through a link (neither its
+ * own name nor a folder on its way), at most
  * IGNORE_FILE_BYTES cut at its last whole line; anything else is no rules. Security: opened
  * without blocking, so a FIFO planted as `.gitignore` cannot hold a thread-pool thread.
  */
@@ -91,6 +93,11 @@ async function ruleText(file: string): Promise<string> {
   let handle: fsp.FileHandle | undefined;
   try {
     handle = await fsp.open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    // Security: O_NOFOLLOW guards the last name only. A folder on the way (`.git/info`, a
+    // parent) swapped for a link would lead the open elsewhere: the descriptor must be the file
+    // asked for, by its real path, or its rules are not taken.
+    const real = FD_CHECKS ? await fsp.readlink(`/proc/self/fd/${handle.fd}`) : await fsp.realpath(file);
+    if (real !== file) return '';
     const stat = await handle.stat();
     if (!stat.isFile()) return '';
     const buffer = Buffer.alloc(Math.min(stat.size, IGNORE_FILE_BYTES));

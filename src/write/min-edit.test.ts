@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { makePatch, minEditLength } from './patch.js';
+import { minEditLength } from './edit-length-bound.js';
+import { makePatch } from './patch.js';
 
 const text = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag} line ${i}`).join('\n') + '\n';
 

@@ -1,8 +1,10 @@
 import { structuredPatch } from 'diff';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { commonHead, commonTail, countBreaks, lineStart } from './common-ends.js';
+import { sampledMinEditLength } from './edit-length-bound.js';
 import { oneLineHunk } from './one-line-hunk.js';
 import { regionLinesJson, utf8Unpooled } from './packed-hunk.js';
+import { MAX_REGION_CHARS, RegionHunk } from './region-hunk.js';
 import type { TextView } from './spliced-text.js';
 import { wholeRegion, wholeRegionSteps, type HunkHeader, type PatchHunk } from './whole-hunk.js';
 
@@ -65,6 +67,29 @@ export async function makePatchSliced(name: string, before: string, after: TextV
   }
 }
 
+/**
+ * makePatchSliced for an answer (Write): the same patch, but a whole-region hunk of up to
+ * MAX_REGION_CHARS is a RegionHunk, whose lines are written into the answer's JSON straight
+ * from the texts instead of being made one string each (region-hunk.ts).
+ */
+export async function makeAnswerPatch(name: string, before: string, after: string, context = DEFAULT_CONTEXT): Promise<TextPatch> {
+  const plan = planPatch(name, before, after, context, WINDOW_MARGIN);
+  if ('hunks' in plan) return { hunks: plan.hunks, ...(plan.counts ?? countLines(plan.hunks)) };
+  const { whole } = plan;
+  if (whole.before.length + whole.after.length > MAX_REGION_CHARS) {
+    const steps = wholeRegionSteps(whole.before, whole.after, context, whole.skippedLines);
+    for (;;) {
+      await nextTurn();
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+  const region = wholeRegion(whole.before, whole.after, context, whole.skippedLines);
+  if (region === null) return { hunks: [], additions: 0, deletions: 0 };
+  const hunk = new RegionHunk(region, whole.before, whole.after, context, whole.skippedLines);
+  return { hunks: [hunk], additions: region.additions, deletions: region.deletions };
+}
+
 /** The capped Myers hunks, or the window whose changed region becomes one whole-region hunk. */
 type PatchPlan = { hunks: PatchHunk[]; counts?: { additions: number; deletions: number } } | { whole: DiffWindow };
 
@@ -79,7 +104,7 @@ function planPatch(name: string, before: string, after: TextView, context: numbe
   const lines = countBreaks(window.before, window.before.length) + countBreaks(window.after, window.after.length) + 2;
   const maxEditLength = Math.floor(Math.min(MAX_EDIT_LENGTH, LINE_BUDGET / lines));
   const patch =
-    maxEditLength < MIN_EDIT_LENGTH || minEditLength(window.before, window.after, maxEditLength) > maxEditLength
+    maxEditLength < MIN_EDIT_LENGTH || sampledMinEditLength(window.before, window.after, maxEditLength) > maxEditLength
       ? undefined
       : structuredPatch(name, name, window.before, window.after, undefined, undefined, {
           context,
@@ -95,47 +120,6 @@ function planPatch(name: string, before: string, after: TextView, context: numbe
     lines: h.lines,
   }));
   return { hunks };
-}
-
-/**
- * A lower bound of the Myers edit length (insertions + deletions) from `a` to `b`, counted in
- * the diff package's line tokens (a line with its break): no common subsequence is longer than
- * the lines both hold, counted with multiplicity. A whole-file rewrite (two different texts: what
- * a model's Write usually is) shares almost no line, so the bound alone shows that the capped
- * search would give up, and the search — the costliest part of the answer — is skipped; the
- * patch is the same whole-region hunk it would have fallen back to. 0 when the bound is not
- * above `cap` (the search then decides).
- */
-export function minEditLength(a: string, b: string, cap: number): number {
-  const counts = new Map<string, number>();
-  let na = 0;
-  for (const line of lineTokens(a)) {
-    counts.set(line, (counts.get(line) ?? 0) + 1);
-    na += 1;
-  }
-  let nb = 0;
-  let common = 0;
-  for (const line of lineTokens(b)) {
-    nb += 1;
-    const left = counts.get(line);
-    if (left) {
-      counts.set(line, left - 1);
-      common += 1;
-    }
-  }
-  const bound = na + nb - 2 * common;
-  // The diff package may split a last line without a break differently: stay on the safe side.
-  return bound - 2 > cap ? bound - 2 : 0;
-}
-
-function* lineTokens(text: string): Generator<string> {
-  let at = 0;
-  while (at < text.length) {
-    const nl = text.indexOf('\n', at);
-    const end = nl < 0 ? text.length : nl + 1;
-    yield text.slice(at, end);
-    at = end;
-  }
 }
 
 function* patchSteps(name: string, before: string, after: TextView, context: number, margin: number): Generator<void, TextPatch> {

@@ -6,7 +6,8 @@ import { runWrite, type ComputedWrite, type CurrentFile } from '../../write/pipe
 import type { ResolvedPath, ToolContext, ToolOutput } from '../types.js';
 import { parseNotebook } from '../../notebook/model.js';
 import { detectPlaceholder, mayHoldPlaceholder, placeholderMessage } from '../../write/placeholders.js';
-import { makePatchSliced, type TextPatch } from '../../write/patch.js';
+import { makeAnswerPatch, type TextPatch } from '../../write/patch.js';
+import { jsonWithRegions, KnownJson, RegionHunk } from '../../write/region-hunk.js';
 import type { WriteInput, WriteResult } from './schema.js';
 import { isNotebookPath } from '../../notebook/notebook-path.js';
 import { countTextLines } from '../../write/text-lines.js';
@@ -32,20 +33,23 @@ export async function runWriteTool(input: WriteInput, ctx: ToolContext, target: 
     compute: (current) => compute(input, target.relative, current, override, cells),
   });
   const created = out.type === 'create';
-  return {
-    result: {
-      type: created ? 'create' : 'update',
-      file_path: target.relative,
-      structured_patch: out.structuredPatch,
-      original_file: out.merged ? out.merged.theirs : (out.extra.original?.() ?? null),
-      ...(out.gitDiff ? { git_diff: out.gitDiff } : {}),
-      ...mergedFields(out.merged),
-    },
-    text: created
-      ? `File created successfully at: ${target.relative}`
-      : mergedText(`The file ${target.relative} has been updated successfully.`, out.merged),
-    metrics: { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions },
+  const result: WriteResult = {
+    type: created ? 'create' : 'update',
+    file_path: target.relative,
+    structured_patch: out.structuredPatch,
+    original_file: out.merged ? out.merged.theirs : (out.extra.original?.() ?? null),
+    ...(out.gitDiff ? { git_diff: out.gitDiff } : {}),
+    ...mergedFields(out.merged),
   };
+  const text = created
+    ? `File created successfully at: ${target.relative}`
+    : mergedText(`The file ${target.relative} has been updated successfully.`, out.merged);
+  const metrics = { bytes: out.bytes, linesAdded: out.additions, linesRemoved: out.deletions };
+  // A rewrite's hunk is written into the answer from the texts (region-hunk.ts), never as lines.
+  if (!out.structuredPatch.some((h) => h instanceof RegionHunk)) return { result, text, metrics };
+  // The old text is in the answer twice (original_file, the hunk's removed lines): escaped once.
+  const known = result.original_file === null ? null : new KnownJson(result.original_file);
+  return { result, text, metrics, json: () => jsonWithRegions({ result, text }, known) };
 }
 
 async function compute(
@@ -67,7 +71,7 @@ async function compute(
   // The file keeps its encoding and BOM; characters it cannot hold → UNSUPPORTED_ENCODING.
   const decoded = decodeText(current.bytes, override);
   // The patch the write answers with, made here so the placeholder check can use it.
-  const patch = await makePatchSliced(name, decoded.text, content);
+  const patch = await makeAnswerPatch(name, decoded.text, content);
   if (!input.allow_placeholders) assertNoPlaceholder(content, decoded.text, patch);
   const bytes = await encodeTextSliced(content, decoded);
   // Likewise the old text is kept as the bytes it came from while the write waits on the disk,
@@ -101,6 +105,11 @@ function assertNoPlaceholder(content: string, before: string, patch: TextPatch):
 function anyAddedLineMayHold(patch: TextPatch): boolean {
   let added = 0;
   for (const hunk of patch.hunks) {
+    // A rewrite's added lines are one run of the new text: one scan, no line made.
+    if (hunk instanceof RegionHunk) {
+      if (patch.additions > MAX_ADDED_LINES_SCANNED || mayHoldPlaceholder(hunk.addedText)) return true;
+      continue;
+    }
     for (const line of hunk.lines) {
       if (!line.startsWith('+')) continue;
       if ((added += 1) > MAX_ADDED_LINES_SCANNED || mayHoldPlaceholder(line)) return true;
