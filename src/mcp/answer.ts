@@ -70,10 +70,8 @@ export async function answerRequest(
 
 /** The response around a spliced tool result, in the key order of the object path's JSON. */
 function spliced(request: RequestMessage, result: SplicedToolResult, modern: string | null): SerializedMessage {
-  // The 2026 era's fields after structuredContent, as modernResult adds them to a result without _meta.
-  const more = modern === null ? '' : `,${JSON.stringify(modernResult(request.method, {})).slice(1, -1)}`;
   const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":`);
-  const json = Buffer.concat([head, result.json(more), CLOSE]);
+  const json = result.json(head, modern === null ? CLOSE_2025 : modernTail(request.method));
   const message = (): JSONRPCMessage => {
     const plain = result.plain() as Record<string, unknown>;
     return { jsonrpc: '2.0', id: request.id, result: modern === null ? plain : modernResult(request.method, plain) } as JSONRPCMessage;
@@ -81,7 +79,20 @@ function spliced(request: RequestMessage, result: SplicedToolResult, modern: str
   return new SerializedMessage(json, message);
 }
 
-const CLOSE = Buffer.from('}');
+/** The result's and the response's closing braces. */
+const CLOSE_2025 = Buffer.from('}}');
+const MODERN_TAILS = new Map<string, Buffer>();
+
+/** The 2026 era's fields after structuredContent, as modernResult adds them to a result without _meta, then the closing braces. */
+function modernTail(method: string): Buffer {
+  let tail = MODERN_TAILS.get(method);
+  if (tail === undefined) {
+    tail = Buffer.from(`,${JSON.stringify(modernResult(method, {})).slice(1, -1)}}}`);
+    // Only the methods this server answers: the map stays as small as HANDLERS.
+    if (HANDLERS.has(method)) MODERN_TAILS.set(method, tail);
+  }
+  return tail;
+}
 
 /** A result as the 2026 era gives it. */
 export function modernResult(method: string, result: Record<string, unknown>): Record<string, unknown> {

@@ -9,6 +9,7 @@ import { answerRequest, type RequestMessage } from './answer.js';
 import { BATCH, NOT_JSON } from './body.js';
 import { SessionEventStore } from './event-store.js';
 import { writeMessage, wantsStream } from './fast-path.js';
+import { EraLog } from './era-log.js';
 import { errorObject, HANDLERS, mcpShared, requestLog, type McpShared } from './handlers.js';
 import { ListenStreams } from './listen.js';
 import { checkModern, discoverResult, isModern, methodNotFound, type Refusal } from './modern.js';
@@ -123,7 +124,7 @@ async function serve(served: Served, request: FastifyRequest, reply: FastifyRepl
   if (typeof sessionId === 'string' && !served.stateless) return legacySession(served, sessionId, request, reply);
   if ((body as { method?: unknown }).method === 'initialize' && !served.stateless) return openSession(served, named, request, reply);
   // A 2025 request without a session (a host that drops Mcp-Session-Id, or --mcp-stateless).
-  const log = request.log.child({ mcpEra: String(request.headers['mcp-protocol-version'] ?? '2025') });
+  const log = new EraLog(request.log, String(request.headers['mcp-protocol-version'] ?? '2025'));
   if (isRequest(body) && HANDLERS.has(body.method)) return direct(served, body, named ?? DEFAULT_SESSION, log, null, reply);
   return stateless(served, named ?? DEFAULT_SESSION, request, reply);
 }
@@ -137,10 +138,24 @@ async function direct(
   reply: FastifyReply,
   headers: Record<string, string> = {},
 ): Promise<void> {
-  hijack(reply);
+  reply.hijack();
   // The logger goes in the context: no AsyncLocalStorage scope (one more store every promise of the call would carry).
   const answer = await answerRequest(served.shared, body, { session, log }, modern);
-  writeMessage(reply.request.raw, reply.raw, 200, answer, headers);
+  writeMessage(reply.request.raw, reply.raw, 200, answer, { ...replyHeaders(reply), ...headers });
+}
+
+/**
+ * Fastify's headers (X-Request-Id) for a reply written by hand, to go in its writeHead: the
+ * same header lines, in the same order, as setting each on the response first.
+ */
+function replyHeaders(reply: FastifyReply): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  const all = reply.getHeaders();
+  for (const name in all) {
+    const value = all[name];
+    if (value !== undefined) out[name] = typeof value === 'number' ? String(value) : (value as string | string[]);
+  }
+  return out;
 }
 
 function refuse(reply: FastifyReply, refusal: Refusal, id: string | number | null): FastifyReply {
@@ -157,7 +172,7 @@ async function serveModern(
 ): Promise<FastifyReply | void> {
   const refusal = checkModern(request.raw, body);
   if (refusal) return refuse(reply, refusal, body.id);
-  const log = request.log.child({ mcpEra: '2026-07-28' });
+  const log = new EraLog(request.log, '2026-07-28');
   if (HANDLERS.has(body.method)) return direct(served, body, session, log, '2026-07-28', reply);
   if (body.method === 'server/discover') return reply.send({ jsonrpc: '2.0', id: body.id, result: discoverResult() });
   if (body.method !== 'subscriptions/listen') return refuse(reply, methodNotFound(body.method), body.id);
@@ -174,7 +189,7 @@ async function serveModern(
 async function legacySession(served: Served, id: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
   const live = served.table.get(id);
   if (!live) return jsonRpcError(reply, 404, -32001, 'Session not found: initialize again.', idOf(request.body));
-  const log = request.log.child({ mcpEra: String(request.headers['mcp-protocol-version'] ?? '2025') });
+  const log = new EraLog(request.log, String(request.headers['mcp-protocol-version'] ?? '2025'));
   const body = request.body;
   if (request.method === 'POST' && isRequest(body) && HANDLERS.has(body.method) && supportedHeader(request)) {
     return direct(served, body, live.state.session, log, null, reply, { 'mcp-session-id': id });
@@ -231,7 +246,7 @@ async function openSession(served: Served, named: string | null, request: Fastif
   });
   await server.connect(transport);
   routeHandled(transport, shared, state);
-  await handOver(transport, request, reply, request.log.child({ mcpEra: '2025' }));
+  await handOver(transport, request, reply, new EraLog(request.log, '2025'));
   if (!opened) await server.close();
 }
 
@@ -246,5 +261,5 @@ async function stateless(served: Served, session: string, request: FastifyReques
   reply.raw.on('close', () => void server.close());
   await server.connect(transport);
   routeHandled(transport, served.shared, state);
-  await handOver(transport, request, reply, request.log.child({ mcpEra: '2025' }));
+  await handOver(transport, request, reply, new EraLog(request.log, '2025'));
 }

@@ -13,7 +13,7 @@ export function writeMessage(
   res: ServerResponse,
   status: number,
   message: unknown,
-  headers: Record<string, string> = {},
+  headers: Record<string, string | string[]> = {},
 ): void {
   const json = message instanceof SerializedMessage ? message.json : JSON.stringify(message);
   if (wantsStream(req.headers.accept)) {

@@ -46,10 +46,16 @@ export function registerMcpRoutes(
     scope.setValidatorCompiler(() => (data) => ({ value: data }));
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
-      parseMcpBody(body as Buffer).then((value) => done(null, value), done);
+      parseMcpBody(
+        body as Buffer,
+        (value) => done(null, value),
+        (err) => done(err),
+      );
     });
+    // Once loaded, a request goes straight to the endpoint (no await of the load per request).
+    let loaded: McpEndpoint | null = null;
     const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> =>
-      (await load()).serve(request, reply);
+      (loaded ?? (loaded = await load())).serve(request, reply);
     for (const method of ['POST', 'GET', 'DELETE'] as const) {
       // A JSON body only (text/plain is what a web page can send without a preflight).
       const config = method === 'POST' ? { bodyTypes: JSON_BODY } : {};
