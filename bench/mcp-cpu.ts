@@ -58,11 +58,13 @@ for (const [label, projectDir] of [['', undefined], ...(process.env.BEFORE ? [['
     projectDir,
     dataDir: path.join(base, `data${targets.length}`),
     logFile: path.join(base, `server${targets.length}.log`),
-    nodeArgs: profile
-      ? perf
-        ? ['--perf-basic-prof']
-        : ['--cpu-prof', '--cpu-prof-interval', process.env.PROFILE_INTERVAL ?? '250', '--cpu-prof-dir', profileDir]
-      : [],
+    nodeArgs: process.env.NODE_ARGS
+      ? process.env.NODE_ARGS.split(' ')
+      : profile
+        ? perf
+          ? ['--perf-basic-prof']
+          : ['--cpu-prof', '--cpu-prof-interval', process.env.PROFILE_INTERVAL ?? '250', '--cpu-prof-dir', profileDir]
+        : [],
   });
   targets.push({ label, server, http: httpClient(server.port) });
 }
@@ -143,6 +145,8 @@ try {
     http.close();
     await server.stop();
   }
+  if (process.env.KEEP_LOG)
+    for (let i = 0; i < targets.length; i++) await fsp.copyFile(path.join(base, `server${i}.log`), `${process.env.KEEP_LOG}.${i}`);
   await fsp.rm(base, { recursive: true, force: true });
 }
 if (profile && !perf) {

@@ -48,24 +48,38 @@ export function plainMessage(answer: JSONRPCMessage | SerializedMessage): JSONRP
  * version (null in 2025): its results gain `resultType`, the server's identity and, for the
  * cacheable ones, `ttlMs` and `cacheScope`.
  */
-export async function answerRequest(
+export function answerRequest(
   shared: McpShared,
   request: RequestMessage,
   ctx: RequestContext,
   modern: string | null,
 ): Promise<JSONRPCMessage | SerializedMessage> {
-  const handler = HANDLERS.get(request.method)!;
-  try {
-    const result = await handler(shared, request.params ?? {}, ctx);
-    if (result instanceof SplicedToolResult) return spliced(request, result, modern);
-    if (modern === null) return { jsonrpc: '2.0', id: request.id, result } as JSONRPCMessage;
-    return { jsonrpc: '2.0', id: request.id, result: modernResult(request.method, result) } as JSONRPCMessage;
-  } catch (err) {
+  const failed = (err: unknown): JSONRPCMessage => {
     const error = errorObject(err, ctx.log);
     // 2026-07-28 answers a missing resource with -32602 (2025: -32002).
     if (modern !== null && error.code === RESOURCE_NOT_FOUND_2025) error.code = ErrorCode.InvalidParams;
     return { jsonrpc: '2.0', id: request.id, error } as JSONRPCMessage;
+  };
+  const answered = (result: Record<string, unknown> | SplicedToolResult): JSONRPCMessage | SerializedMessage => {
+    if (result instanceof SplicedToolResult) return spliced(request, result, modern);
+    if (modern === null) return { jsonrpc: '2.0', id: request.id, result } as JSONRPCMessage;
+    return { jsonrpc: '2.0', id: request.id, result: modernResult(request.method, result) } as JSONRPCMessage;
+  };
+  let pending: Promise<Record<string, unknown> | SplicedToolResult>;
+  try {
+    pending = HANDLERS.get(request.method)!(shared, request.params ?? {}, ctx);
+  } catch (err) {
+    return Promise.resolve(failed(err));
   }
+  // Promise callbacks, not an async function and its await: with async hooks on, every promise
+  // of a tool call costs CPU, and this path is taken by every call. Never rejects.
+  return pending.then((result) => {
+    try {
+      return answered(result);
+    } catch (err) {
+      return failed(err);
+    }
+  }, failed);
 }
 
 /** The response around a spliced tool result, in the key order of the object path's JSON. */

@@ -52,10 +52,10 @@ export function registerMcpRoutes(
         (err) => done(err),
       );
     });
-    // Once loaded, a request goes straight to the endpoint (no await of the load per request).
+    // Once loaded, a request goes straight to the endpoint: no await, no async function of its own.
     let loaded: McpEndpoint | null = null;
-    const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> =>
-      (loaded ?? (loaded = await load())).serve(request, reply);
+    const handler = (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> =>
+      loaded !== null ? loaded.serve(request, reply) : load().then((endpoint) => (loaded = endpoint).serve(request, reply));
     for (const method of ['POST', 'GET', 'DELETE'] as const) {
       // A JSON body only (text/plain is what a web page can send without a preflight).
       const config = method === 'POST' ? { bodyTypes: JSON_BODY } : {};
