@@ -172,21 +172,22 @@ function direct(
   reply.hijack();
   // The logger goes in the context: no AsyncLocalStorage scope (one more store every promise of the call would carry).
   return answerRequest(served.shared, body, { session, log }, modern).then((answer) =>
-    writeMessage(reply.request.raw, reply.raw, 200, answer, { ...replyHeaders(reply), ...headers }),
+    writeMessage(reply.request.raw, reply.raw, 200, answer, replyHeaders(reply, headers)),
   );
 }
 
 /**
- * Fastify's headers (X-Request-Id) for a reply written by hand, to go in its writeHead: the
- * same header lines, in the same order, as setting each on the response first.
+ * Fastify's headers (X-Request-Id), then `more`, for a reply written by hand: one object for
+ * its writeHead, giving the same header lines in the same order as setting each on the response.
  */
-function replyHeaders(reply: FastifyReply): Record<string, string | string[]> {
+function replyHeaders(reply: FastifyReply, more: Record<string, string>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   const all = reply.getHeaders();
   for (const name in all) {
     const value = all[name];
     if (value !== undefined) out[name] = typeof value === 'number' ? String(value) : (value as string | string[]);
   }
+  for (const name in more) out[name] = more[name]!;
   return out;
 }
 
