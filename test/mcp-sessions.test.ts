@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, initializeBody, listeningApp, mcpClient, rawPost, type ListeningApp } from './support/mcp.js';
+import { modernRequest } from './support/mcp-modern.js';
 
 let t: ListeningApp | undefined;
 const clients: Client[] = [];
@@ -168,6 +169,23 @@ describe('MCP sessions are sidefile sessions', () => {
     const res = await rawPost(t!.mcpUrl, initializeBody('2025-11-25'), { 'X-Session-Id': 'bad id!' });
     expect(res.status).toBe(400);
     expect((await json(res)).error.code).toBe('INVALID_INPUT');
+  });
+
+  it('refuses an invalid X-Session-Id on a tool call in either era with 400 INVALID_INPUT, the tool not run', async () => {
+    await start();
+    const modern = modernRequest('tools/call', { name: 'Edit', arguments: edit });
+    const refusedModern = await rawPost(t!.mcpUrl, modern.body, { ...modern.headers, 'X-Session-Id': 'bad id!' });
+    expect(refusedModern.status).toBe(400);
+    expect((await json(refusedModern)).error.code).toBe('INVALID_INPUT');
+    const init = await rawPost(t!.mcpUrl, initializeBody('2025-11-25'));
+    const session = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+    const legacy = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Read', arguments: { file_path: 'a.txt' } } };
+    const refusedLegacy = await rawPost(t!.mcpUrl, JSON.stringify(legacy), { ...session, 'X-Session-Id': 'x'.repeat(129) });
+    expect(refusedLegacy.status).toBe(400);
+    expect((await json(refusedLegacy)).error.code).toBe('INVALID_INPUT');
+    expect(await fsp.readFile(path.join(t!.root, 'a.txt'), 'utf8')).toBe('alpha\nbeta\n');
+    const served = await rawPost(t!.mcpUrl, JSON.stringify(legacy), session);
+    expect((await json(served)).result.structuredContent.type).toBe('text');
   });
 });
 

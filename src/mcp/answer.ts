@@ -48,32 +48,44 @@ export function plainMessage(answer: JSONRPCMessage | SerializedMessage): JSONRP
  * version (null in 2025): its results gain `resultType`, the server's identity and, for the
  * cacheable ones, `ttlMs` and `cacheScope`.
  */
-export async function answerRequest(
+export function answerRequest(
   shared: McpShared,
   request: RequestMessage,
   ctx: RequestContext,
   modern: string | null,
 ): Promise<JSONRPCMessage | SerializedMessage> {
-  const handler = HANDLERS.get(request.method)!;
-  try {
-    const result = await handler(shared, request.params ?? {}, ctx);
-    if (result instanceof SplicedToolResult) return spliced(request, result, modern);
-    if (modern === null) return { jsonrpc: '2.0', id: request.id, result } as JSONRPCMessage;
-    return { jsonrpc: '2.0', id: request.id, result: modernResult(request.method, result) } as JSONRPCMessage;
-  } catch (err) {
+  const failed = (err: unknown): JSONRPCMessage => {
     const error = errorObject(err, ctx.log);
     // 2026-07-28 answers a missing resource with -32602 (2025: -32002).
     if (modern !== null && error.code === RESOURCE_NOT_FOUND_2025) error.code = ErrorCode.InvalidParams;
     return { jsonrpc: '2.0', id: request.id, error } as JSONRPCMessage;
+  };
+  const answered = (result: Record<string, unknown> | SplicedToolResult): JSONRPCMessage | SerializedMessage => {
+    if (result instanceof SplicedToolResult) return spliced(request, result, modern);
+    if (modern === null) return { jsonrpc: '2.0', id: request.id, result } as JSONRPCMessage;
+    return { jsonrpc: '2.0', id: request.id, result: modernResult(request.method, result) } as JSONRPCMessage;
+  };
+  let pending: Promise<Record<string, unknown> | SplicedToolResult>;
+  try {
+    pending = HANDLERS.get(request.method)!(shared, request.params ?? {}, ctx);
+  } catch (err) {
+    return Promise.resolve(failed(err));
   }
+  // Promise callbacks, not an async function and its await: with async hooks on, every promise
+  // of a tool call costs CPU, and this path is taken by every call. Never rejects.
+  return pending.then((result) => {
+    try {
+      return answered(result);
+    } catch (err) {
+      return failed(err);
+    }
+  }, failed);
 }
 
 /** The response around a spliced tool result, in the key order of the object path's JSON. */
 function spliced(request: RequestMessage, result: SplicedToolResult, modern: string | null): SerializedMessage {
-  // The 2026 era's fields after structuredContent, as modernResult adds them to a result without _meta.
-  const more = modern === null ? '' : `,${JSON.stringify(modernResult(request.method, {})).slice(1, -1)}`;
   const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":`);
-  const json = Buffer.concat([head, result.json(more), CLOSE]);
+  const json = result.json(head, modern === null ? CLOSE_2025 : modernTail(request.method));
   const message = (): JSONRPCMessage => {
     const plain = result.plain() as Record<string, unknown>;
     return { jsonrpc: '2.0', id: request.id, result: modern === null ? plain : modernResult(request.method, plain) } as JSONRPCMessage;
@@ -81,7 +93,20 @@ function spliced(request: RequestMessage, result: SplicedToolResult, modern: str
   return new SerializedMessage(json, message);
 }
 
-const CLOSE = Buffer.from('}');
+/** The result's and the response's closing braces. */
+const CLOSE_2025 = Buffer.from('}}');
+const MODERN_TAILS = new Map<string, Buffer>();
+
+/** The 2026 era's fields after structuredContent, as modernResult adds them to a result without _meta, then the closing braces. */
+function modernTail(method: string): Buffer {
+  let tail = MODERN_TAILS.get(method);
+  if (tail === undefined) {
+    tail = Buffer.from(`,${JSON.stringify(modernResult(method, {})).slice(1, -1)}}}`);
+    // Only the methods this server answers: the map stays as small as HANDLERS.
+    if (HANDLERS.has(method)) MODERN_TAILS.set(method, tail);
+  }
+  return tail;
+}
 
 /** A result as the 2026 era gives it. */
 export function modernResult(method: string, result: Record<string, unknown>): Record<string, unknown> {

@@ -32,12 +32,14 @@ function parseHere(text: string): unknown {
   }
 }
 
-/** Parses an MCP request body; a batch or non-JSON comes back as its symbol. */
-export async function parseMcpBody(bytes: Buffer): Promise<McpBody> {
+/**
+ * Parses an MCP request body; a batch or non-JSON comes back as its symbol. The common small
+ * body is answered at once (no promise, no microtask turn); a large one when its worker is done.
+ */
+export function parseMcpBody(bytes: Buffer, done: (value: McpBody) => void, failed: (err: Error) => void): void {
   const first = firstByte(bytes);
-  if (first === 0x5b) return BATCH; // '['
-  if (first !== 0x7b) return NOT_JSON; // not '{': no JSON-RPC message can follow
-  if (bytes.length <= LARGE_BODY) return parseHere(bytes.toString('utf8'));
-  const parsed = await parseJsonOffLoop(bytes, 'plain');
-  return parsed.ok ? parsed.value : NOT_JSON;
+  if (first === 0x5b) return done(BATCH); // '['
+  if (first !== 0x7b) return done(NOT_JSON); // not '{': no JSON-RPC message can follow
+  if (bytes.length <= LARGE_BODY) return done(parseHere(bytes.toString('utf8')));
+  parseJsonOffLoop(bytes, 'plain').then((parsed) => done(parsed.ok ? parsed.value : NOT_JSON), failed);
 }

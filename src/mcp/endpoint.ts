@@ -3,12 +3,13 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../app-services.js';
 import { sandboxSessionOf } from '../http/auth.js';
-import { DEFAULT_SESSION, sessionOf } from '../http/session.js';
+import { DEFAULT_SESSION, ID_PATTERN, sessionOf } from '../http/session.js';
 import type { Log, ToolDefinition } from '../tools/types.js';
-import { answerRequest, type RequestMessage } from './answer.js';
+import { answerRequest, MODERN_VERSION, type RequestMessage } from './answer.js';
 import { BATCH, NOT_JSON } from './body.js';
 import { SessionEventStore } from './event-store.js';
 import { writeMessage, wantsStream } from './fast-path.js';
+import { EraLog } from './era-log.js';
 import { errorObject, HANDLERS, mcpShared, requestLog, type McpShared } from './handlers.js';
 import { ListenStreams } from './listen.js';
 import { checkModern, discoverResult, isModern, methodNotFound, type Refusal } from './modern.js';
@@ -89,7 +90,37 @@ function idOf(body: unknown): string | number | null {
   return isRequest(body) ? body.id : null;
 }
 
-async function serve(served: Served, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+/** The common request (a tool call in either era) without an async step of its own, else the general path. */
+function serve(served: Served, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+  return answeredDirectly(served, request, reply) ?? serveAny(served, request, reply);
+}
+
+/**
+ * What serveAny would do for a request to a method in HANDLERS that passes every check (a
+ * 2026 request, or one in a live 2025 session): answered by `direct`, not behind three more
+ * async functions. Null for anything else, or anything serveAny might refuse: it decides those.
+ */
+function answeredDirectly(served: Served, request: FastifyRequest, reply: FastifyReply): Promise<void> | null {
+  const body = request.body;
+  if (request.method !== 'POST' || !isRequest(body) || !HANDLERS.has(body.method)) return null;
+  const { headers } = request;
+  const xSession = headers['x-session-id'];
+  // An X-Session-Id that is not valid is serveAny's to refuse.
+  if (xSession !== undefined && (typeof xSession !== 'string' || !ID_PATTERN.test(xSession))) return null;
+  const named = xSession === undefined ? sandboxSessionOf(request) : xSession;
+  if (isModern(request.raw, body)) {
+    if (checkModern(request.raw, body) !== null) return null;
+    return direct(served, body, named ?? DEFAULT_SESSION, new EraLog(request.log, MODERN_VERSION), MODERN_VERSION, reply);
+  }
+  const sessionId = headers['mcp-session-id'];
+  if (typeof sessionId !== 'string' || served.stateless || !supportedHeader(request)) return null;
+  const live = served.table.get(sessionId);
+  if (!live) return null;
+  const log = new EraLog(request.log, String(headers['mcp-protocol-version'] ?? '2025'));
+  return direct(served, body, live.state.session, log, null, reply, { 'mcp-session-id': sessionId });
+}
+
+async function serveAny(served: Served, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
   // Header check first: an invalid X-Session-Id is 400 INVALID_INPUT. Without one, a scoped
   // token's sandbox names the session (a 2025 MCP session comes before it: openSession).
   const named = request.headers['x-session-id'] === undefined ? sandboxSessionOf(request) : sessionOf(request);
@@ -123,12 +154,13 @@ async function serve(served: Served, request: FastifyRequest, reply: FastifyRepl
   if (typeof sessionId === 'string' && !served.stateless) return legacySession(served, sessionId, request, reply);
   if ((body as { method?: unknown }).method === 'initialize' && !served.stateless) return openSession(served, named, request, reply);
   // A 2025 request without a session (a host that drops Mcp-Session-Id, or --mcp-stateless).
-  const log = request.log.child({ mcpEra: String(request.headers['mcp-protocol-version'] ?? '2025') });
+  const log = new EraLog(request.log, String(request.headers['mcp-protocol-version'] ?? '2025'));
   if (isRequest(body) && HANDLERS.has(body.method)) return direct(served, body, named ?? DEFAULT_SESSION, log, null, reply);
   return stateless(served, named ?? DEFAULT_SESSION, request, reply);
 }
 
-async function direct(
+/** Answers a method in HANDLERS and writes the answer itself (answerRequest never rejects). */
+function direct(
   served: Served,
   body: RequestMessage,
   session: string,
@@ -137,10 +169,26 @@ async function direct(
   reply: FastifyReply,
   headers: Record<string, string> = {},
 ): Promise<void> {
-  hijack(reply);
+  reply.hijack();
   // The logger goes in the context: no AsyncLocalStorage scope (one more store every promise of the call would carry).
-  const answer = await answerRequest(served.shared, body, { session, log }, modern);
-  writeMessage(reply.request.raw, reply.raw, 200, answer, headers);
+  return answerRequest(served.shared, body, { session, log }, modern).then((answer) =>
+    writeMessage(reply.request.raw, reply.raw, 200, answer, replyHeaders(reply, headers)),
+  );
+}
+
+/**
+ * Fastify's headers (X-Request-Id), then `more`, for a reply written by hand: one object for
+ * its writeHead, giving the same header lines in the same order as setting each on the response.
+ */
+function replyHeaders(reply: FastifyReply, more: Record<string, string>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  const all = reply.getHeaders();
+  for (const name in all) {
+    const value = all[name];
+    if (value !== undefined) out[name] = typeof value === 'number' ? String(value) : (value as string | string[]);
+  }
+  for (const name in more) out[name] = more[name]!;
+  return out;
 }
 
 function refuse(reply: FastifyReply, refusal: Refusal, id: string | number | null): FastifyReply {
@@ -157,8 +205,8 @@ async function serveModern(
 ): Promise<FastifyReply | void> {
   const refusal = checkModern(request.raw, body);
   if (refusal) return refuse(reply, refusal, body.id);
-  const log = request.log.child({ mcpEra: '2026-07-28' });
-  if (HANDLERS.has(body.method)) return direct(served, body, session, log, '2026-07-28', reply);
+  const log = new EraLog(request.log, MODERN_VERSION);
+  if (HANDLERS.has(body.method)) return direct(served, body, session, log, MODERN_VERSION, reply);
   if (body.method === 'server/discover') return reply.send({ jsonrpc: '2.0', id: body.id, result: discoverResult() });
   if (body.method !== 'subscriptions/listen') return refuse(reply, methodNotFound(body.method), body.id);
   try {
@@ -174,7 +222,7 @@ async function serveModern(
 async function legacySession(served: Served, id: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
   const live = served.table.get(id);
   if (!live) return jsonRpcError(reply, 404, -32001, 'Session not found: initialize again.', idOf(request.body));
-  const log = request.log.child({ mcpEra: String(request.headers['mcp-protocol-version'] ?? '2025') });
+  const log = new EraLog(request.log, String(request.headers['mcp-protocol-version'] ?? '2025'));
   const body = request.body;
   if (request.method === 'POST' && isRequest(body) && HANDLERS.has(body.method) && supportedHeader(request)) {
     return direct(served, body, live.state.session, log, null, reply, { 'mcp-session-id': id });
@@ -231,7 +279,7 @@ async function openSession(served: Served, named: string | null, request: Fastif
   });
   await server.connect(transport);
   routeHandled(transport, shared, state);
-  await handOver(transport, request, reply, request.log.child({ mcpEra: '2025' }));
+  await handOver(transport, request, reply, new EraLog(request.log, '2025'));
   if (!opened) await server.close();
 }
 
@@ -246,5 +294,5 @@ async function stateless(served: Served, session: string, request: FastifyReques
   reply.raw.on('close', () => void server.close());
   await server.connect(transport);
   routeHandled(transport, served.shared, state);
-  await handOver(transport, request, reply, request.log.child({ mcpEra: '2025' }));
+  await handOver(transport, request, reply, new EraLog(request.log, '2025'));
 }

@@ -6,14 +6,15 @@ import { SerializedMessage } from './answer.js';
  * transport builds a web Request and Response per request and reads the Response back, which
  * cost as much as the tool call itself. A client that accepts JSON gets JSON with a length (one
  * piece, not chunked); one that accepts only `text/event-stream` gets a one-event stream. A
- * SerializedMessage's bytes are sent as they are.
+ * SerializedMessage's bytes are sent as they are. `headers` go first, and are this answer's:
+ * its own are added to that object.
  */
 export function writeMessage(
   req: IncomingMessage,
   res: ServerResponse,
   status: number,
   message: unknown,
-  headers: Record<string, string> = {},
+  headers: Record<string, string | string[]> = {},
 ): void {
   const json = message instanceof SerializedMessage ? message.json : JSON.stringify(message);
   if (wantsStream(req.headers.accept)) {
@@ -22,7 +23,9 @@ export function writeMessage(
     res.end(typeof json === 'string' ? `${EVENT_HEAD}${json}\n\n` : Buffer.concat([Buffer.from(EVENT_HEAD), json, EVENT_END]));
     return;
   }
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) });
+  headers['content-type'] = 'application/json';
+  headers['content-length'] = String(Buffer.byteLength(json));
+  res.writeHead(status, headers);
   res.end(json);
 }
 

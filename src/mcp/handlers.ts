@@ -34,6 +34,7 @@ export interface RequestContext {
 }
 
 type Params = Record<string, unknown>;
+/** A method's handler: its result, or a protocol error thrown or rejected with. */
 type Handler = (shared: McpShared, params: Params, ctx: RequestContext) => Promise<Record<string, unknown> | SplicedToolResult>;
 
 function stringParam(params: Params, name: string, method: string): string {
@@ -48,23 +49,28 @@ function stringParam(params: Params, name: string, method: string): string {
  * tool's INVALID_INPUT naming the field, as REST answers them: a tool result the model can read
  * and correct, not a JSON-RPC error.
  */
-async function callToolRequest(
-  shared: McpShared,
-  params: Params,
-  ctx: RequestContext,
-): Promise<Record<string, unknown> | SplicedToolResult> {
+function callToolRequest(shared: McpShared, params: Params, ctx: RequestContext): Promise<Record<string, unknown> | SplicedToolResult> {
   const name = stringParam(params, 'name', 'tools/call');
   const tool = shared.tools.get(name);
-  // A protocol error, as the MCP specification lists it, not a tool result.
+  // A protocol error, as the MCP specification lists it, not a tool result (answerRequest answers a throw as a rejection).
   if (!tool) throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 100)}`);
-  try {
-    const answer = await callTool(shared.services, tool, params.arguments ?? {}, { session: ctx.session, log: ctx.log, transport: 'mcp' });
-    const result = toolResult(answer);
-    return result instanceof SplicedToolResult ? result : (result as Record<string, unknown>);
-  } catch (err) {
-    // callTool logged and answered it already (telemetry, INTERNAL's cause): now a tool result.
-    return errorResult(asToolError(err)) as Record<string, unknown>;
-  }
+  // Promise callbacks, not an async function's awaits (see answerRequest).
+  return callTool(shared.services, tool, params.arguments ?? {}, { session: ctx.session, log: ctx.log, transport: 'mcp' }).then(
+    (answer) => {
+      try {
+        const result = toolResult(answer);
+        return result instanceof SplicedToolResult ? result : (result as Record<string, unknown>);
+      } catch (err) {
+        return failedCall(err);
+      }
+    },
+    failedCall,
+  );
+}
+
+/** callTool logged and answered it already (telemetry, INTERNAL's cause): now a tool result. */
+function failedCall(err: unknown): Record<string, unknown> {
+  return errorResult(asToolError(err)) as Record<string, unknown>;
 }
 
 const TEMPLATES = [

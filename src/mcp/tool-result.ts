@@ -37,9 +37,12 @@ export class SplicedToolResult {
     readonly plain: () => CallToolResult,
   ) {}
 
-  /** `{"content":[…],"structuredContent":R` + `more` + `}`: `more` is `,"key":value…` or empty. */
-  json(more = ''): Buffer {
-    return Buffer.concat([CONTENT_HEAD, this.textJson, STRUCTURED, this.resultJson, Buffer.from(`${more}}`)]);
+  /**
+   * `head` + `{"content":[…],"structuredContent":R` + `tail`, in one copy: `tail` closes the
+   * result (`}`, after more of its keys if any) and whatever `head` opened.
+   */
+  json(head: Buffer, tail: Buffer): Buffer {
+    return Buffer.concat([head, CONTENT_HEAD, this.textJson, STRUCTURED, this.resultJson, tail]);
   }
 }
 

@@ -46,10 +46,16 @@ export function registerMcpRoutes(
     scope.setValidatorCompiler(() => (data) => ({ value: data }));
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
-      parseMcpBody(body as Buffer).then((value) => done(null, value), done);
+      parseMcpBody(
+        body as Buffer,
+        (value) => done(null, value),
+        (err) => done(err),
+      );
     });
-    const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> =>
-      (await load()).serve(request, reply);
+    // Once loaded, a request goes straight to the endpoint: no await, no async function of its own.
+    let loaded: McpEndpoint | null = null;
+    const handler = (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> =>
+      loaded !== null ? loaded.serve(request, reply) : load().then((endpoint) => (loaded = endpoint).serve(request, reply));
     for (const method of ['POST', 'GET', 'DELETE'] as const) {
       // A JSON body only (text/plain is what a web page can send without a preflight).
       const config = method === 'POST' ? { bodyTypes: JSON_BODY } : {};
