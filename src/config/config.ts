@@ -11,6 +11,7 @@ import { parseBytes, parseBytesOrZero, parseDuration } from './units.js';
 import { ConfigError, fail } from './config-error.js';
 import { parseScopedToken } from './scoped-setting.js';
 import { parseJupyter, type JupyterSettings } from './jupyter-setting.js';
+import { parseHosts, parseMetadata, parseOrigins } from './list-settings.js';
 
 export { ConfigError } from './config-error.js';
 
@@ -125,20 +126,6 @@ function readRawSettings(args: string[], env: NodeJS.ProcessEnv): Partial<Record
   return raw;
 }
 
-/** `KEY=VALUE` pairs, comma-separated (a repeated flag arrives joined with commas). */
-function parseMetadata(text: string): Record<string, string> {
-  const pairs: Record<string, string> = {};
-  for (const entry of text
-    .split(',')
-    .map((e) => e.trim())
-    .filter(Boolean)) {
-    const m = /^([A-Za-z_][A-Za-z0-9_.-]{0,127})=(.*)$/.exec(entry);
-    if (!m) fail('metadata', `expected KEY=VALUE, got "${entry}"`);
-    pairs[m[1]!] = m[2]!;
-  }
-  return pairs;
-}
-
 function parseInteger(name: SettingName, text: string, min: number, max: number): number {
   const schema = z.coerce.number().int().min(min).max(max);
   const parsed = schema.safeParse(/^\s*-?\d+\s*$/.test(text) ? text : NaN);
@@ -164,41 +151,6 @@ function parseEncodings(text: string): Array<[string, string]> {
     if (!iconv.encodingExists(encoding)) fail('encodings', `unknown encoding "${encoding}"`);
     return [glob, encoding];
   });
-}
-
-/** `--allowed-origins`: each a `scheme://host[:port]` origin, kept in URL-normalized form. */
-function parseOrigins(text: string): string[] {
-  return splitList(text).map((entry) => {
-    let url: URL | undefined;
-    try {
-      url = new URL(entry);
-    } catch {
-      url = undefined;
-    }
-    const bare = url && /^https?:$/.test(url.protocol) && url.pathname === '/' && !url.search && !url.hash && !url.username;
-    if (!url || !bare || entry.replace(/\/$/, '') !== entry.replace(/\/$/, '').trim()) {
-      fail('allowed-origins', `expected origins like https://app.example.com, got "${entry}"`);
-    }
-    return url.origin;
-  });
-}
-
-/** `--allowed-hosts`: `name` (any port) or `name:port`, lowercase. */
-function parseHosts(text: string): string[] {
-  return splitList(text).map((entry) => {
-    const host = entry.toLowerCase();
-    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?)(:\d{1,5})?$/.test(host)) {
-      fail('allowed-hosts', `expected host names like devbox.lan or devbox.lan:8080, got "${entry}"`);
-    }
-    return host;
-  });
-}
-
-function splitList(text: string): string[] {
-  return text
-    .split(',')
-    .map((e) => e.trim())
-    .filter(Boolean);
 }
 
 function isLoopback(host: string): boolean {

@@ -1,12 +1,12 @@
-import { createHash } from 'node:crypto';
 import { linkSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { WriteToolName } from '../write/types.js';
-import { blobPath, compareVersions, keyDir, readIndex, writeIndex, type HistoryIndex } from './history-index.js';
+import { blobPath, compareVersions, keyDir, readIndex, type HistoryIndex } from './history-index.js';
+import { IndexWrites } from './index-writes.js';
 import { OldestVersions } from './oldest-versions.js';
 import { publicVersion, recentVersions, versionsSince } from './history-recent.js';
 import { DEFAULT_MAX_TOTAL_BYTES, MAX_VERSION_BYTES, SNAPSHOTS_AT_ONCE, type FsHistoryOptions } from './fs-history-options.js';
-import { disposePruned, removeBlob, removeOrphans, storeBlob, type Removal } from './history-blobs.js';
+import { disposePruned, readBlob, removeBlob, removeOrphans, storeBlob, type Removal } from './history-blobs.js';
 import { dropRecord, HistoryLog, readLogs, replayRecord } from './history-log.js';
 import type { HistoryStats, HistoryStore, HistoryVersion, KeptFile, KeyedVersion } from './types.js';
 import { VersionIdGenerator } from './version-id.js';
@@ -28,10 +28,7 @@ export class FsHistoryStore implements HistoryStore {
   private readonly now: () => number;
   private readonly link: (existing: string, created: string) => Promise<void>;
   private readonly indexes = new Map<string, HistoryIndex>();
-  /** Index writes per key, one at a time, so an older snapshot never lands last. */
-  private readonly persisting = new Map<string, Promise<void>>();
-  /** Index writes queued but not started, by key: each will take the newest snapshot. */
-  private readonly queued = new Map<string, Promise<void>>();
+  private readonly indexWrites: IndexWrites;
   /** Key folders known to exist (saves a mkdir per write). */
   private readonly made = new Set<string>();
   /** Append-only log of every change; index.json files are lazy snapshots of it. */
@@ -52,6 +49,7 @@ export class FsHistoryStore implements HistoryStore {
   constructor(options: FsHistoryOptions) {
     this.dir = path.join(options.dataDir, 'history');
     this.log = new HistoryLog(this.dir, options.logLimit);
+    this.indexWrites = new IndexWrites(this.dir, this.indexes);
     this.maxVersions = Math.max(0, options.maxVersions);
     this.maxTotalBytes = options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES;
     this.maxVersionBytes = options.maxVersionBytes ?? MAX_VERSION_BYTES;
@@ -136,18 +134,8 @@ export class FsHistoryStore implements HistoryStore {
     const entry = this.indexes.get(key)?.versions.find((v) => v.version === version);
     if (!entry) return undefined;
     if (entry.size === null) return { bytes: null };
-    let bytes: Buffer;
-    try {
-      bytes = await fs.readFile(blobPath(keyDir(this.dir, key), version));
-    } catch (err) {
-      // Evicted between the lookup and the read: as if it never was.
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-    // A hard-linked blob shares its inode: if that inode stayed live (the write failed after
-    // keep) and was then changed in place, this is no longer the kept content. Never restore it.
-    if (entry.sha256 !== null && createHash('sha256').update(bytes).digest('hex') !== entry.sha256) return undefined;
-    return { bytes };
+    const bytes = await readBlob(this.dir, key, entry);
+    return bytes ? { bytes } : undefined;
   }
 
   async discard(key: string, version: string): Promise<void> {
@@ -174,8 +162,8 @@ export class FsHistoryStore implements HistoryStore {
   /** Snapshots every index the log changed and waits until all index writes landed. */
   async flush(): Promise<void> {
     await this.snapshotting;
-    for (const key of this.logged) void this.persist(key).catch(() => undefined);
-    await Promise.all([...this.persisting.values()]);
+    for (const key of this.logged) void this.indexWrites.write(key).catch(() => undefined);
+    await this.indexWrites.landed();
   }
 
   stats(): HistoryStats {
@@ -202,7 +190,7 @@ export class FsHistoryStore implements HistoryStore {
     for (const index of this.indexes.values()) await this.settle(index);
     if (records.length > 0) {
       // Everything the logs said is now in memory: snapshot it, then start a fresh log.
-      for (const key of new Set(records.map((r) => r.key))) await this.persist(key);
+      for (const key of new Set(records.map((r) => r.key))) await this.indexWrites.write(key);
       this.log.clear();
     }
     this.log.open();
@@ -254,7 +242,7 @@ export class FsHistoryStore implements HistoryStore {
     this.snapshotting = this.snapshotting
       .then(async () => {
         for (let k = 0; k < covered.length; k += SNAPSHOTS_AT_ONCE)
-          await Promise.all(covered.slice(k, k + SNAPSHOTS_AT_ONCE).map((key) => this.persist(key)));
+          await Promise.all(covered.slice(k, k + SNAPSHOTS_AT_ONCE).map((key) => this.indexWrites.write(key)));
       })
       .then(() => this.log.removeOld())
       .catch(() => undefined);
@@ -305,24 +293,5 @@ export class FsHistoryStore implements HistoryStore {
     if (!version) throw new Error('history: no version to drop');
     this.totalBytes -= version.size ?? 0;
     return { key, version };
-  }
-
-  /**
-   * Writes `key`'s index after any write of it in flight. A write queued but not started is
-   * shared: it snapshots the index when it starts, so it carries every entry added meanwhile.
-   */
-  private persist(key: string): Promise<void> {
-    const queued = this.queued.get(key);
-    if (queued) return queued;
-    const previous = this.persisting.get(key) ?? Promise.resolve();
-    const next = previous.then(() => {
-      this.queued.delete(key);
-      const index = this.indexes.get(key) ?? { key, versions: [] };
-      return writeIndex(keyDir(this.dir, key), { key, versions: [...index.versions] });
-    });
-    this.queued.set(key, next);
-    const settled = next.catch(() => undefined);
-    this.persisting.set(key, settled);
-    return next;
   }
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { constants, promises as fs, lstatSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { blobPath, INDEX_FILE, keyDir, type HistoryIndex } from './history-index.js';
@@ -79,4 +80,20 @@ export function disposePruned(historyDir: string, key: string, removed: Removal[
     if (r.key === key && r.version.size !== null && spares.offer(key, blob, r.version.size)) continue;
     void removeBlob(historyDir, r.key, r.version).catch(() => undefined);
   }
+}
+
+/** A kept version's bytes, or undefined when its blob is gone or no longer the kept content. */
+export async function readBlob(historyDir: string, key: string, entry: HistoryVersion): Promise<Buffer | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(blobPath(keyDir(historyDir, key), entry.version));
+  } catch (err) {
+    // Evicted between the lookup and the read: as if it never was.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  // A hard-linked blob shares its inode: if that inode stayed live (the write failed after
+  // keep) and was then changed in place, this is no longer the kept content. Never restore it.
+  if (entry.sha256 !== null && createHash('sha256').update(bytes).digest('hex') !== entry.sha256) return undefined;
+  return bytes;
 }
