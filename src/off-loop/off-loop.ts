@@ -153,7 +153,7 @@ function theWorker(): Worker {
   return w;
 }
 
-async function runOnWorker(job: WorkerJob): Promise<unknown> {
+export async function runOnWorker(job: WorkerJob): Promise<unknown> {
   const session = currentSession();
   // Posting 67 MB copies them in one step on the loop; a copy made in slices is moved.
   const bytes = await copySliced(job.bytes);

@@ -188,7 +188,7 @@ async function stage(ctx: CommitContext, tool: WriteToolName, pool: FolderPool, 
 
 async function finish(ctx: CommitContext, tool: WriteToolName, pool: FolderPool, s: Staged): Promise<CommittedChange> {
   const { change } = s;
-  const patch = await makePatchSliced(change.target.relative, change.before, change.after);
+  const patch = change.patch ?? (await makePatchSliced(change.target.relative, change.before, change.after));
   // lstat of the entry in the checked folder, recorded only while it is the file written.
   const written = change.bytes !== null ? entryIfInode(pool, change.target.real, s.name, s.ino) : null;
   const seen = change.merged?.seen ?? 'full';
@@ -199,7 +199,7 @@ async function finish(ctx: CommitContext, tool: WriteToolName, pool: FolderPool,
       ...(seen === 'full' ? {} : { seen }),
       hash,
       unit: 'lines',
-      total: countTextLines(change.after),
+      total: change.total ?? countTextLines(change.after),
       bytes: change.bytes,
     });
   }
