@@ -23,9 +23,10 @@ export const PATCH_OFF_LOOP = {
 export type { ParsedOp, PatchSource } from './patch-protocol.js';
 
 /** The sections of a patch, parsed on the loop in slices or, when large, on the worker. */
-export async function parsePatchInput(
-  input: { patch?: string | null | undefined; operations?: PatchOperation[] | null | undefined },
-): Promise<{ ops: ParsedOp[]; source: PatchSource }> {
+export async function parsePatchInput(input: {
+  patch?: string | null | undefined;
+  operations?: PatchOperation[] | null | undefined;
+}): Promise<{ ops: ParsedOp[]; source: PatchSource }> {
   const source: PatchSource = input.operations ? { operations: input.operations } : { text: input.patch ?? '' };
   const chars = 'text' in source ? source.text.length : source.operations.reduce((n, op) => n + (op.diff?.length ?? 0), 0);
   if (chars <= PATCH_OFF_LOOP.patchChars) {

@@ -23,13 +23,16 @@ import type { ResolvedPath } from '../tools/types.js';
 import { fileJob, parseJob } from './patch-worker.js';
 
 function failed(id: number, err: unknown): { reply: WorkerReply; transfer: TransferListItem[] } {
-  if (isToolError(err)) return { reply: { id, ok: false, tool: { code: err.code, message: err.message, details: err.details } }, transfer: [] };
+  if (isToolError(err))
+    return { reply: { id, ok: false, tool: { code: err.code, message: err.message, details: err.details } }, transfer: [] };
   const e = err instanceof Error ? err : new Error(String(err));
   return { reply: { id, ok: false, internal: { name: e.name, message: e.message, stack: e.stack ?? '' } }, transfer: [] };
 }
 
 /** ApplyPatch's jobs run the same async functions as the event loop does. */
-async function runPatch(job: WorkerJob & { kind: 'patch-parse' | 'patch-file' }): Promise<{ reply: WorkerReply; transfer: TransferListItem[] }> {
+async function runPatch(
+  job: WorkerJob & { kind: 'patch-parse' | 'patch-file' },
+): Promise<{ reply: WorkerReply; transfer: TransferListItem[] }> {
   try {
     const { value, transfer } = job.kind === 'patch-parse' ? parseJob(job) : await fileJob(job);
     return { reply: { id: job.id, ok: true, value }, transfer };

@@ -17,7 +17,6 @@ import { refuseNotebook } from '../edit/checks.js';
 import type { ResolvedPath, ToolContext } from '../types.js';
 import { turnSlicer } from '../../write/slices.js';
 
-
 /** One file operation with its paths resolved (path policy, deny globs, read-only: by ctx.resolve). */
 export interface ResolvedOp {
   /** `offLoop`: its lines stayed on the worker that parsed the patch, and it is applied there. */
@@ -79,12 +78,7 @@ export async function planOps(
   return out;
 }
 
-async function planOp(
-  ctx: ToolContext,
-  resolved: ResolvedOp,
-  loaded: Map<string, CurrentFile>,
-  input: PlanInput,
-): Promise<OpOutcome> {
+async function planOp(ctx: ToolContext, resolved: ResolvedOp, loaded: Map<string, CurrentFile>, input: PlanInput): Promise<OpOutcome> {
   const current = loaded.get(resolved.target.real)!;
   const { op, target, dest } = resolved;
   if (op.kind === 'add') {
