@@ -3,7 +3,8 @@ import { decodeText } from '../text/codec.js';
 import type { TextPatch } from '../write/patch.js';
 import { fromWire } from './hunks.js';
 import { runOnWorker } from './off-loop.js';
-import type { ParsedOp, PatchFileReply, PatchParseReply, PatchSource } from './patch-protocol.js';
+import { encodeTextSliced } from '../text/encode-sliced.js';
+import type { ParsedOp, PatchFileReply, PatchParseReply, PatchSource as WireSource } from './patch-protocol.js';
 
 /**
  * Bounded work for ApplyPatch: the JavaScript of a 30 MB hunk runs in slices, but its half a
@@ -20,24 +21,40 @@ export const PATCH_OFF_LOOP = {
   fileChars: 1024 * 1024,
 };
 
-export type { ParsedOp, PatchSource } from './patch-protocol.js';
+export type { ParsedOp } from './patch-protocol.js';
+
+/** The patch as the worker gets it, with its UTF-8 bytes (encoded once, in slices) when it is text. */
+export interface PatchSource {
+  wire: WireSource;
+  bytes: Buffer;
+}
+
+const NO_BYTES = Buffer.alloc(0);
+const wellFormed = (text: string) => (text as string & { isWellFormed(): boolean }).isWellFormed();
 
 /** The sections of a patch, parsed on the loop in slices or, when large, on the worker. */
 export async function parsePatchInput(input: {
   patch?: string | null | undefined;
   operations?: PatchOperation[] | null | undefined;
 }): Promise<{ ops: ParsedOp[]; source: PatchSource }> {
-  const source: PatchSource = input.operations ? { operations: input.operations } : { text: input.patch ?? '' };
-  const chars = 'text' in source ? source.text.length : source.operations.reduce((n, op) => n + (op.diff?.length ?? 0), 0);
+  const text = input.patch ?? '';
+  const chars = input.operations ? input.operations.reduce((n, op) => n + (op.diff?.length ?? 0), 0) : text.length;
   if (chars <= PATCH_OFF_LOOP.patchChars) {
-    const ops = 'text' in source ? await parsePatchSliced(source.text) : await parseOperationsSliced(source.operations);
-    return { ops, source };
+    const ops = input.operations ? await parseOperationsSliced(input.operations) : await parsePatchSliced(text);
+    return { ops, source: { wire: { text: '' }, bytes: NO_BYTES } };
+  }
+  let source: PatchSource;
+  if (input.operations) source = { wire: { operations: input.operations }, bytes: NO_BYTES };
+  else if (!wellFormed(text)) source = { wire: { text }, bytes: NO_BYTES };
+  else {
+    const bytes = await encodeTextSliced(text, { encoding: 'utf-8', bom: false });
+    source = { wire: { utf8: bytes.length }, bytes };
   }
   const reply = (await runOnWorker({
     id: 0,
     kind: 'patch-parse',
-    bytes: new Uint8Array(0),
-    source,
+    bytes: source.bytes,
+    source: source.wire,
     bigChars: PATCH_OFF_LOOP.fileChars,
   })) as PatchParseReply;
   return { ops: reply.ops, source };
@@ -66,8 +83,8 @@ export async function applySectionOffLoop(
   const reply = (await runOnWorker({
     id: 0,
     kind: 'patch-file',
-    bytes: current ?? new Uint8Array(0),
-    source,
+    bytes: current === null ? source.bytes : source.bytes.length === 0 ? current : Buffer.concat([source.bytes, current]),
+    source: source.wire,
     index,
     relative,
     ...(override ? { override } : {}),

@@ -2,13 +2,17 @@ import type { FileOp, PatchOperation } from '../patch/parse.js';
 import type { Rung } from '../patch/locate.js';
 import type { WirePatch } from './hunks.js';
 
-/** The patch as sent: V4A text, or the Responses API's operations. */
-export type PatchSource = { text: string } | { operations: PatchOperation[] };
+/**
+ * The patch as it crosses: V4A text as the UTF-8 bytes that start the job's `bytes` (`utf8`
+ * of them: moved, where a string of 30 MB is copied in one turn), as a string (one holding a
+ * lone surrogate, which UTF-8 cannot carry), or the Responses API's operations.
+ */
+export type PatchSource = { utf8: number } | { text: string } | { operations: PatchOperation[] };
 
 /** Parse a large patch on the worker; sections whose lines pass `bigChars` come back without them. */
 export type PatchParseJob = { id: number; kind: 'patch-parse'; bytes: Uint8Array; source: PatchSource; bigChars: number };
 
-/** One section's new content on the worker: the patch is parsed again there, `bytes` is the current file (empty for an Add). */
+/** One section's new content on the worker: the patch is parsed again there; `bytes` holds the patch's UTF-8 bytes (if so sent), then the current file's (none for an Add). */
 export type PatchFileJob = {
   id: number;
   kind: 'patch-file';

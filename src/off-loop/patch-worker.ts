@@ -13,7 +13,17 @@ import type { ParsedOp, PatchFileJob, PatchFileReply, PatchParseJob, PatchParseR
  * the event loop (their young-generation scavenges held it for 50–180 ms each).
  */
 
-const parse = (source: PatchSource): FileOp[] => ('text' in source ? parsePatch(source.text) : parseOperations(source.operations));
+function parse(source: PatchSource, bytes: Uint8Array): FileOp[] {
+  if ('operations' in source) return parseOperations(source.operations);
+  const text = 'text' in source ? source.text : Buffer.from(bytes.buffer, bytes.byteOffset, source.utf8).toString('utf8');
+  return parsePatch(text);
+}
+
+/** Bytes of the job past the patch's own. */
+function fileBytes(source: PatchSource, bytes: Uint8Array): Buffer {
+  const skip = 'utf8' in source ? source.utf8 : 0;
+  return Buffer.from(bytes.buffer, bytes.byteOffset + skip, bytes.byteLength - skip);
+}
 
 /** Characters of a section's lines. */
 function sectionChars(op: FileOp): number {
@@ -24,7 +34,7 @@ function sectionChars(op: FileOp): number {
 }
 
 export function parseJob(job: PatchParseJob): { value: PatchParseReply; transfer: TransferListItem[] } {
-  const ops: ParsedOp[] = parse(job.source).map((op) => {
+  const ops: ParsedOp[] = parse(job.source, job.bytes).map((op) => {
     if (op.kind === 'delete' || sectionChars(op) <= job.bigChars) return op;
     return op.kind === 'add' ? { ...op, lines: [], offLoop: true } : { ...op, hunks: [], offLoop: true };
   });
@@ -32,9 +42,9 @@ export function parseJob(job: PatchParseJob): { value: PatchParseReply; transfer
 }
 
 export async function fileJob(job: PatchFileJob): Promise<{ value: PatchFileReply; transfer: TransferListItem[] }> {
-  const op = parse(job.source)[job.index];
+  const op = parse(job.source, job.bytes)[job.index];
   if (op === undefined || op.kind === 'delete') throw new Error(`patch section ${job.index} has no lines to apply`);
-  const current = Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength);
+  const current = fileBytes(job.source, job.bytes);
   const done =
     op.kind === 'add'
       ? { before: '', rung: null, ...(await addedFile(job.relative, op.lines)) }
