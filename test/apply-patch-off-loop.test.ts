@@ -122,6 +122,11 @@ describe('ApplyPatch off the event loop answers and writes exactly as on it', ()
     expect(Object.keys(exists.after)).toEqual(['a.txt']);
   });
 
+  it('refuses an added lone surrogate as on the loop (the patch then crosses as a string)', async () => {
+    const res = await expectSame({ files: {}, body: { patch: wrap('*** Add File: s.txt\n+a \ud800 b\n') } }, 422);
+    expect(JSON.parse(res.answer).error.code).toBe('UNSUPPORTED_ENCODING');
+  });
+
   it('refuses an invalid patch as on the loop', async () => {
     await expectSame({ files: {}, body: { patch: wrap('*** Update File: a.txt\n@@\n line\n*** Bogus: x\n') } }, 400);
   });
