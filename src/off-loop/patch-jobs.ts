@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { parseOperationsSliced, parsePatchSliced, type PatchOperation } from '../patch/parse.js';
 import { decodeText } from '../text/codec.js';
 import type { TextPatch } from '../write/patch.js';
@@ -25,6 +26,7 @@ export type { ParsedOp } from './patch-protocol.js';
 
 /** The patch as the worker gets it, with its UTF-8 bytes (encoded once, in slices) when it is text. */
 export interface PatchSource {
+  key: string;
   wire: WireSource;
   bytes: Buffer;
 }
@@ -41,20 +43,22 @@ export async function parsePatchInput(input: {
   const chars = input.operations ? input.operations.reduce((n, op) => n + (op.diff?.length ?? 0), 0) : text.length;
   if (chars <= PATCH_OFF_LOOP.patchChars) {
     const ops = input.operations ? await parseOperationsSliced(input.operations) : await parsePatchSliced(text);
-    return { ops, source: { wire: { text: '' }, bytes: NO_BYTES } };
+    return { ops, source: { key: '', wire: { text: '' }, bytes: NO_BYTES } };
   }
+  const key = randomUUID();
   let source: PatchSource;
-  if (input.operations) source = { wire: { operations: input.operations }, bytes: NO_BYTES };
-  else if (!wellFormed(text)) source = { wire: { text }, bytes: NO_BYTES };
+  if (input.operations) source = { key, wire: { operations: input.operations }, bytes: NO_BYTES };
+  else if (!wellFormed(text)) source = { key, wire: { text }, bytes: NO_BYTES };
   else {
     const bytes = await encodeTextSliced(text, { encoding: 'utf-8', bom: false });
-    source = { wire: { utf8: bytes.length }, bytes };
+    source = { key, wire: { utf8: bytes.length }, bytes };
   }
   const reply = (await runOnWorker({
     id: 0,
     kind: 'patch-parse',
     bytes: source.bytes,
     source: source.wire,
+    key,
     bigChars: PATCH_OFF_LOOP.fileChars,
   })) as PatchParseReply;
   return { ops: reply.ops, source };
@@ -85,6 +89,7 @@ export async function applySectionOffLoop(
     kind: 'patch-file',
     bytes: current === null ? source.bytes : source.bytes.length === 0 ? current : Buffer.concat([source.bytes, current]),
     source: source.wire,
+    key: source.key,
     index,
     relative,
     ...(override ? { override } : {}),

@@ -10,7 +10,15 @@ import type { WirePatch } from './hunks.js';
 export type PatchSource = { utf8: number } | { text: string } | { operations: PatchOperation[] };
 
 /** Parse a large patch on the worker; sections whose lines pass `bigChars` come back without them. */
-export type PatchParseJob = { id: number; kind: 'patch-parse'; bytes: Uint8Array; source: PatchSource; bigChars: number };
+export type PatchParseJob = {
+  id: number;
+  kind: 'patch-parse';
+  bytes: Uint8Array;
+  source: PatchSource;
+  bigChars: number;
+  /** Names the parsed patch, which the worker keeps a while for the section jobs that follow. */
+  key: string;
+};
 
 /** One section's new content on the worker: the patch is parsed again there; `bytes` holds the patch's UTF-8 bytes (if so sent), then the current file's (none for an Add). */
 export type PatchFileJob = {
@@ -18,6 +26,8 @@ export type PatchFileJob = {
   kind: 'patch-file';
   bytes: Uint8Array;
   source: PatchSource;
+  /** The parse job's key: its parsed patch when the worker still keeps it, else parsed again. */
+  key: string;
   /** The section, by its place in the parsed operations. */
   index: number;
   relative: string;

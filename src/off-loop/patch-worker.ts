@@ -33,8 +33,22 @@ function sectionChars(op: FileOp): number {
   return n;
 }
 
+/** How long the last parsed patch is kept for its section jobs (they follow at once, unless other sessions' jobs go first). */
+const KEEP_MS = 10_000;
+/** The last parsed patch: a section job finds its lines here instead of parsing the patch again. */
+let kept: { key: string; ops: FileOp[]; timer: NodeJS.Timeout } | null = null;
+
+function keep(key: string, ops: FileOp[]): void {
+  if (kept) clearTimeout(kept.timer);
+  const timer = setTimeout(() => (kept = null), KEEP_MS);
+  timer.unref();
+  kept = { key, ops, timer };
+}
+
 export function parseJob(job: PatchParseJob): { value: PatchParseReply; transfer: TransferListItem[] } {
-  const ops: ParsedOp[] = parse(job.source, job.bytes).map((op) => {
+  const parsed = parse(job.source, job.bytes);
+  keep(job.key, parsed);
+  const ops: ParsedOp[] = parsed.map((op) => {
     if (op.kind === 'delete' || sectionChars(op) <= job.bigChars) return op;
     return op.kind === 'add' ? { ...op, lines: [], offLoop: true } : { ...op, hunks: [], offLoop: true };
   });
@@ -42,7 +56,7 @@ export function parseJob(job: PatchParseJob): { value: PatchParseReply; transfer
 }
 
 export async function fileJob(job: PatchFileJob): Promise<{ value: PatchFileReply; transfer: TransferListItem[] }> {
-  const op = parse(job.source, job.bytes)[job.index];
+  const op = (kept?.key === job.key ? kept.ops : parse(job.source, job.bytes))[job.index];
   if (op === undefined || op.kind === 'delete') throw new Error(`patch section ${job.index} has no lines to apply`);
   const current = fileBytes(job.source, job.bytes);
   const done =
