@@ -8,7 +8,8 @@ import { makeTestApp, readFully, type TestApp } from './helpers.js';
 const jobs = vi.hoisted(() => [] as string[]);
 vi.mock('../src/off-loop/off-loop.js', async (original) => {
   const real = await original<typeof import('../src/off-loop/off-loop.js')>();
-  return { ...real, runOnWorker: (job: { kind: string }) => (jobs.push(job.kind), real.runOnWorker(job as never)) };
+  type Args = Parameters<typeof real.runOnWorker>;
+  return { ...real, runOnWorker: (...args: Args) => (jobs.push(args[0].kind), real.runOnWorker(...args)) };
 });
 
 /**

@@ -84,18 +84,22 @@ export async function applySectionOffLoop(
   allowPlaceholders: boolean,
   withPatch: boolean,
 ): Promise<OffLoopFile> {
-  const reply = (await runOnWorker({
-    id: 0,
-    kind: 'patch-file',
-    bytes: current === null ? source.bytes : source.bytes.length === 0 ? current : Buffer.concat([source.bytes, current]),
-    source: source.wire,
-    key: source.key,
-    index,
-    relative,
-    ...(override ? { override } : {}),
-    allowPlaceholders,
-    withPatch,
-  })) as PatchFileReply;
+  const reply = (await runOnWorker(
+    {
+      id: 0,
+      kind: 'patch-file',
+      bytes: NO_BYTES,
+      source: source.wire,
+      key: source.key,
+      index,
+      relative,
+      ...(override ? { override } : {}),
+      allowPlaceholders,
+      withPatch,
+    },
+    // The patch's bytes, then the file's: joined in the sliced copy that crosses.
+    current === null ? [source.bytes] : [source.bytes, current],
+  )) as PatchFileReply;
   const bytes = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
   return {
     bytes,

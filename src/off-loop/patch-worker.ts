@@ -1,5 +1,5 @@
 import type { TransferListItem } from 'node:worker_threads';
-import { addedFile, updatedFile } from '../patch/compute-file.js';
+import { addedFile, updatedFile } from '../tools/apply-patch/compute-file.js';
 import { parseOperations, parsePatch, type FileOp } from '../patch/parse.js';
 import { detectEncoding } from '../text/codec.js';
 import { makeJsonPatch } from '../write/patch.js';

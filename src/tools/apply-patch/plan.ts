@@ -1,6 +1,6 @@
 import { ToolError } from '../../errors.js';
 import { applySectionOffLoop, type ParsedOp, type PatchSource } from '../../off-loop/patch-jobs.js';
-import { addedFile, updatedFile, type UpdatedFile } from '../../patch/compute-file.js';
+import { addedFile, updatedFile, type UpdatedFile } from './compute-file.js';
 import type { applyHunks } from '../../patch/apply-hunks.js';
 import type { Rung } from '../../patch/locate.js';
 import { patchInvalid } from '../../patch/parse.js';

@@ -1,11 +1,11 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { assertRoundTrips, decodeText, dominantLineBreak } from '../text/codec.js';
-import { encodeTextSliced } from '../text/encode-sliced.js';
-import { notebookCells } from '../tools/write/run.js';
-import { applyHunks } from './apply-hunks.js';
-import type { Rung } from './locate.js';
-import type { Hunk } from './parse.js';
-import { joinLinesSliced } from './steps.js';
+import { assertRoundTrips, decodeText, dominantLineBreak } from '../../text/codec.js';
+import { encodeTextSliced } from '../../text/encode-sliced.js';
+import { notebookCells } from '../write/run.js';
+import { applyHunks } from '../../patch/apply-hunks.js';
+import type { Rung } from '../../patch/locate.js';
+import type { Hunk } from '../../patch/parse.js';
+import { joinLinesSliced } from '../../patch/steps.js';
 
 /**
  * One file's new content from its patch section, with no tool context: the same functions run
