@@ -153,10 +153,11 @@ function theWorker(): Worker {
   return w;
 }
 
-async function runOnWorker(job: WorkerJob): Promise<unknown> {
+/** Runs `job` on the worker; its `bytes` are `parts` one after another when given (joined in the sliced copy). */
+export async function runOnWorker(job: WorkerJob, parts: Uint8Array[] = [job.bytes]): Promise<unknown> {
   const session = currentSession();
   // Posting 67 MB copies them in one step on the loop; a copy made in slices is moved.
-  const bytes = await copySliced(job.bytes);
+  const bytes = await copySliced(parts);
   return new Promise((resolve, reject) => jobs.push(session, { job, bytes, resolve, reject }));
 }
 
@@ -172,12 +173,16 @@ function post({ job, bytes, resolve, reject }: QueuedJob, session: string): void
 /** Bytes copied between two turns of the event loop (a few ms of memcpy). */
 const COPY_SLICE = 8 * 1024 * 1024;
 
-/** A copy in an ArrayBuffer of its own (the caller keeps its bytes), made in slices. */
-async function copySliced(bytes: Uint8Array): Promise<Uint8Array> {
-  const out = new Uint8Array(bytes.length);
-  for (let at = 0; at < bytes.length; at += COPY_SLICE) {
-    if (at > 0) await nextTurn();
-    out.set(bytes.subarray(at, at + COPY_SLICE), at);
+/** A copy of `parts`, joined, in an ArrayBuffer of its own (the caller keeps its bytes), made in slices. */
+async function copySliced(parts: Uint8Array[]): Promise<Uint8Array> {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let to = 0;
+  for (const bytes of parts) {
+    for (let at = 0; at < bytes.length; at += COPY_SLICE) {
+      if (to > 0) await nextTurn();
+      out.set(bytes.subarray(at, at + COPY_SLICE), to);
+      to += Math.min(COPY_SLICE, bytes.length - at);
+    }
   }
   return out;
 }

@@ -20,9 +20,30 @@ import { readNotebook } from '../notebook/read-notebook.js';
 import { computeEdit } from '../tools/edit/run.js';
 import { computeMultiEdit } from '../tools/multi-edit/run.js';
 import type { ResolvedPath } from '../tools/types.js';
+import { fileJob, parseJob } from './patch-worker.js';
+
+function failed(id: number, err: unknown): { reply: WorkerReply; transfer: TransferListItem[] } {
+  if (isToolError(err))
+    return { reply: { id, ok: false, tool: { code: err.code, message: err.message, details: err.details } }, transfer: [] };
+  const e = err instanceof Error ? err : new Error(String(err));
+  return { reply: { id, ok: false, internal: { name: e.name, message: e.message, stack: e.stack ?? '' } }, transfer: [] };
+}
+
+/** ApplyPatch's jobs run the same async functions as the event loop does. */
+async function runPatch(
+  job: WorkerJob & { kind: 'patch-parse' | 'patch-file' },
+): Promise<{ reply: WorkerReply; transfer: TransferListItem[] }> {
+  try {
+    const { value, transfer } = job.kind === 'patch-parse' ? parseJob(job) : await fileJob(job);
+    return { reply: { id: job.id, ok: true, value }, transfer };
+  } catch (err) {
+    return failed(job.id, err);
+  }
+}
 
 function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[] } {
   try {
+    if (job.kind === 'patch-parse' || job.kind === 'patch-file') throw new Error('an ApplyPatch job runs in runPatch');
     const bytes = Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength);
     if (job.kind === 'read') {
       const value = readNotebook(decodeText(bytes, job.override).text, job.path, job.page);
@@ -55,10 +76,7 @@ function run(job: WorkerJob): { reply: WorkerReply; transfer: TransferListItem[]
     const value = { bytes: out, encoding: edit.encoding, patch: patch.patch, hash: sha256Hex(edit.bytes), outcome };
     return { reply: { id: job.id, ok: true, value }, transfer: [out.buffer, ...patch.transfer] };
   } catch (err) {
-    if (isToolError(err))
-      return { reply: { id: job.id, ok: false, tool: { code: err.code, message: err.message, details: err.details } }, transfer: [] };
-    const e = err instanceof Error ? err : new Error(String(err));
-    return { reply: { id: job.id, ok: false, internal: { name: e.name, message: e.message, stack: e.stack ?? '' } }, transfer: [] };
+    return failed(job.id, err);
   }
 }
 
@@ -88,6 +106,11 @@ function lowerOwnPriority(): void {
 lowerOwnPriority();
 
 parentPort?.on('message', (job: WorkerJob) => {
+  // One job at a time is posted (off-loop.ts), so an async one never overlaps another.
+  if (job.kind === 'patch-parse' || job.kind === 'patch-file') {
+    void runPatch(job).then(({ reply, transfer }) => parentPort?.postMessage(reply, transfer));
+    return;
+  }
   const { reply, transfer } = run(job);
   parentPort?.postMessage(reply, transfer);
 });

@@ -10,7 +10,7 @@ import { journalAdd, journalRemove } from './journal.js';
 import { loadCurrent, type CurrentFile } from './load-current.js';
 import { makePatchSliced, type TextPatch } from './patch.js';
 import { announce, keepHistory, recordWrite } from './write-steps.js';
-import { assertNoAddedSecret } from './secret-guard.js';
+import { assertNoAddedSecret, isProtectedFile } from './secret-guard.js';
 import { countTextLines } from './text-lines.js';
 import { FdTempFile, newTempName } from './temp-file.js';
 import { FolderPool } from './folder-pool.js';
@@ -83,8 +83,10 @@ export async function commitFiles(ctx: CommitContext, plan: MultiPlan): Promise<
     }
     const changes = await plan.compute(loaded);
     for (const c of changes) {
+      // Only a protected file's texts are looked at (a change computed off the loop decodes them only when asked).
       // A merged change is judged on the session's own change, never on the other writer's.
-      assertNoAddedSecret([c.target.relative, keyOf(ctx, c.target)], c.merged?.ownBefore ?? c.before, c.merged?.ownAfter ?? c.after);
+      const reached = [c.target.relative, keyOf(ctx, c.target)];
+      if (reached.some(isProtectedFile)) assertNoAddedSecret(reached, c.merged?.ownBefore ?? c.before, c.merged?.ownAfter ?? c.after);
       await slice();
     }
     const committed = await writeAll(ctx, plan.tool, changes, pool);
@@ -188,7 +190,7 @@ async function stage(ctx: CommitContext, tool: WriteToolName, pool: FolderPool, 
 
 async function finish(ctx: CommitContext, tool: WriteToolName, pool: FolderPool, s: Staged): Promise<CommittedChange> {
   const { change } = s;
-  const patch = await makePatchSliced(change.target.relative, change.before, change.after);
+  const patch = change.patch ?? (await makePatchSliced(change.target.relative, change.before, change.after));
   // lstat of the entry in the checked folder, recorded only while it is the file written.
   const written = change.bytes !== null ? entryIfInode(pool, change.target.real, s.name, s.ino) : null;
   const seen = change.merged?.seen ?? 'full';
@@ -199,7 +201,7 @@ async function finish(ctx: CommitContext, tool: WriteToolName, pool: FolderPool,
       ...(seen === 'full' ? {} : { seen }),
       hash,
       unit: 'lines',
-      total: countTextLines(change.after),
+      total: change.total ?? countTextLines(change.after),
       bytes: change.bytes,
     });
   }

@@ -3,6 +3,7 @@ import type { ResolvedPath } from '../paths/types.js';
 import type { Log, WriteContext } from './context.js';
 import type { CurrentFile } from './load-current.js';
 import type { MergedWrite } from './merge-write.js';
+import type { TextPatch } from './patch.js';
 
 /** A multi-file commit also logs an interrupted commit's cause. */
 export type CommitContext = WriteContext & { log: Log };
@@ -24,4 +25,7 @@ export interface PlannedChange {
   knownHash?: string | null;
   /** Set when the change was merged with another writer's (merge-write.ts): `before` is then the current text. */
   merged?: MergedWrite;
+  /** The patch from `before` to `after` and the new text's lines, when computed with it (off the loop). */
+  patch?: TextPatch;
+  total?: number;
 }

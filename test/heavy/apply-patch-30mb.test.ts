@@ -15,8 +15,10 @@ afterEach(async () => {
   await t.close();
 });
 
-// Generous (CI is shared): `npm run bench -- stall` checks the 200 ms target.
-const BLOCK_BOUND_MS = 1000;
+// Generous (CI is shared): `npm run bench -- stall` checks the 200 ms target. The patch parses
+// and the file's content is made on the off-loop worker: a loaded two-core machine measured
+// 67–79 ms here, where the scavenges of the lines on the loop alone took 50–180 ms each.
+const BLOCK_BOUND_MS = 400;
 
 /** `count` lines of 60 characters (61 bytes with the line break), tagged. */
 const lines = (count: number, tag: string) =>

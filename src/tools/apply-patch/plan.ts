@@ -1,29 +1,28 @@
 import { ToolError } from '../../errors.js';
-import { applyHunks } from '../../patch/apply-hunks.js';
+import { applySectionOffLoop, type ParsedOp, type PatchSource } from '../../off-loop/patch-jobs.js';
+import { addedFile, updatedFile, type UpdatedFile } from './compute-file.js';
+import type { applyHunks } from '../../patch/apply-hunks.js';
 import type { Rung } from '../../patch/locate.js';
-import type { FileOp } from '../../patch/parse.js';
 import { patchInvalid } from '../../patch/parse.js';
-import { decodeText, dominantLineBreak } from '../../text/codec.js';
-import { encodeTextSliced } from '../../text/encode-sliced.js';
-import { joinLinesSliced } from '../../patch/steps.js';
+import { decodeText } from '../../text/codec.js';
 import { encodingOverrideFor } from '../../text/overrides.js';
 import type { PlannedChange } from '../../write/commit-files.js';
 import type { CurrentFile } from '../../write/load-current.js';
+import { withLazyTexts } from '../../write/lazy-texts.js';
+import type { TextPatch } from '../../write/patch.js';
 import { checkReadOrBase, type StaleBase } from '../../write/staleness.js';
 import { mergeStale, type MergedWrite } from '../../write/merge-write.js';
 import type { StaleDiffPlan } from '../../write/stale-diff.js';
 import { refuseNotebook } from '../edit/checks.js';
-import { assertRoundTrip } from '../edit/run.js';
 import type { ResolvedPath, ToolContext } from '../types.js';
-import { notebookCells } from '../write/run.js';
 import { turnSlicer } from '../../write/slices.js';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-
-const BIG_FILE_BYTES = 1024 * 1024;
 
 /** One file operation with its paths resolved (path policy, deny globs, read-only: by ctx.resolve). */
 export interface ResolvedOp {
-  op: FileOp;
+  /** `offLoop`: its lines stayed on the worker that parsed the patch, and it is applied there. */
+  op: ParsedOp;
+  /** Its place among the patch's sections (how the worker finds it). */
+  index: number;
   target: ResolvedPath;
   /** A Move's destination. */
   dest: ResolvedPath | null;
@@ -38,12 +37,12 @@ export interface OpOutcome {
   merged?: MergedWrite;
 }
 
-export async function resolveOps(ctx: ToolContext, ops: FileOp[]): Promise<ResolvedOp[]> {
+export async function resolveOps(ctx: ToolContext, ops: ParsedOp[]): Promise<ResolvedOp[]> {
   const out: ResolvedOp[] = [];
   const seen = new Set<string>();
   // Bounded work: thousands of sections resolve in slices.
   const slice = turnSlicer();
-  for (const op of ops) {
+  for (const [index, op] of ops.entries()) {
     await slice();
     const target = await ctx.resolve(op.path, 'write');
     const dest = op.kind === 'update' && op.moveTo !== null ? await ctx.resolve(op.moveTo, 'write') : null;
@@ -52,38 +51,40 @@ export async function resolveOps(ctx: ToolContext, ops: FileOp[]): Promise<Resol
       if (seen.has(t.real)) throw patchInvalid(op.line, `the patch names ${t.relative} twice; give all changes to a file in one section.`);
       seen.add(t.real);
     }
-    out.push({ op, target, dest });
+    out.push({ op, index, target, dest });
   }
   return out;
 }
 
-const isNotebook = (p: ResolvedPath) => p.relative.toLowerCase().endsWith('.ipynb');
+/** How a section's content is computed: from its parsed lines here, or on the worker that holds them. */
+interface PlanInput {
+  source: PatchSource;
+  allowPlaceholders: boolean;
+}
 
 /** Every file's checks and new content, in patch order, from the files loaded under the locks. */
 export async function planOps(
   ctx: ToolContext,
   ops: ResolvedOp[],
   loaded: Map<string, CurrentFile>,
-  allowPlaceholders = false,
+  input: PlanInput,
 ): Promise<OpOutcome[]> {
   const out: OpOutcome[] = [];
   const slice = turnSlicer();
   for (const resolved of ops) {
-    out.push(await planOp(ctx, resolved, loaded, allowPlaceholders));
+    out.push(await planOp(ctx, resolved, loaded, input));
     await slice();
   }
   return out;
 }
 
-async function planOp(
-  ctx: ToolContext,
-  resolved: ResolvedOp,
-  loaded: Map<string, CurrentFile>,
-  allowPlaceholders: boolean,
-): Promise<OpOutcome> {
+async function planOp(ctx: ToolContext, resolved: ResolvedOp, loaded: Map<string, CurrentFile>, input: PlanInput): Promise<OpOutcome> {
   const current = loaded.get(resolved.target.real)!;
   const { op, target, dest } = resolved;
-  if (op.kind === 'add') return { resolved, changes: [await planAdd(target, current, op.lines)], rung: null };
+  if (op.kind === 'add') {
+    const change = op.offLoop ? await planAddOffLoop(ctx, resolved, current, input) : await planAdd(target, current, op.lines);
+    return { resolved, changes: [change], rung: null };
+  }
   // A notebook that parses as notebook JSON is NotebookEdit's or Write's; a broken one is text
   // to repair. Decided on the bytes loaded under the lock, before the read-state check.
   if (op.kind === 'update' && current.bytes !== null) {
@@ -95,8 +96,11 @@ async function planOp(
     const change: PlannedChange = { target, current, bytes: null, type: 'delete', before, after: '', knownHash: existing.knownHash };
     return { resolved, changes: [change], rung: null };
   }
+  if (op.offLoop && !existing.stale && dest === null) return planUpdateOffLoop(ctx, resolved, current, existing, input);
   const hunks = op.hunks;
-  const onBytes = (bytes: Buffer) => planUpdate(ctx, target, bytes, hunks, allowPlaceholders);
+  const onBytes = op.offLoop
+    ? async (bytes: Buffer) => await updateOffLoop(ctx, resolved, bytes, input)
+    : (bytes: Buffer) => planUpdate(ctx, target, bytes, hunks, input.allowPlaceholders);
   const updated = existing.stale ? await planMerged(ctx, target, current, existing.stale, onBytes) : await onBytes(existing.bytes);
   const merged = (updated as Partial<{ merged: MergedWrite }>).merged;
   const base = { before: updated.before, after: updated.after, knownHash: existing.knownHash, ...(merged ? { merged } : {}) };
@@ -137,11 +141,49 @@ function fileExists(target: ResolvedPath, what: string): ToolError {
 /** An Added file: new, lines each ending with a line break, UTF-8; a notebook must be notebook JSON. */
 async function planAdd(target: ResolvedPath, current: CurrentFile, lines: string[]): Promise<PlannedChange> {
   if (current.bytes !== null) throw fileExists(target, 'cannot add it');
-  // Bounded work: a file of megabytes is joined and encoded in slices.
-  const after = await joinLinesSliced(lines, '\n');
-  if (isNotebook(target)) notebookCells(after);
-  const bytes = await encodeTextSliced(after, { encoding: 'utf-8', bom: false });
+  const { after, bytes } = await addedFile(target.relative, lines);
   return { target, current, bytes, type: 'create', before: '', after };
+}
+
+const NO_BYTES = Buffer.alloc(0);
+
+/** planAdd on the worker that holds the section's lines: the loop gets the bytes and the answer's hunks. */
+async function planAddOffLoop(ctx: ToolContext, resolved: ResolvedOp, current: CurrentFile, input: PlanInput): Promise<PlannedChange> {
+  const { target, index } = resolved;
+  if (current.bytes !== null) throw fileExists(target, 'cannot add it');
+  const done = await applySectionOffLoop(input.source, index, target.relative, null, undefined, false, true);
+  const fields = { target, current, bytes: done.bytes, type: 'create' as const, ...precomputed(done) };
+  return withLazyTexts(NO_BYTES, done.bytes, done.decode, fields);
+}
+
+/** An Update (no Move, read state current) on the worker; the texts are decoded here only if read. */
+async function planUpdateOffLoop(
+  ctx: ToolContext,
+  resolved: ResolvedOp,
+  current: CurrentFile,
+  existing: { bytes: Buffer; knownHash: string | null },
+  input: PlanInput,
+): Promise<OpOutcome> {
+  const { target, index } = resolved;
+  const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
+  const done = await applySectionOffLoop(input.source, index, target.relative, existing.bytes, override, input.allowPlaceholders, true);
+  const rung = done.rung ?? 'exact';
+  if (done.same) return { resolved, changes: [], rung };
+  const fields = { target, current, bytes: done.bytes, type: 'update' as const, knownHash: existing.knownHash, ...precomputed(done) };
+  return { resolved, changes: [withLazyTexts(existing.bytes, done.bytes, done.decode, fields)], rung };
+}
+
+/** The worker's patch and line count, so the commit does not compute them from the texts. */
+function precomputed(done: { patch: TextPatch | null; total: number }): { patch?: TextPatch; total?: number } {
+  return done.patch ? { patch: done.patch, total: done.total } : {};
+}
+
+/** A Move or a merge of an off-loop section: applied on the worker, its texts decoded for the steps that need them. */
+async function updateOffLoop(ctx: ToolContext, resolved: ResolvedOp, bytes: Buffer, input: PlanInput): Promise<Updated> {
+  const { target, index } = resolved;
+  const override = encodingOverrideFor(ctx.settings.encodings, target.relative);
+  const done = await applySectionOffLoop(input.source, index, target.relative, bytes, override, input.allowPlaceholders, false);
+  return { before: done.decode(bytes), after: done.decode(done.bytes), bytes: done.bytes, rung: done.rung ?? 'exact' };
 }
 
 /**
@@ -193,15 +235,6 @@ async function planUpdate(
   bytes: Buffer,
   hunks: Parameters<typeof applyHunks>[1],
   allowPlaceholders: boolean,
-): Promise<Updated> {
-  const decoded = decodeText(bytes, encodingOverrideFor(ctx.settings.encodings, target.relative));
-  assertRoundTrip(bytes, decoded, target);
-  // A file of megabytes: each of these steps is a long turn of its own, so others run between.
-  const big = bytes.length > BIG_FILE_BYTES;
-  if (big) await nextTurn();
-  const applied = await applyHunks(decoded.text, hunks, target.relative, dominantLineBreak(decoded.text), allowPlaceholders);
-  if (big) await nextTurn();
-  // Characters the file's encoding cannot hold → UNSUPPORTED_ENCODING; the BOM is kept.
-  const next = applied.after === decoded.text ? bytes : await encodeTextSliced(applied.after, decoded);
-  return { before: decoded.text, after: applied.after, bytes: next, rung: applied.rung };
+): Promise<UpdatedFile> {
+  return updatedFile(target.relative, bytes, encodingOverrideFor(ctx.settings.encodings, target.relative), hunks, allowPlaceholders);
 }

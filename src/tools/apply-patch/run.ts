@@ -1,5 +1,5 @@
 import { ToolError } from '../../errors.js';
-import { parseOperationsSliced, parsePatchSliced, type FileOp } from '../../patch/parse.js';
+import { parsePatchInput } from '../../off-loop/patch-jobs.js';
 import { commitFiles, type CommittedChange, type PlannedChange } from '../../write/commit-files.js';
 import type { ToolContext, ToolOutput } from '../types.js';
 import { planOps, resolveOps, type OpOutcome } from './plan.js';
@@ -11,15 +11,16 @@ import type { ApplyPatchInput, ApplyPatchResult, PatchedFile } from './schema.js
  * commit of all of them.
  */
 export async function runApplyPatch(input: ApplyPatchInput, ctx: ToolContext): Promise<ToolOutput<ApplyPatchResult>> {
-  // Bounded work: megabytes of patch parse in slices, other calls served in between.
-  const ops: FileOp[] = input.operations ? await parseOperationsSliced(input.operations) : await parsePatchSliced(input.patch ?? '');
+  // Bounded work: megabytes of patch parse in slices, other calls served in between; a large
+  // patch parses on the off-loop worker, which keeps the lines of its large sections.
+  const { ops, source } = await parsePatchInput(input);
   const resolved = await resolveOps(ctx, ops);
   let outcomes: OpOutcome[] = [];
   const committed = await commitFiles(ctx, {
     tool: 'ApplyPatch',
     targets: resolved.flatMap((r) => (r.dest ? [r.target, r.dest] : [r.target])),
     compute: async (loaded) => {
-      outcomes = await planOps(ctx, resolved, loaded, input.allow_placeholders ?? false);
+      outcomes = await planOps(ctx, resolved, loaded, { source, allowPlaceholders: input.allow_placeholders ?? false });
       const changes = outcomes.flatMap((o) => o.changes);
       if (changes.length === 0) {
         throw new ToolError('NO_CHANGE', 'The patch changes nothing: every hunk leaves its file as it is. Nothing was written.');
