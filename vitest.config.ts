@@ -8,13 +8,20 @@ const TIMING_MARK = /maxProbeMs|stall-probe|latencies|(\bms|elapsed|started)\)\.
 
 /** The test files under `dir` whose source marks them as timing-sensitive, as glob paths. */
 function timingFiles(dir: string): string[] {
+  return filesMatching(dir, TIMING_MARK);
+}
+
+/** The test files under `dir` (heavy ones aside) whose source matches `mark`, as glob paths. */
+function filesMatching(dir: string, mark: RegExp): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.test.ts') && !f.startsWith('heavy'))
-    .filter((f) => TIMING_MARK.test(readFileSync(path.join(dir, f), 'utf8')))
+    .filter((f) => mark.test(readFileSync(path.join(dir, f), 'utf8')))
     .map((f) => `${dir}/${f.split(path.sep).join('/')}`);
 }
 
 const TIMING = [...timingFiles('test'), ...timingFiles('src')];
+/** Test files that mock a module: a mock applies only to a fresh module graph, so they run isolated. */
+const MOCKING = [...filesMatching('test', /\bvi\.mock\(/), ...filesMatching('src', /\bvi\.mock\(/)].filter((f) => !TIMING.includes(f));
 const EXCLUDE = ['test/heavy/**', '**/node_modules/**'];
 /** The SIGKILL loops restart the server dozens of times: the heavy suite runs them (`npm run test:heavy`). */
 const KILL_LOOPS = ['test/faults-sigkill.test.ts', 'test/faults-sigkill-patch.test.ts'];
@@ -37,11 +44,15 @@ export default defineConfig({
         test: {
           name: 'main',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: [...EXCLUDE, ...KILL_LOOPS, ...TIMING],
+          exclude: [...EXCLUDE, ...KILL_LOOPS, ...TIMING, ...MOCKING],
           maxWorkers: 4,
           isolate: false,
         },
       },
+      // A mock applies only to a fresh module graph: these files run isolated.
+      ...(MOCKING.length > 0
+        ? [{ extends: true, test: { name: 'mocking', include: MOCKING, exclude: EXCLUDE, maxWorkers: 4, isolate: true } }]
+        : []),
       {
         extends: true,
         // Latency bounds hold on an otherwise idle machine: these run one at a time, after the rest.
