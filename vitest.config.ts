@@ -51,7 +51,7 @@ export default defineConfig({
       },
       // A mock applies only to a fresh module graph: these files run isolated.
       ...(MOCKING.length > 0
-        ? [{ extends: true, test: { name: 'mocking', include: MOCKING, exclude: EXCLUDE, maxWorkers: 4, isolate: true } }]
+        ? [{ extends: true as const, test: { name: 'mocking', include: MOCKING, exclude: EXCLUDE, maxWorkers: 4, isolate: true } }]
         : []),
       {
         extends: true,
