@@ -174,7 +174,8 @@ describe.skipIf(!HAS_CORPUS && !HAS_NBFORMAT)('notebooks in any layout', () => {
     const errors = nbformatErrors(checked.map((r) => r.text));
     const failures = checked.flatMap((r, i) => (errors[i] === null ? [] : [`${r.name}: ${errors[i]}`]));
     expect(failures).toEqual([]);
-    expect(checked.length).toBeGreaterThan(10);
+    // Without the corpus only the README's notebook is there (one result per operation).
+    expect(checked.length).toBeGreaterThan(HAS_CORPUS ? 10 : 5);
     process.stdout.write(`layout corpus: nbformat validated ${checked.length} results (one per original and operation)\n`);
   });
 });
